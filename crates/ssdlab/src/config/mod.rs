@@ -1,0 +1,496 @@
+//! Configuration: typed TOML, every unit in the key name, validated as a whole before the first
+//! event. A run's config is a preset (a TOML file under `presets/`), optionally a user file merged
+//! over it, then `--set key=value` overrides, then validation.
+
+mod overrides;
+mod presets;
+mod validate;
+
+pub use overrides::apply_override;
+pub use presets::{preset_names, preset_source};
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::trace::{OutOfRange, TraceFormat};
+
+/// The whole simulation configuration.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Label of this configuration (the preset's name unless overridden).
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Seed of every random choice in the run (random victims, preconditioning, generators).
+    #[serde(default)]
+    pub seed: u64,
+    pub geometry: GeometryConfig,
+    pub timing: TimingConfig,
+    #[serde(default)]
+    pub scheduler: SchedulerConfig,
+    pub ftl: FtlConfig,
+    #[serde(default)]
+    pub precondition: PreconditionConfig,
+    #[serde(default)]
+    pub host: HostConfig,
+    /// Flows replayed at once; each has its own statistics. The CLI's `--trace` adds one.
+    #[serde(default)]
+    pub flows: Vec<FlowConfig>,
+}
+
+/// Cell mode of a block. `Slc` on a TLC die is SLC mode: one page per wordline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellMode {
+    Slc,
+    Mlc,
+    Tlc,
+}
+
+impl CellMode {
+    pub fn bits_per_cell(self) -> u32 {
+        match self {
+            CellMode::Slc => 1,
+            CellMode::Mlc => 2,
+            CellMode::Tlc => 3,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            CellMode::Slc => "slc",
+            CellMode::Mlc => "mlc",
+            CellMode::Tlc => "tlc",
+        }
+    }
+}
+
+/// Order in which the pages of a multi-level block are programmed, which fixes each page's type.
+/// See `docs/device-model.md` and techniques.md §0.3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgramOrder {
+    /// All pages of a wordline one after another (3D NAND one-shot programming):
+    /// page p is wordline p / bits, type p % bits.
+    OneShot,
+    /// Shadow program with a one-wordline lag: L0 L1 C0 L2 C1 M0 L3 C2 M1 … (MLC: L0 L1 M0 L2 M1 …).
+    Shadow,
+    /// SimpleSSD/FEMU TLC page-type formula (pages 0–5 LSB, 6–7 CSB, then pairs by (p−8)/2 mod 3).
+    Simplessd,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometryConfig {
+    pub channels: u32,
+    pub ways_per_channel: u32,
+    pub dies_per_way: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    /// Pages per block in the die's native cell mode. An SLC-mode block has
+    /// `pages_per_block / bits_per_cell` pages (one per wordline).
+    pub pages_per_block: u32,
+    pub page_size_kib: u32,
+    /// ECC codeword size: the granularity in which a page can be sensed and moved.
+    pub codeword_size_bytes: u32,
+    /// Native cell mode of the dies.
+    pub cell_mode: CellMode,
+    #[serde(default = "default_program_order")]
+    pub program_order: ProgramOrder,
+    /// Regions: groups of blocks in every plane with their own cell mode. When empty the whole
+    /// device is one region named `main` in the native cell mode. Blocks are assigned to regions
+    /// in order (region 0 gets the first blocks of each plane); the last region may say
+    /// `blocks_per_plane = 0` to take the rest.
+    #[serde(default)]
+    pub regions: Vec<RegionConfig>,
+}
+
+fn default_program_order() -> ProgramOrder {
+    ProgramOrder::OneShot
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegionConfig {
+    pub name: String,
+    pub cell_mode: CellMode,
+    /// Blocks of this region in each plane (0 = all blocks not given to other regions).
+    #[serde(default)]
+    pub blocks_per_plane: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingConfig {
+    /// Channel (bus) rate in mega-transfers per second.
+    pub channel_rate_mts: f64,
+    pub channel_width_bytes: u32,
+    /// Exposed ECC decode latency after the last codeword of a read arrives (decoding of earlier
+    /// codewords overlaps the transfer).
+    pub ecc_decode_ns: u64,
+    /// Controller firmware time per host command, charged once when the command arrives.
+    pub firmware_ns: u64,
+    #[serde(default)]
+    pub slc: Option<SlcTiming>,
+    #[serde(default)]
+    pub mlc: Option<MlcTiming>,
+    #[serde(default)]
+    pub tlc: Option<TlcTiming>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlcTiming {
+    pub tr_ns: u64,
+    pub tprog_ns: u64,
+    pub tbers_ns: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MlcTiming {
+    pub tr_lsb_ns: u64,
+    pub tr_msb_ns: u64,
+    pub tprog_lsb_ns: u64,
+    pub tprog_msb_ns: u64,
+    pub tbers_ns: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlcTiming {
+    pub tr_lsb_ns: u64,
+    pub tr_csb_ns: u64,
+    pub tr_msb_ns: u64,
+    pub tprog_lsb_ns: u64,
+    pub tprog_csb_ns: u64,
+    pub tprog_msb_ns: u64,
+    pub tbers_ns: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerConfig {
+    /// Reads (host and GC) overtake queued programs and erases on a die.
+    #[serde(default)]
+    pub read_priority: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Mapping unit (logical page) size.
+    #[serde(default = "default_mapping_unit_kib")]
+    pub mapping_unit_kib: u32,
+    /// Most mapping units one physical page may hold (0 = page size / mapping unit). Larger values
+    /// only matter when data reduction shrinks units.
+    #[serde(default)]
+    pub max_units_per_page: u32,
+    /// Fraction of the physical capacity hidden from the host.
+    pub overprovisioning_ratio: f64,
+    /// Background GC starts on a plane when its free blocks fall under this fraction of its blocks.
+    pub gc_threshold: f64,
+    /// Free blocks per plane kept for GC: host writes never take them, so GC can always proceed.
+    #[serde(default = "default_gc_reserved_blocks")]
+    pub gc_reserved_blocks: u32,
+    /// Write buffer capacity in mapping units (open and not yet programmed pages).
+    pub write_buffer_units: u32,
+    /// A partly filled page is programmed (padded) this long after its first unit arrived; 0 = never.
+    #[serde(default)]
+    pub write_buffer_timeout_ns: u64,
+    #[serde(default)]
+    pub write_ack: WriteAck,
+    /// What a read of a never-written (or trimmed) unit does.
+    #[serde(default)]
+    pub unmapped_read: UnmappedRead,
+    #[serde(default)]
+    pub allocation: AllocationConfig,
+    #[serde(default)]
+    pub gc_victim: GcVictimConfig,
+    #[serde(default)]
+    pub read_policy: ReadPolicyConfig,
+    #[serde(default)]
+    pub reduction: ReductionConfig,
+    #[serde(default)]
+    pub placement: PlacementConfig,
+    #[serde(default)]
+    pub migration: MigrationConfig,
+    #[serde(default)]
+    pub wear_leveling: WearLevelingConfig,
+}
+
+fn default_mapping_unit_kib() -> u32 {
+    4
+}
+fn default_gc_reserved_blocks() -> u32 {
+    1
+}
+
+/// When a host write is acknowledged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteAck {
+    /// When all its units are in the (power-loss-protected) write buffer.
+    #[default]
+    Buffer,
+    /// When every page holding one of its units has been programmed.
+    Program,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnmappedRead {
+    /// Return zeroes without touching flash (what an SSD does); counted in `unmapped_read_units`.
+    #[default]
+    Zero,
+    /// Stop the run with an error naming the flow and request.
+    Error,
+}
+
+/// Order of the four parallelism levels for static striping; the first letter varies fastest
+/// (MQSim's convention; Jung & Kandemir, HotStorage'12). C = channel, W = way, D = die, P = plane.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AllocationConfig {
+    /// Page k of the write stream goes to the plane given by k's mixed-radix digits in `order`.
+    Static { order: String },
+    /// Each page goes to the plane whose die has the least queued work (ties: lowest plane id).
+    Dynamic,
+}
+
+impl Default for AllocationConfig {
+    fn default() -> Self {
+        AllocationConfig::Static {
+            order: "CWDP".into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum GcVictimConfig {
+    /// Fewest valid units (ties: lowest block index).
+    #[default]
+    Greedy,
+    /// Largest age·(1−u)/(2u) (Kawaguchi et al. 1995; u = valid fraction, age since last write).
+    CostBenefit,
+    /// Uniformly random among full blocks (seeded).
+    Random,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ReadPolicyConfig {
+    /// Sense the whole page, move the whole page over the bus (pageFTL).
+    Full,
+    /// Sense the whole page, move only the wanted codewords (dynamic DMA, dmaFTL).
+    Dma,
+}
+
+impl Default for ReadPolicyConfig {
+    fn default() -> Self {
+        ReadPolicyConfig::Dma
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ReductionConfig {
+    /// Units are stored as written.
+    #[default]
+    Identity,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PlacementConfig {
+    /// Every host write goes to one region (the first unless named), one write stream.
+    #[default]
+    SingleRegion,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MigrationConfig {
+    /// GC copies valid units within their own region.
+    #[default]
+    None,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WearLevelingConfig {
+    /// Static wear levelling: when a plane's erase-count spread exceeds `threshold_erases`, the
+    /// full block with the fewest erases (cold data) is cleaned so that it returns to the pool.
+    pub enabled: bool,
+    pub threshold_erases: u32,
+}
+
+impl Default for WearLevelingConfig {
+    fn default() -> Self {
+        WearLevelingConfig {
+            enabled: true,
+            threshold_erases: 100,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FillPattern {
+    #[default]
+    Sequential,
+    Random,
+}
+
+/// State-only preconditioning before the first event (no simulated time passes).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    /// Fraction of the logical capacity written before the run.
+    #[serde(default)]
+    pub fill_fraction: f64,
+    #[serde(default)]
+    pub pattern: FillPattern,
+    /// Random overwrites of already filled units after the fill, as a fraction of the logical
+    /// capacity; GC runs (state-only) as needed, so 1.0–2.0 reaches steady state.
+    #[serde(default)]
+    pub overwrite_fraction: f64,
+    /// Also write every unit the trace reads before writing it, so reads hit flash (MQSim does the
+    /// same from the trace's footprint).
+    #[serde(default = "default_true")]
+    pub trace_footprint: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        PreconditionConfig {
+            fill_fraction: 0.0,
+            pattern: FillPattern::Sequential,
+            overwrite_fraction: 0.0,
+            trace_footprint: true,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReplayMode {
+    /// Requests arrive at their trace timestamps (scaled by `time_scale`).
+    #[default]
+    Open,
+    /// `queue_depth` requests are kept outstanding; timestamps are ignored.
+    Closed,
+}
+
+/// Defaults for flows that do not set their own.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    #[serde(default)]
+    pub mode: ReplayMode,
+    #[serde(default = "default_queue_depth")]
+    pub queue_depth: u32,
+    /// Inter-arrival times are multiplied by this (0.5 = twice as fast).
+    #[serde(default = "default_time_scale")]
+    pub time_scale: f64,
+    #[serde(default)]
+    pub out_of_range: OutOfRange,
+}
+
+fn default_queue_depth() -> u32 {
+    32
+}
+fn default_time_scale() -> f64 {
+    1.0
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            mode: ReplayMode::Open,
+            queue_depth: default_queue_depth(),
+            time_scale: default_time_scale(),
+            out_of_range: OutOfRange::Error,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    #[serde(default)]
+    pub name: String,
+    pub trace: PathBuf,
+    pub format: TraceFormat,
+    #[serde(default)]
+    pub mode: Option<ReplayMode>,
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+    #[serde(default)]
+    pub time_scale: Option<f64>,
+    /// Added to every address of this flow (to give flows disjoint ranges).
+    #[serde(default)]
+    pub offset_bytes: u64,
+}
+
+impl Config {
+    /// Build a config from a preset name, an optional TOML file merged over it, and `key=value`
+    /// overrides, then validate it.
+    pub fn resolve(preset: &str, file: Option<&Path>, sets: &[String]) -> Result<Config, Error> {
+        let source = preset_source(preset).ok_or_else(|| Error::UnknownPreset {
+            name: preset.to_string(),
+            known: preset_names().join(", "),
+        })?;
+        let origin = format!("preset `{preset}`");
+        let mut value: toml::Table =
+            toml::from_str(source).map_err(|e| Error::toml(&origin, e))?;
+        if let Some(path) = file {
+            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            let user: toml::Table =
+                toml::from_str(&text).map_err(|e| Error::toml(&path.display().to_string(), e))?;
+            merge(&mut value, user);
+        }
+        for set in sets {
+            apply_override(&mut value, set)?;
+        }
+        let origin = match file {
+            Some(p) => format!("{} (over {origin})", p.display()),
+            None => origin,
+        };
+        let config: Config = toml::Value::Table(value)
+            .try_into()
+            .map_err(|e: toml::de::Error| Error::toml(&origin, e))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Parse and validate a complete TOML document.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Config, Error> {
+        let config: Config = toml::from_str(text).map_err(|e| Error::toml(origin, e))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        // The config is plain data; serialising it cannot fail.
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// Recursive table merge: keys of `over` replace those of `base`, tables merge.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! One error type for the library. Every variant says where the problem is (file, line, field,
+//! config key) and why; the CLI maps them to exit codes.
+
+use std::path::{Path, PathBuf};
+
+use crate::trace::TraceError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A value or combination of values the simulator cannot run.
+    #[error("config key `{key}`: {reason}")]
+    Config { key: String, reason: String },
+    /// TOML syntax or schema error (unknown key, wrong type); toml's message carries line/column.
+    #[error("{origin}: {message}")]
+    Toml { origin: String, message: String },
+    #[error("--set {set}: {reason}")]
+    Override { set: String, reason: String },
+    #[error("unknown preset `{name}` (known: {known})")]
+    UnknownPreset { name: String, known: String },
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The simulation reached a state it cannot leave (e.g. the data no longer fits).
+    #[error("simulation stopped: {0}")]
+    Simulation(String),
+}
+
+impl Error {
+    pub fn config(key: &str, reason: impl Into<String>) -> Error {
+        Error::Config {
+            key: key.to_string(),
+            reason: reason.into(),
+        }
+    }
+    pub fn toml(origin: &str, e: toml::de::Error) -> Error {
+        Error::Toml {
+            origin: origin.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        }
+    }
+    pub fn io(path: &Path, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! Physical address arithmetic. Every resource has a dense integer id:
+//! die = (channel · ways + way) · dies + die, plane = die · planes + plane,
+//! block = plane · blocks_per_plane + block, page = block · max_pages_per_block + page,
+//! slot = page · slots_per_page + slot (a slot holds one mapping unit).
+
+use crate::config::{CellMode, Config, ProgramOrder};
+
+pub type DieId = u32;
+pub type PlaneId = u32;
+pub type BlockId = u32;
+pub type PageId = u32;
+pub type SlotId = u32;
+
+/// A group of blocks in every plane sharing one cell mode.
+#[derive(Clone, Debug)]
+pub struct Region {
+    pub name: String,
+    pub cell_mode: CellMode,
+    /// First block (within a plane) of the region and its block count per plane.
+    pub first_block: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Page type (0 = LSB/SLC, 1 = CSB or MLC MSB, 2 = MSB) of each page index, from the program order.
+    pub page_types: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Geometry {
+    pub channels: u32,
+    pub ways: u32,
+    pub dies_per_way: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    /// Pages per block in the native cell mode (the largest any region has).
+    pub max_pages_per_block: u32,
+    pub page_bytes: u32,
+    pub codeword_bytes: u32,
+    pub unit_bytes: u32,
+    /// Mapping units a page holds uncompressed.
+    pub units_per_page: u32,
+    /// Slots (mapping-unit places) per page; ≥ `units_per_page` when data reduction packs more.
+    pub slots_per_page: u32,
+    pub regions: Vec<Region>,
+    /// Region of each block index within a plane.
+    pub region_of_block: Vec<u8>,
+}
+
+impl Geometry {
+    /// Build from a config that has passed validation.
+    pub fn new(config: &Config) -> Geometry {
+        let g = &config.geometry;
+        let unit_bytes = config.ftl.mapping_unit_kib * 1024;
+        let page_bytes = g.page_size_kib * 1024;
+        let units_per_page = page_bytes / unit_bytes.max(1);
+        let slots_per_page = if config.ftl.max_units_per_page == 0 {
+            units_per_page
+        } else {
+            config.ftl.max_units_per_page
+        };
+        let native_bits = g.cell_mode.bits_per_cell();
+        let wordlines = g.pages_per_block / native_bits;
+        let mut regions = Vec::new();
+        if g.regions.is_empty() {
+            regions.push(region(
+                "main",
+                g.cell_mode,
+                0,
+                g.blocks_per_plane,
+                wordlines,
+                g.program_order,
+            ));
+        } else {
+            let mut first = 0;
+            for r in &g.regions {
+                let n = if r.blocks_per_plane == 0 {
+                    g.blocks_per_plane.saturating_sub(first)
+                } else {
+                    r.blocks_per_plane
+                };
+                regions.push(region(
+                    &r.name,
+                    r.cell_mode,
+                    first,
+                    n,
+                    wordlines,
+                    g.program_order,
+                ));
+                first += n;
+            }
+        }
+        let mut region_of_block = vec![0u8; g.blocks_per_plane as usize];
+        for (i, r) in regions.iter().enumerate() {
+            for b in r.first_block..(r.first_block + r.blocks_per_plane).min(g.blocks_per_plane) {
+                region_of_block[b as usize] = i as u8;
+            }
+        }
+        Geometry {
+            channels: g.channels,
+            ways: g.ways_per_channel,
+            dies_per_way: g.dies_per_way,
+            planes_per_die: g.planes_per_die,
+            blocks_per_plane: g.blocks_per_plane,
+            max_pages_per_block: g.pages_per_block,
+            page_bytes,
+            codeword_bytes: g.codeword_size_bytes,
+            unit_bytes,
+            units_per_page,
+            slots_per_page,
+            regions,
+            region_of_block,
+        }
+    }
+
+    pub fn dies(&self) -> u32 {
+        self.channels * self.ways * self.dies_per_way
+    }
+    pub fn planes(&self) -> u32 {
+        self.dies() * self.planes_per_die
+    }
+    pub fn blocks(&self) -> u32 {
+        self.planes() * self.blocks_per_plane
+    }
+    pub fn codewords_per_page(&self) -> u32 {
+        self.page_bytes / self.codeword_bytes
+    }
+    pub fn slots_per_block(&self) -> u32 {
+        self.max_pages_per_block * self.slots_per_page
+    }
+    pub fn total_slots(&self) -> u64 {
+        self.blocks() as u64 * self.slots_per_block() as u64
+    }
+    /// Mapping units the device can store with no data reduction (all regions, all planes).
+    pub fn physical_units(&self) -> u64 {
+        self.regions
+            .iter()
+            .map(|r| r.blocks_per_plane as u64 * r.pages_per_block as u64)
+            .sum::<u64>()
+            * self.planes() as u64
+            * self.units_per_page as u64
+    }
+
+    pub fn channel_of_die(&self, die: DieId) -> u32 {
+        die / (self.ways * self.dies_per_way)
+    }
+    pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
+        plane / self.planes_per_die
+    }
+    pub fn plane_of_block(&self, block: BlockId) -> PlaneId {
+        block / self.blocks_per_plane
+    }
+    pub fn block_in_plane(&self, block: BlockId) -> u32 {
+        block % self.blocks_per_plane
+    }
+    pub fn block_id(&self, plane: PlaneId, index: u32) -> BlockId {
+        plane * self.blocks_per_plane + index
+    }
+    pub fn region_of(&self, block: BlockId) -> usize {
+        self.region_of_block[self.block_in_plane(block) as usize] as usize
+    }
+    pub fn page_id(&self, block: BlockId, page: u32) -> PageId {
+        block * self.max_pages_per_block + page
+    }
+    pub fn block_of_page(&self, page: PageId) -> BlockId {
+        page / self.max_pages_per_block
+    }
+    pub fn page_in_block(&self, page: PageId) -> u32 {
+        page % self.max_pages_per_block
+    }
+    pub fn slot_id(&self, page: PageId, slot: u32) -> SlotId {
+        page * self.slots_per_page + slot
+    }
+    pub fn page_of_slot(&self, slot: SlotId) -> PageId {
+        slot / self.slots_per_page
+    }
+    pub fn block_of_slot(&self, slot: SlotId) -> BlockId {
+        slot / self.slots_per_block()
+    }
+    /// Page type index of a page (0 = LSB).
+    pub fn page_type(&self, page: PageId) -> u8 {
+        let block = self.block_of_page(page);
+        self.regions[self.region_of(block)].page_types[self.page_in_block(page) as usize]
+    }
+}
+
+fn region(
+    name: &str,
+    mode: CellMode,
+    first_block: u32,
+    blocks: u32,
+    wordlines: u32,
+    order: ProgramOrder,
+) -> Region {
+    let pages = wordlines * mode.bits_per_cell();
+    Region {
+        name: name.to_string(),
+        cell_mode: mode,
+        first_block,
+        blocks_per_plane: blocks,
+        pages_per_block: pages,
+        page_types: page_types(mode, wordlines, order),
+    }
+}
+
+/// The type of each page index of a block, in program order (techniques.md §0.3).
+pub fn page_types(mode: CellMode, wordlines: u32, order: ProgramOrder) -> Vec<u8> {
+    let bits = mode.bits_per_cell();
+    let pages = wordlines * bits;
+    if bits == 1 {
+        return vec![0; pages as usize];
+    }
+    match order {
+        ProgramOrder::OneShot => (0..pages).map(|p| (p % bits) as u8).collect(),
+        ProgramOrder::Shadow => {
+            // Step k programs level j of wordline k − j, for every level whose wordline exists:
+            // TLC L0 | L1 C0 | L2 C1 M0 | L3 C2 M1 | … | C(n−1) M(n−2) | M(n−1).
+            let mut types = Vec::with_capacity(pages as usize);
+            for k in 0..(wordlines + bits - 1) {
+                for level in 0..bits {
+                    if k >= level && k - level < wordlines {
+                        types.push(level as u8);
+                    }
+                }
+            }
+            types
+        }
+        ProgramOrder::Simplessd => (0..pages)
+            .map(|p| match p {
+                0..=5 => 0,
+                6 | 7 => 1,
+                _ => (((p - 8) >> 1) % bits) as u8,
+            })
+            .collect(),
+    }
+}
+
+/// Static striping: the plane of the `k`-th page of a write stream, its parallelism levels taken
+/// in `order` (a permutation of "CWDP"), the first letter varying fastest (MQSim's arithmetic).
+#[derive(Clone, Debug)]
+pub struct StripeOrder {
+    /// (radix, multiplier into the dense plane id) for each letter, fastest first.
+    levels: [(u32, u32); 4],
+}
+
+impl StripeOrder {
+    /// `order` must be a permutation of C, W, D, P (checked by config validation).
+    pub fn new(order: &str, g: &Geometry) -> Option<StripeOrder> {
+        let mut levels = [(0, 0); 4];
+        let mut seen = [false; 4];
+        if order.len() != 4 {
+            return None;
+        }
+        for (i, c) in order.chars().enumerate() {
+            let (slot, radix, mult) = match c.to_ascii_uppercase() {
+                'C' => (0, g.channels, g.ways * g.dies_per_way * g.planes_per_die),
+                'W' => (1, g.ways, g.dies_per_way * g.planes_per_die),
+                'D' => (2, g.dies_per_way, g.planes_per_die),
+                'P' => (3, g.planes_per_die, 1),
+                _ => return None,
+            };
+            if seen[slot] {
+                return None;
+            }
+            seen[slot] = true;
+            levels[i] = (radix, mult);
+        }
+        Some(StripeOrder { levels })
+    }
+
+    pub fn plane(&self, k: u64) -> PlaneId {
+        let mut rest = k;
+        let mut plane = 0u64;
+        for &(radix, mult) in &self.levels {
+            plane += (rest % radix as u64) * mult as u64;
+            rest /= radix as u64;
+        }
+        plane as PlaneId
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shadow_order_matches_the_textbook_sequence() {
+        // L0 L1 C0 L2 C1 M0 L3 C2 M1 C3 M2 M3 for 4 wordlines.
+        let t = page_types(CellMode::Tlc, 4, ProgramOrder::Shadow);
+        assert_eq!(t, vec![0, 0, 1, 0, 1, 2, 0, 1, 2, 1, 2, 2]);
+        let m = page_types(CellMode::Mlc, 3, ProgramOrder::Shadow);
+        assert_eq!(m, vec![0, 0, 1, 0, 1, 1]);
+    }
+
+    #[test]
+    fn one_shot_and_simplessd_orders() {
+        assert_eq!(
+            page_types(CellMode::Tlc, 2, ProgramOrder::OneShot),
+            vec![0, 1, 2, 0, 1, 2]
+        );
+        let s = page_types(CellMode::Tlc, 6, ProgramOrder::Simplessd);
+        assert_eq!(&s[..14], &[0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2]);
+        assert_eq!(page_types(CellMode::Slc, 5, ProgramOrder::Shadow), vec![0; 5]);
+    }
+
+    fn geometry(c: u32, w: u32, d: u32, p: u32) -> Geometry {
+        Geometry {
+            channels: c,
+            ways: w,
+            dies_per_way: d,
+            planes_per_die: p,
+            blocks_per_plane: 1,
+            max_pages_per_block: 1,
+            page_bytes: 16384,
+            codeword_bytes: 2048,
+            unit_bytes: 4096,
+            units_per_page: 4,
+            slots_per_page: 4,
+            regions: vec![],
+            region_of_block: vec![0],
+        }
+    }
+
+    #[test]
+    fn stripe_orders_follow_mqsim_arithmetic() {
+        let g = geometry(2, 3, 2, 2);
+        let cwdp = StripeOrder::new("CWDP", &g).unwrap();
+        // k = 0..: channel varies fastest.
+        let planes: Vec<_> = (0..4).map(|k| cwdp.plane(k)).collect();
+        // plane id = ((ch·W + way)·D + die)·P + pl; ch stride = 3·2·2 = 12.
+        assert_eq!(planes, vec![0, 12, 4, 16]);
+        let pcwd = StripeOrder::new("PCWD", &g).unwrap();
+        assert_eq!((0..3).map(|k| pcwd.plane(k)).collect::<Vec<_>>(), vec![0, 1, 12]);
+        // Every order visits every plane exactly once per period.
+        for order in ["CWDP", "PDWC", "WCPD", "DPCW"] {
+            let s = StripeOrder::new(order, &g).unwrap();
+            let mut seen: Vec<_> = (0..24).map(|k| s.plane(k)).collect();
+            seen.sort();
+            assert_eq!(seen, (0..24).collect::<Vec<_>>(), "{order}");
+        }
+        assert!(StripeOrder::new("CWDD", &g).is_none());
+        assert!(StripeOrder::new("CWD", &g).is_none());
+    }
+}

@@ -1,0 +1,10 @@
+//! The flash device: geometry and address arithmetic, operation latencies, and the timed
+//! resources (dies, channels) that serialise operations.
+
+pub mod geometry;
+pub mod scheduler;
+pub mod timing;
+
+pub use geometry::{BlockId, DieId, Geometry, PageId, PlaneId, SlotId, StripeOrder};
+pub use scheduler::{FlashOp, OpKind, OpSource, Scheduler, TxnId};
+pub use timing::{ModeTiming, Timing};

@@ -1,0 +1,397 @@
+//! The flash translation layer's state: page-level mapping at mapping-unit granularity, block
+//! bookkeeping per plane and region, the write buffer, and the state transitions the timed engine
+//! (and the untimed preconditioning) drive. Nothing here knows about time except as a number
+//! passed in; decisions the papers vary are policies in the sibling modules.
+
+pub mod allocation;
+pub mod gc_victim;
+pub mod migration;
+pub mod placement;
+pub mod precondition;
+pub mod read_policy;
+pub mod reduction;
+pub mod verify;
+pub mod write_buffer;
+
+use std::collections::VecDeque;
+
+use crate::config::Config;
+use crate::flash::{BlockId, Geometry, PageId, PlaneId, SlotId};
+use gc_victim::Candidate;
+use write_buffer::WriteBuffer;
+
+/// `l2p` encoding: 0 = unmapped, `BUFFERED | entry` = in the write buffer, else flash slot + 1.
+pub const UNMAPPED: u32 = 0;
+pub const BUFFERED: u32 = 1 << 31;
+/// `p2l` value of a slot holding no unit (padding of a partly filled page).
+pub const NO_LPN: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Location {
+    Unmapped,
+    Buffered(u32),
+    Flash(SlotId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    /// Being written (an active block of a host stream or of GC).
+    Open,
+    /// Every page allocated.
+    Full,
+    /// Chosen by GC or wear levelling; being cleaned.
+    Victim,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct BlockInfo {
+    pub state: BlockState,
+    pub valid_units: u32,
+    /// Pages allocated (programs issued), in page order.
+    pub write_ptr: u32,
+    /// Pages whose program has completed. Programs of one block complete in order because they
+    /// queue FIFO on one die; a page at or past this index is still in controller memory.
+    pub programmed: u32,
+    pub erase_count: u32,
+    pub last_write_ns: u64,
+}
+
+/// Who takes a page from a pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writer {
+    Host { stream: usize },
+    Gc,
+}
+
+/// The blocks of one region in one plane.
+pub struct Pool {
+    pub plane: PlaneId,
+    pub region: usize,
+    pub free: VecDeque<BlockId>,
+    pub host_active: Vec<Option<BlockId>>,
+    pub gc_active: Option<BlockId>,
+    pub pages_per_block: u32,
+    /// GC starts when `free.len()` falls under this.
+    pub gc_threshold_blocks: u32,
+    pub valid_units: u64,
+    /// Written slots that hold no valid unit (stale data and padding).
+    pub invalid_slots: u64,
+    pub total_slots: u64,
+}
+
+impl Pool {
+    pub fn needs_gc(&self) -> bool {
+        (self.free.len() as u32) < self.gc_threshold_blocks
+    }
+}
+
+pub struct Ftl {
+    pub geometry: Geometry,
+    /// Logical capacity in mapping units.
+    pub logical_units: u32,
+    pub l2p: Vec<u32>,
+    pub p2l: Vec<u32>,
+    pub blocks: Vec<BlockInfo>,
+    /// Indexed by `plane · regions + region`.
+    pub pools: Vec<Pool>,
+    pub buffer: WriteBuffer,
+    pub gc_reserved_blocks: u32,
+    /// Codeword bitmap of each slot index of an uncompressed page.
+    slot_codewords: Vec<u64>,
+    /// Integrity oracle (`verify` runs only).
+    pub oracle: Option<verify::Oracle>,
+}
+
+impl Ftl {
+    pub fn new(config: &Config, geometry: Geometry, verify: bool, streams: usize) -> Ftl {
+        let g = &geometry;
+        let logical_units = logical_units(config, g);
+        let regions = g.regions.len();
+        let mut pools = Vec::with_capacity(g.planes() as usize * regions);
+        let mut blocks = Vec::with_capacity(g.blocks() as usize);
+        for _ in 0..g.blocks() {
+            blocks.push(BlockInfo {
+                state: BlockState::Free,
+                valid_units: 0,
+                write_ptr: 0,
+                programmed: 0,
+                erase_count: 0,
+                last_write_ns: 0,
+            });
+        }
+        for plane in 0..g.planes() {
+            for (ri, r) in g.regions.iter().enumerate() {
+                let free: VecDeque<BlockId> = (r.first_block..r.first_block + r.blocks_per_plane)
+                    .map(|b| g.block_id(plane, b))
+                    .collect();
+                pools.push(Pool {
+                    plane,
+                    region: ri,
+                    free,
+                    host_active: vec![None; streams],
+                    gc_active: None,
+                    pages_per_block: r.pages_per_block,
+                    gc_threshold_blocks: gc_threshold_blocks(config, r.blocks_per_plane),
+                    valid_units: 0,
+                    invalid_slots: 0,
+                    total_slots: r.blocks_per_plane as u64
+                        * r.pages_per_block as u64
+                        * g.slots_per_page as u64,
+                });
+            }
+        }
+        let cw = g.codeword_bytes as u64;
+        let slot_codewords = (0..g.slots_per_page as u64)
+            .map(|i| {
+                let start = i * g.unit_bytes as u64 / cw;
+                let end = ((i + 1) * g.unit_bytes as u64).div_ceil(cw).min(64);
+                (start..end).fold(0u64, |m, c| m | (1 << c))
+            })
+            .collect();
+        let oracle = verify.then(|| verify::Oracle::new(logical_units, g.total_slots()));
+        Ftl {
+            // `vec![0; n]` is allocated zeroed by the OS and costs memory only where touched,
+            // which keeps a fresh 512 GiB device cheap.
+            l2p: vec![UNMAPPED; logical_units as usize],
+            p2l: vec![0; g.total_slots() as usize],
+            blocks,
+            pools,
+            buffer: WriteBuffer::new(config, g),
+            gc_reserved_blocks: config.ftl.gc_reserved_blocks,
+            slot_codewords,
+            oracle,
+            logical_units,
+            geometry,
+        }
+    }
+
+    pub fn pool_index(&self, plane: PlaneId, region: usize) -> usize {
+        plane as usize * self.geometry.regions.len() + region
+    }
+
+    pub fn pool_of_block(&self, block: BlockId) -> usize {
+        self.pool_index(
+            self.geometry.plane_of_block(block),
+            self.geometry.region_of(block),
+        )
+    }
+
+    pub fn lookup(&self, lpn: u32) -> Location {
+        match self.l2p[lpn as usize] {
+            UNMAPPED => Location::Unmapped,
+            v if v & BUFFERED != 0 => Location::Buffered(v & !BUFFERED),
+            v => Location::Flash(v - 1),
+        }
+    }
+
+    /// Whether `slot` holds the current copy of its unit.
+    pub fn slot_is_valid(&self, slot: SlotId) -> bool {
+        let lpn = self.p2l[slot as usize];
+        lpn != NO_LPN
+            && (lpn as usize) < self.l2p.len()
+            && self.l2p[lpn as usize] == slot + 1
+    }
+
+    /// Is the page's program complete (else its data is still in controller memory)?
+    pub fn page_programmed(&self, page: PageId) -> bool {
+        let g = &self.geometry;
+        self.geometry.page_in_block(page) < self.blocks[g.block_of_page(page) as usize].programmed
+    }
+
+    /// Codewords of `page` that hold the unit in slot index `slot_in_page`.
+    pub fn slot_codewords(&self, slot_in_page: u32) -> u64 {
+        self.slot_codewords[slot_in_page as usize]
+    }
+
+    /// Drop the current copy of `lpn` (overwrite or trim): a flash slot becomes invalid, a
+    /// buffered entry dead.
+    pub fn unmap(&mut self, lpn: u32) {
+        match self.lookup(lpn) {
+            Location::Unmapped => {}
+            Location::Buffered(e) => self.buffer.kill(e),
+            Location::Flash(slot) => self.invalidate_slot(slot),
+        }
+        self.l2p[lpn as usize] = UNMAPPED;
+    }
+
+    fn invalidate_slot(&mut self, slot: SlotId) {
+        let block = self.geometry.block_of_slot(slot);
+        let pool = self.pool_of_block(block);
+        self.blocks[block as usize].valid_units -= 1;
+        self.pools[pool].valid_units -= 1;
+        self.pools[pool].invalid_slots += 1;
+    }
+
+    /// Can `pool` give `writer` a page without waiting for GC?
+    pub fn has_room(&self, pool: usize, writer: Writer) -> bool {
+        let p = &self.pools[pool];
+        let active = match writer {
+            Writer::Host { stream } => p.host_active[stream],
+            Writer::Gc => p.gc_active,
+        };
+        if let Some(b) = active {
+            if self.blocks[b as usize].write_ptr < p.pages_per_block {
+                return true;
+            }
+        }
+        match writer {
+            Writer::Host { .. } => p.free.len() as u32 > self.gc_reserved_blocks,
+            Writer::Gc => !p.free.is_empty(),
+        }
+    }
+
+    /// Take the next page of `writer`'s active block in `pool`, opening a free block if needed.
+    /// Host writers never take the last `gc_reserved_blocks` free blocks.
+    pub fn alloc_page(&mut self, pool: usize, writer: Writer, now: u64) -> Option<PageId> {
+        if !self.has_room(pool, writer) {
+            return None;
+        }
+        let p = &mut self.pools[pool];
+        let active = match writer {
+            Writer::Host { stream } => &mut p.host_active[stream],
+            Writer::Gc => &mut p.gc_active,
+        };
+        let block = match *active {
+            Some(b) if self.blocks[b as usize].write_ptr < p.pages_per_block => b,
+            _ => {
+                let b = p.free.pop_front()?;
+                self.blocks[b as usize].state = BlockState::Open;
+                *active = Some(b);
+                b
+            }
+        };
+        let info = &mut self.blocks[block as usize];
+        let page = self.geometry.page_id(block, info.write_ptr);
+        info.write_ptr += 1;
+        info.last_write_ns = now;
+        if info.write_ptr == p.pages_per_block {
+            info.state = BlockState::Full;
+        }
+        Some(page)
+    }
+
+    /// Map the units (`Some((lpn, version))`, `None` = padding) into consecutive slots of `page`;
+    /// every remaining slot is padding. The caller has already unmapped each unit's old copy.
+    pub fn fill_page(&mut self, page: PageId, units: impl IntoIterator<Item = Option<(u32, u32)>>) {
+        let spp = self.geometry.slots_per_page;
+        let block = self.geometry.block_of_page(page);
+        let pool = self.pool_of_block(block);
+        let mut used = 0;
+        let mut valid = 0;
+        for unit in units {
+            let slot = self.geometry.slot_id(page, used);
+            match unit {
+                Some((lpn, version)) => {
+                    self.p2l[slot as usize] = lpn;
+                    self.l2p[lpn as usize] = slot + 1;
+                    if let Some(o) = &mut self.oracle {
+                        o.slot_version[slot as usize] = version;
+                    }
+                    valid += 1;
+                }
+                None => self.p2l[slot as usize] = NO_LPN,
+            }
+            used += 1;
+        }
+        for i in used..spp {
+            self.p2l[self.geometry.slot_id(page, i) as usize] = NO_LPN;
+        }
+        self.blocks[block as usize].valid_units += valid;
+        let p = &mut self.pools[pool];
+        p.valid_units += valid as u64;
+        p.invalid_slots += (spp - valid) as u64;
+    }
+
+    /// A page's program completed.
+    pub fn complete_program(&mut self, page: PageId) {
+        let block = self.geometry.block_of_page(page);
+        self.blocks[block as usize].programmed += 1;
+    }
+
+    /// Erase a victim whose units have all moved; it returns to its pool's free list.
+    pub fn erase(&mut self, block: BlockId) {
+        let pool = self.pool_of_block(block);
+        let spp = self.geometry.slots_per_page as u64;
+        let info = &mut self.blocks[block as usize];
+        debug_assert_eq!(info.valid_units, 0);
+        self.pools[pool].invalid_slots -= info.write_ptr as u64 * spp;
+        info.write_ptr = 0;
+        info.programmed = 0;
+        info.erase_count += 1;
+        info.state = BlockState::Free;
+        self.pools[pool].free.push_back(block);
+    }
+
+    /// Full, completely programmed blocks of a pool: what GC may clean.
+    pub fn victim_candidates(&self, pool: usize, out: &mut Vec<Candidate>) {
+        out.clear();
+        let p = &self.pools[pool];
+        let g = &self.geometry;
+        let r = &g.regions[p.region];
+        let cap = p.pages_per_block * g.units_per_page;
+        for i in r.first_block..r.first_block + r.blocks_per_plane {
+            let b = g.block_id(p.plane, i);
+            let info = &self.blocks[b as usize];
+            if info.state == BlockState::Full && info.programmed == p.pages_per_block {
+                out.push(Candidate {
+                    block: b,
+                    valid_units: info.valid_units,
+                    capacity_units: cap,
+                    last_write_ns: info.last_write_ns,
+                    erase_count: info.erase_count,
+                });
+            }
+        }
+    }
+
+    /// Bitmap of the slots of `page` holding valid units.
+    pub fn valid_slots(&self, page: PageId) -> u64 {
+        let mut mask = 0;
+        for i in 0..self.geometry.slots_per_page {
+            if self.slot_is_valid(self.geometry.slot_id(page, i)) {
+                mask |= 1 << i;
+            }
+        }
+        mask
+    }
+
+    /// Codewords holding the slots in `slots` (a bitmap of slot indices of one page).
+    pub fn codewords_of_slots(&self, slots: u64) -> u64 {
+        let mut m = 0;
+        let mut s = slots;
+        while s != 0 {
+            let i = s.trailing_zeros();
+            m |= self.slot_codewords[i as usize];
+            s &= s - 1;
+        }
+        m
+    }
+
+    /// Erase-count spread of the pool's blocks: (min, max).
+    pub fn erase_spread(&self, pool: usize) -> (u32, u32) {
+        let p = &self.pools[pool];
+        let g = &self.geometry;
+        let r = &g.regions[p.region];
+        let mut lo = u32::MAX;
+        let mut hi = 0;
+        for i in r.first_block..r.first_block + r.blocks_per_plane {
+            let e = self.blocks[g.block_id(p.plane, i) as usize].erase_count;
+            lo = lo.min(e);
+            hi = hi.max(e);
+        }
+        (lo, hi)
+    }
+}
+
+/// Logical capacity: the physical mapping units less the over-provisioned share.
+pub fn logical_units(config: &Config, g: &Geometry) -> u32 {
+    let physical = g.physical_units() as f64;
+    (physical * (1.0 - config.ftl.overprovisioning_ratio)).floor() as u32
+}
+
+/// Free-block count under which a pool of `blocks` blocks starts GC.
+pub fn gc_threshold_blocks(config: &Config, blocks: u32) -> u32 {
+    let t = (config.ftl.gc_threshold * blocks as f64).ceil() as u32;
+    t.max(config.ftl.gc_reserved_blocks + 1)
+}

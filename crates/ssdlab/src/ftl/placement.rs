@@ -1,0 +1,49 @@
+//! Where a host write goes: a region (cell mode / medium) and a write stream. Units of one stream
+//! are packed together into pages; policies may separate hot from cold data, SLC from TLC, or
+//! reorder writes by stream (melded pages).
+
+use crate::config::PlacementConfig;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Destination {
+    pub region: usize,
+    pub stream: usize,
+}
+
+pub trait Placement: Send {
+    /// Number of write streams (open pages) this policy uses.
+    fn streams(&self) -> usize;
+    fn place(&mut self, lpn: u32) -> Destination;
+}
+
+/// All host writes go to region 0 in one stream.
+pub struct SingleRegion;
+
+impl Placement for SingleRegion {
+    fn streams(&self) -> usize {
+        1
+    }
+    fn place(&mut self, _lpn: u32) -> Destination {
+        Destination { region: 0, stream: 0 }
+    }
+}
+
+pub fn build(config: &PlacementConfig) -> Box<dyn Placement> {
+    match config {
+        PlacementConfig::SingleRegion => Box::new(SingleRegion),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_region_sends_everything_to_region_zero() {
+        let mut p = SingleRegion;
+        assert_eq!(p.streams(), 1);
+        for lpn in [0, 5, u32::MAX - 1] {
+            assert_eq!(p.place(lpn), Destination { region: 0, stream: 0 });
+        }
+    }
+}

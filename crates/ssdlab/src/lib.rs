@@ -1,0 +1,24 @@
+//! ssdlab: a fast, faithful, extensible discrete-event SSD simulator.
+//!
+//! The engine: `config` (typed TOML), `flash` (geometry, timing, timed dies and channels), `ftl`
+//! (mapping, write buffer, GC, and the policies the papers vary), `sim` (the event loop), `trace`
+//! (parsers), `stats` (summaries). `run` ties them into one call.
+
+pub mod bench;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod flash;
+pub mod ftl;
+pub mod run;
+pub mod sim;
+pub mod stats;
+pub mod trace;
+
+pub use config::Config;
+pub use error::Error;
+pub use run::{simulate, RunResult};
+pub use sim::{RunOptions, Simulation};
+
+/// The crate version, written into every result.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,3 @@
+fn main() {
+    std::process::exit(ssdlab::cli::main_with_args(std::env::args().collect()));
+}

@@ -1,0 +1,86 @@
+//! One call from a config to a result: load the flows' traces, build and precondition the
+//! device, run, summarise.
+
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use crate::config::Config;
+use crate::error::Error;
+use crate::flash::Geometry;
+use crate::sim::{Flow, RequestRecord, RunOptions, Simulation};
+use crate::trace::{load_trace, LoadOptions};
+
+pub struct RunResult {
+    /// The JSON summary (see `docs/results.md`).
+    pub summary: Value,
+    /// One record per request, when `RunOptions::request_log` was set.
+    pub requests: Option<Vec<RequestRecord>>,
+}
+
+/// Logical capacity of a validated config, in bytes.
+pub fn logical_capacity_bytes(config: &Config) -> u64 {
+    let g = Geometry::new(config);
+    crate::ftl::logical_units(config, &g) as u64 * g.unit_bytes as u64
+}
+
+/// Load every flow named in `config.flows`.
+pub fn load_flows(config: &Config) -> Result<Vec<Flow>, Error> {
+    let capacity = logical_capacity_bytes(config);
+    config
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let opts = LoadOptions {
+                format: f.format,
+                capacity_bytes: capacity.saturating_sub(f.offset_bytes),
+                out_of_range: config.host.out_of_range,
+            };
+            let trace = load_trace(&f.trace, &opts)?;
+            let name = if f.name.is_empty() {
+                f.trace
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| format!("flow{i}"))
+            } else {
+                f.name.clone()
+            };
+            Ok(Flow::new(
+                name,
+                trace.requests,
+                f.mode.unwrap_or(config.host.mode),
+                f.queue_depth.unwrap_or(config.host.queue_depth),
+                f.time_scale.unwrap_or(config.host.time_scale),
+                f.offset_bytes,
+            ))
+        })
+        .collect()
+}
+
+/// Run the flows of `config` to completion.
+pub fn simulate(config: &Config, options: &RunOptions) -> Result<RunResult, Error> {
+    let flows = load_flows(config)?;
+    simulate_flows(config, flows, options, &mut |_, _| {})
+}
+
+/// Run the given flows; `progress(done, total)` is called now and then with host requests
+/// completed so far.
+pub fn simulate_flows(
+    config: &Config,
+    flows: Vec<Flow>,
+    options: &RunOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<RunResult, Error> {
+    let started = Instant::now();
+    let mut sim = Simulation::new(config.clone(), flows, options.clone())?;
+    let total = sim.total_requests();
+    sim.run_with_progress(1 << 16, &mut |s| progress(s.processed_requests(), total))?;
+    progress(sim.processed_requests(), total);
+    let mut summary = sim.summary();
+    summary["wall_time_s"] = json!((started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
+    Ok(RunResult {
+        summary,
+        requests: sim.log.take(),
+    })
+}

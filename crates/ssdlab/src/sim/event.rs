@@ -1,0 +1,93 @@
+//! The event queue: events ordered by (time, insertion sequence), so simultaneous events run in
+//! the order they were scheduled and every run is deterministic.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::flash::DieId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A flow's next request is processed (its arrival time plus firmware time).
+    Arrival { flow: u32 },
+    /// A die finished its array phase (sensing, programming, erasing).
+    DieDone(DieId),
+    /// A channel finished a transfer.
+    BusDone(u32),
+    /// Data of a GC read is decoded and in controller memory.
+    GcReadDone { job: u32, page: u32 },
+    /// The write-buffer timeout of an open page expired.
+    BufferTimeout { stream: u32, generation: u64 },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    time: u64,
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    // Reversed: BinaryHeap is a max-heap and we want the earliest event first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.time, other.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+#[derive(Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Entry>,
+    seq: u64,
+}
+
+impl EventQueue {
+    pub fn push(&mut self, time: u64, event: Event) {
+        self.seq += 1;
+        self.heap.push(Entry {
+            time,
+            seq: self.seq,
+            event,
+        });
+    }
+    pub fn pop(&mut self) -> Option<(u64, Event)> {
+        self.heap.pop().map(|e| (e.time, e.event))
+    }
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orders_by_time_then_insertion() {
+        let mut q = EventQueue::default();
+        q.push(10, Event::BusDone(1));
+        q.push(5, Event::BusDone(2));
+        q.push(10, Event::BusDone(3));
+        q.push(5, Event::BusDone(4));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (5, Event::BusDone(2)),
+                (5, Event::BusDone(4)),
+                (10, Event::BusDone(1)),
+                (10, Event::BusDone(3)),
+            ]
+        );
+    }
+}

@@ -1,0 +1,218 @@
+//! Garbage collection and static wear levelling, per pool (one region of one plane). A job reads
+//! every page of the victim that holds valid units (through the read policy, so only the wanted
+//! codewords move when the policy allows), programs the still-valid units into the pool's GC
+//! block (or another region's, if the migration policy says so), and erases the victim once every
+//! copy is programmed. Reads, programs and the erase take die and bus time like host commands.
+
+use crate::flash::{FlashOp, OpKind, OpSource};
+use crate::ftl::{BlockState, Writer};
+
+use super::{ProgramRecord, Simulation};
+
+impl Simulation {
+    /// Start background (or foreground, when host pages are stalled) GC on `pool` if needed.
+    pub(super) fn maybe_start_gc(&mut self, pool: usize) {
+        if self.gc[pool].running {
+            return;
+        }
+        if !self.ftl.pools[pool].needs_gc() && self.stalled_pages[pool].is_empty() {
+            return;
+        }
+        self.ftl.victim_candidates(pool, &mut self.candidates);
+        if self.candidates.is_empty() {
+            return;
+        }
+        let pick = self.candidates[self.victim.choose(&self.candidates, self.now)];
+        // Cleaning a block with no invalid unit gains nothing; if that is the best there is, the
+        // data does not fit and the run will report the requests that never completed.
+        if pick.valid_units >= pick.capacity_units {
+            return;
+        }
+        self.start_gc(pool, pick.block, OpSource::Gc);
+    }
+
+    /// Static wear levelling: when the pool's erase-count spread exceeds the threshold, clean the
+    /// least-erased full block so that its (cold) data moves and the block rejoins the pool.
+    fn maybe_wear_level(&mut self, pool: usize) {
+        let wl = &self.config.ftl.wear_leveling;
+        if !wl.enabled || self.gc[pool].running {
+            return;
+        }
+        let threshold = wl.threshold_erases;
+        let (lo, hi) = self.ftl.erase_spread(pool);
+        if hi - lo <= threshold {
+            return;
+        }
+        self.ftl.victim_candidates(pool, &mut self.candidates);
+        let coldest = self
+            .candidates
+            .iter()
+            .min_by_key(|c| (c.erase_count, c.block))
+            .copied();
+        if let Some(c) = coldest {
+            if c.erase_count + threshold < hi {
+                self.start_gc(pool, c.block, OpSource::Wl);
+            }
+        }
+    }
+
+    fn start_gc(&mut self, pool: usize, victim: u32, source: OpSource) {
+        self.ftl.verify_block(victim);
+        self.ftl.blocks[victim as usize].state = BlockState::Victim;
+        match source {
+            OpSource::Wl => self.device.wl_invocations += 1,
+            _ => self.device.gc_invocations += 1,
+        }
+        let job = &mut self.gc[pool];
+        job.running = true;
+        job.victim = victim;
+        job.source = Some(source);
+        job.started_ns = self.now;
+        job.reads_outstanding = 0;
+        job.programs_outstanding = 0;
+        job.erase_issued = false;
+        let pages = self.ftl.blocks[victim as usize].write_ptr;
+        for p in 0..pages {
+            let page = self.ftl.geometry.page_id(victim, p);
+            let slots = self.ftl.valid_slots(page);
+            if slots != 0 {
+                let op = self.read_op(page, slots, source, pool as u32);
+                self.submit(op);
+                self.gc[pool].reads_outstanding += 1;
+            }
+        }
+        self.maybe_finish_gc(pool);
+    }
+
+    /// A victim page's data is in controller memory: queue its still-valid units for copying.
+    pub(super) fn on_gc_read_done(&mut self, job: usize, page: u32) {
+        let g = &self.ftl.geometry;
+        let region = g.region_of(g.block_of_page(page));
+        let mut slots = self.ftl.valid_slots(page);
+        while slots != 0 {
+            let i = slots.trailing_zeros();
+            slots &= slots - 1;
+            let slot = self.ftl.geometry.slot_id(page, i);
+            let lpn = self.ftl.p2l[slot as usize];
+            let dest = self.migration.destination(lpn, region);
+            self.gc[job].copies[dest].push((lpn, slot));
+        }
+        self.gc[job].reads_outstanding -= 1;
+        let last = self.gc[job].reads_outstanding == 0;
+        self.flush_gc_copies(job, last);
+        self.maybe_finish_gc(job);
+    }
+
+    /// Program full pages of copied units (and, after the last read, the remainder).
+    fn flush_gc_copies(&mut self, job: usize, force: bool) {
+        let upp = self.ftl.geometry.units_per_page as usize;
+        let plane = self.ftl.pools[job].plane;
+        let source = self.gc[job].source.unwrap_or(OpSource::Gc);
+        for region in 0..self.gc[job].copies.len() {
+            loop {
+                let n = self.gc[job].copies[region].len();
+                if n == 0 || (n < upp && !force) {
+                    break;
+                }
+                let chunk: Vec<(u32, u32)> =
+                    self.gc[job].copies[region].drain(..n.min(upp)).collect();
+                // A unit the host rewrote (or trimmed) since it was read is not copied.
+                let live: Vec<(u32, u32)> = chunk
+                    .into_iter()
+                    .filter(|&(lpn, slot)| self.ftl.l2p[lpn as usize] == slot + 1)
+                    .collect();
+                if live.is_empty() {
+                    continue;
+                }
+                let dest_pool = self.ftl.pool_index(plane, region);
+                let Some(page) = self.ftl.alloc_page(dest_pool, Writer::Gc, self.now) else {
+                    self.fatal = Some(crate::error::Error::Simulation(format!(
+                        "GC on plane {plane} found no free block to copy into: the data does not \
+                         fit (raise ftl.overprovisioning_ratio or ftl.gc_reserved_blocks)"
+                    )));
+                    return;
+                };
+                let units: Vec<Option<(u32, u32)>> = live
+                    .iter()
+                    .map(|&(lpn, slot)| {
+                        let version = self
+                            .ftl
+                            .oracle
+                            .as_ref()
+                            .map_or(0, |o| o.slot_version[slot as usize]);
+                        self.ftl.unmap(lpn);
+                        Some((lpn, version))
+                    })
+                    .collect();
+                match source {
+                    OpSource::Wl => self.device.wl_copied_units += live.len() as u64,
+                    _ => self.device.gc_copied_units += live.len() as u64,
+                }
+                self.ftl.fill_page(page, units);
+                let owner = self.new_program(ProgramRecord {
+                    page,
+                    units: 0,
+                    waiters: Vec::new(),
+                    source,
+                    pool: job,
+                });
+                let op = self.program_op(page, source, owner);
+                self.submit(op);
+                self.gc[job].programs_outstanding += 1;
+                if dest_pool != job {
+                    self.maybe_start_gc(dest_pool);
+                }
+            }
+        }
+    }
+
+    /// Erase the victim once every valid unit has been read, copied and programmed.
+    pub(super) fn maybe_finish_gc(&mut self, job: usize) {
+        let j = &self.gc[job];
+        if !j.running
+            || j.erase_issued
+            || j.reads_outstanding > 0
+            || j.programs_outstanding > 0
+            || j.copies.iter().any(|c| !c.is_empty())
+        {
+            return;
+        }
+        let victim = j.victim;
+        let source = j.source.unwrap_or(OpSource::Gc);
+        self.gc[job].erase_issued = true;
+        let g = &self.ftl.geometry;
+        let mode = g.regions[g.region_of(victim)].cell_mode;
+        let op = FlashOp {
+            kind: OpKind::Erase,
+            source,
+            die: g.die_of_plane(g.plane_of_block(victim)),
+            target: victim,
+            array_ns: self.timing.mode(mode).tbers_ns,
+            transfer_ns: 0,
+            owner: job as u32,
+        };
+        self.submit(op);
+    }
+
+    pub(super) fn on_erase_done(&mut self, block: u32) {
+        let pool = self.ftl.pool_of_block(block);
+        self.ftl.erase(block);
+        let job = &mut self.gc[pool];
+        job.running = false;
+        self.device.gc_busy_ns += self.now - job.started_ns;
+        // Host pages held for lack of room go first.
+        while let Some(front) = self.stalled_pages[pool].front() {
+            let writer = Writer::Host {
+                stream: front.key % self.streams,
+            };
+            if !self.ftl.has_room(pool, writer) {
+                break;
+            }
+            if let Some(sealed) = self.stalled_pages[pool].pop_front() {
+                self.program_sealed(pool, sealed);
+            }
+        }
+        self.maybe_start_gc(pool);
+        self.maybe_wear_level(pool);
+    }
+}

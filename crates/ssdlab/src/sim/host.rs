@@ -1,0 +1,258 @@
+//! Host side: flows issue requests (open loop at trace times, closed loop at a queue depth); a
+//! request becomes mapping units; reads gather their units per physical page and issue one read
+//! per page; response time = completion − arrival.
+
+use crate::config::ReplayMode;
+use crate::flash::{FlashOp, OpKind, OpSource};
+use crate::ftl::read_policy::PageRead;
+use crate::ftl::Location;
+use crate::trace::Op;
+
+use super::event::Event;
+use super::Simulation;
+
+/// An in-flight host request.
+pub(super) struct Request {
+    flow: u32,
+    op: Op,
+    arrival_ns: u64,
+    offset_bytes: u64,
+    pub(super) first_lpn: u32,
+    pub(super) units: u32,
+    bytes: u64,
+    /// Outstanding parts (flash reads, or pages to be programmed for `write_ack = "program"`),
+    /// plus one while units are still being admitted.
+    pub(super) pending: u32,
+    done_ns: u64,
+}
+
+/// One line of the optional per-request log.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RequestRecord {
+    pub flow: u32,
+    pub op: Op,
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+    pub arrival_ns: u64,
+    pub completion_ns: u64,
+    pub latency_ns: u64,
+}
+
+impl Simulation {
+    /// Schedule a flow's first request(s).
+    pub(super) fn prime_flow(&mut self, flow: u32) {
+        let f = &self.flows[flow as usize];
+        let fw = self.timing.firmware_ns;
+        match f.mode {
+            ReplayMode::Open => {
+                if let Some(r) = f.requests.first() {
+                    let at = scaled(r.arrival_ns, f.time_scale) + fw;
+                    self.events.push(at, Event::Arrival { flow });
+                }
+            }
+            ReplayMode::Closed => {
+                let n = (f.queue_depth as usize).min(f.requests.len());
+                for _ in 0..n {
+                    self.events.push(fw, Event::Arrival { flow });
+                }
+            }
+        }
+    }
+
+    /// The next request of `flow` reaches the FTL (its arrival plus firmware time).
+    pub(super) fn on_arrival(&mut self, flow: u32) {
+        let fw = self.timing.firmware_ns;
+        let f = &mut self.flows[flow as usize];
+        let Some(&r) = f.requests.get(f.next) else {
+            return;
+        };
+        f.next += 1;
+        f.outstanding += 1;
+        let arrival_ns = self.now - fw;
+        if f.mode == ReplayMode::Open {
+            if let Some(n) = f.requests.get(f.next) {
+                let at = scaled(n.arrival_ns, f.time_scale) + fw;
+                self.events.push(at.max(self.now), Event::Arrival { flow });
+            }
+        }
+        let unit = self.ftl.geometry.unit_bytes as u64;
+        let start = r.offset_bytes + f.offset_bytes;
+        let first = start / unit;
+        let last = (start + r.size_bytes.max(1) - 1) / unit;
+        let req = Request {
+            flow,
+            op: r.op,
+            arrival_ns,
+            offset_bytes: r.offset_bytes,
+            first_lpn: first as u32,
+            units: (last - first + 1) as u32,
+            bytes: r.size_bytes,
+            pending: 1,
+            done_ns: self.now,
+        };
+        let id = match self.free_requests.pop() {
+            Some(id) => {
+                self.requests[id as usize] = req;
+                id
+            }
+            None => {
+                self.requests.push(req);
+                (self.requests.len() - 1) as u32
+            }
+        };
+        match r.op {
+            Op::Read => self.issue_read(id),
+            Op::Write => self.admit_write(id, 0),
+            Op::Trim => self.trim(id),
+        }
+        self.maybe_final_flush();
+    }
+
+    fn issue_read(&mut self, id: u32) {
+        let (first, units) = {
+            let r = &self.requests[id as usize];
+            (r.first_lpn, r.units)
+        };
+        // Gather (page, slot bitmap) for units on flash; consecutive units usually share a page,
+        // so a short linear scan over the groups beats hashing.
+        let mut groups: Vec<(u32, u64)> = Vec::new();
+        for lpn in first..first + units {
+            if self.ftl.oracle.is_some() {
+                self.ftl.verify_read(lpn);
+            }
+            match self.ftl.lookup(lpn) {
+                Location::Unmapped => {
+                    if self.unmapped_read_is_error() {
+                        let flow = &self.flows[self.requests[id as usize].flow as usize];
+                        self.fatal = Some(crate::error::Error::Simulation(format!(
+                            "flow `{}` request {} reads unit {lpn}, which was never written \
+                             (ftl.unmapped_read = \"error\")",
+                            flow.name, flow.next
+                        )));
+                        return;
+                    }
+                    self.device.unmapped_read_units += 1;
+                }
+                Location::Buffered(_) => self.device.buffer_hit_units += 1,
+                Location::Flash(slot) => {
+                    let g = &self.ftl.geometry;
+                    let page = g.page_of_slot(slot);
+                    if !self.ftl.page_programmed(page) {
+                        self.device.buffer_hit_units += 1;
+                        continue;
+                    }
+                    self.device.host_read_units_flash += 1;
+                    let bit = 1u64 << (slot % g.slots_per_page);
+                    match groups.iter_mut().rev().find(|(p, _)| *p == page) {
+                        Some(gr) => gr.1 |= bit,
+                        None => groups.push((page, bit)),
+                    }
+                }
+            }
+        }
+        self.requests[id as usize].pending += groups.len() as u32;
+        for (page, slots) in groups {
+            let op = self.read_op(page, slots, OpSource::Host, id);
+            self.submit(op);
+        }
+        self.request_part_done(id, self.now);
+    }
+
+    /// The read command for the wanted `slots` of `page`, shaped by the read policy.
+    pub(super) fn read_op(&mut self, page: u32, slots: u64, source: OpSource, owner: u32) -> FlashOp {
+        let g = &self.ftl.geometry;
+        let block = g.block_of_page(page);
+        let mode = g.regions[g.region_of(block)].cell_mode;
+        let plan = self.read_policy.plan(&PageRead {
+            tr_full_ns: self.timing.mode(mode).tr_ns[g.page_type(page) as usize],
+            page_bytes: g.page_bytes,
+            codeword_bytes: g.codeword_bytes,
+            wanted: self.ftl.codewords_of_slots(slots),
+        });
+        self.device.sensed_bytes += plan.sensed_bytes as u64;
+        self.device.read_transfer_bytes += plan.transfer_bytes as u64;
+        if source == OpSource::Host {
+            self.device.host_sensed_bytes += plan.sensed_bytes as u64;
+        }
+        FlashOp {
+            kind: OpKind::Read,
+            source,
+            die: g.die_of_plane(g.plane_of_block(block)),
+            target: page,
+            array_ns: plan.sense_ns,
+            transfer_ns: self.timing.transfer_ns(plan.transfer_bytes as u64),
+            owner,
+        }
+    }
+
+    fn trim(&mut self, id: u32) {
+        let (first, units) = {
+            let r = &self.requests[id as usize];
+            (r.first_lpn, r.units)
+        };
+        for lpn in first..first + units {
+            self.ftl.unmap(lpn);
+            if let Some(o) = &mut self.ftl.oracle {
+                o.versions[lpn as usize] = 0;
+            }
+        }
+        self.request_part_done(id, self.now);
+    }
+
+    /// One part of a request finished at `done_ns`; the request completes with its last part.
+    pub(super) fn request_part_done(&mut self, id: u32, done_ns: u64) {
+        let r = &mut self.requests[id as usize];
+        r.done_ns = r.done_ns.max(done_ns);
+        r.pending -= 1;
+        if r.pending > 0 {
+            return;
+        }
+        let (flow, op, arrival, done, bytes, offset) =
+            (r.flow, r.op, r.arrival_ns, r.done_ns, r.bytes, r.offset_bytes);
+        self.free_requests.push(id);
+        self.processed_requests += 1;
+        let f = &mut self.flows[flow as usize];
+        f.outstanding -= 1;
+        f.stats.record(op, bytes, arrival, done);
+        if f.mode == ReplayMode::Closed && !f.exhausted() {
+            self.events
+                .push(done + self.timing.firmware_ns, Event::Arrival { flow });
+        }
+        if let Some(log) = &mut self.log {
+            log.push(RequestRecord {
+                flow,
+                op,
+                offset_bytes: offset,
+                size_bytes: bytes,
+                arrival_ns: arrival,
+                completion_ns: done,
+                latency_ns: done - arrival,
+            });
+        }
+    }
+
+    /// When every flow has issued its last request and no write waits for buffer room, program
+    /// the partly filled open pages (the end-of-trace flush).
+    pub(super) fn maybe_final_flush(&mut self) {
+        if self.final_flush_done
+            || !self.write_waiters.is_empty()
+            || !self.flows.iter().all(|f| f.exhausted())
+        {
+            return;
+        }
+        self.final_flush_done = true;
+        for key in 0..self.ftl.buffer.open.len() {
+            if let Some(sealed) = self.ftl.buffer.seal(key) {
+                self.place_sealed(sealed);
+            }
+        }
+    }
+}
+
+fn scaled(t: u64, scale: f64) -> u64 {
+    if scale == 1.0 {
+        t
+    } else {
+        (t as f64 * scale).round() as u64
+    }
+}

@@ -1,0 +1,358 @@
+//! The discrete-event engine. One `Simulation` value owns everything: config, device, FTL,
+//! policies, flows, statistics. Time is an integer number of nanoseconds; events are ordered by
+//! (time, sequence). The handlers live next to the concern they serve: `host.rs` (requests),
+//! `write.rs` (buffer, sealing, programs), `gc.rs` (garbage collection and wear levelling).
+
+pub mod event;
+mod gc;
+mod host;
+mod summary;
+mod write;
+
+use std::collections::VecDeque;
+
+use crate::config::{Config, ReplayMode, UnmappedRead, WriteAck};
+use crate::error::Error;
+use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, Timing};
+use crate::ftl::allocation::{self, PlaneAllocator};
+use crate::ftl::gc_victim::{self, Candidate, VictimPolicy};
+use crate::ftl::migration::{self, Migration};
+use crate::ftl::placement::{self, Placement};
+use crate::ftl::precondition::{PreconditionReport, Preconditioner};
+use crate::ftl::read_policy::{self, ReadPolicy};
+use crate::ftl::reduction::{self, DataReduction};
+use crate::ftl::write_buffer::SealedPage;
+use crate::ftl::Ftl;
+use crate::stats::{DeviceStats, FlowStats};
+use crate::trace::{Op, TraceRequest};
+use event::{Event, EventQueue};
+
+pub use host::RequestRecord;
+
+/// One source of host requests with its own replay mode and statistics.
+pub struct Flow {
+    pub name: String,
+    pub requests: Vec<TraceRequest>,
+    pub mode: ReplayMode,
+    pub queue_depth: u32,
+    pub time_scale: f64,
+    /// Byte offset added to every address.
+    pub offset_bytes: u64,
+    next: usize,
+    outstanding: u32,
+    pub stats: FlowStats,
+}
+
+impl Flow {
+    pub fn new(
+        name: String,
+        requests: Vec<TraceRequest>,
+        mode: ReplayMode,
+        queue_depth: u32,
+        time_scale: f64,
+        offset_bytes: u64,
+    ) -> Flow {
+        Flow {
+            name,
+            requests,
+            mode,
+            queue_depth,
+            time_scale,
+            offset_bytes,
+            next: 0,
+            outstanding: 0,
+            stats: FlowStats::default(),
+        }
+    }
+    fn exhausted(&self) -> bool {
+        self.next >= self.requests.len()
+    }
+}
+
+/// Options of one run that are not device configuration.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub verify: bool,
+    pub request_log: bool,
+}
+
+/// What a program operation is for (its `owner` indexes these).
+struct ProgramRecord {
+    page: u32,
+    units: u32,
+    waiters: Vec<u32>,
+    source: OpSource,
+    pool: usize,
+}
+
+/// Progress of GC (or a wear-levelling move) on one pool.
+#[derive(Default)]
+struct GcJob {
+    running: bool,
+    victim: u32,
+    source: Option<OpSource>,
+    started_ns: u64,
+    reads_outstanding: u32,
+    programs_outstanding: u32,
+    erase_issued: bool,
+    /// Valid units read out of the victim and waiting to be programmed, by destination region:
+    /// (lpn, old slot).
+    copies: Vec<Vec<(u32, u32)>>,
+}
+
+pub struct Simulation {
+    pub config: Config,
+    pub timing: Timing,
+    pub sched: Scheduler,
+    events: EventQueue,
+    pub ftl: Ftl,
+    read_policy: Box<dyn ReadPolicy>,
+    reduction: Box<dyn DataReduction>,
+    placement: Box<dyn Placement>,
+    migration: Box<dyn Migration>,
+    allocator: Box<dyn PlaneAllocator>,
+    victim: Box<dyn VictimPolicy>,
+    pub flows: Vec<Flow>,
+    requests: Vec<host::Request>,
+    free_requests: Vec<u32>,
+    programs: Vec<ProgramRecord>,
+    free_programs: Vec<u32>,
+    gc: Vec<GcJob>,
+    /// Sealed host pages waiting for a pool to have room (foreground GC), per pool.
+    stalled_pages: Vec<VecDeque<SealedPage>>,
+    /// Write requests waiting for buffer room: (request, index of its next unit, waiting since).
+    write_waiters: VecDeque<(u32, u32, u64)>,
+    candidates: Vec<Candidate>,
+    streams: usize,
+    final_flush_done: bool,
+    now: u64,
+    fatal: Option<Error>,
+    pub device: DeviceStats,
+    pub precondition: PreconditionReport,
+    pub log: Option<Vec<RequestRecord>>,
+    pub options: RunOptions,
+    processed_requests: u64,
+}
+
+impl Simulation {
+    /// Build the device, precondition it, and line up the flows. `config` must be validated.
+    pub fn new(config: Config, flows: Vec<Flow>, options: RunOptions) -> Result<Simulation, Error> {
+        let geometry = Geometry::new(&config);
+        let timing = Timing::new(&config.timing);
+        let placement = placement::build(&config.ftl.placement);
+        let streams = placement.streams();
+        let mut ftl = Ftl::new(&config, geometry, options.verify, streams);
+        let keys = ftl.geometry.regions.len() * streams;
+        ftl.buffer.ensure_streams(keys);
+        let sched = Scheduler::new(&ftl.geometry, config.scheduler.read_priority);
+        let mut allocator = allocation::build(&config.ftl.allocation, &ftl.geometry);
+        let mut victim = gc_victim::build(&config.ftl.gc_victim, config.seed);
+        let pools = ftl.pools.len();
+        let regions = ftl.geometry.regions.len();
+
+        for f in &flows {
+            check_flow_capacity(f, &ftl)?;
+        }
+        let footprint = if config.precondition.trace_footprint {
+            read_before_write_footprint(&flows, &ftl)
+        } else {
+            Vec::new()
+        };
+        let mut pre = Preconditioner::new(&mut ftl, allocator.as_mut(), victim.as_mut(), &sched);
+        pre.run(&config.precondition, config.seed, &footprint)?;
+        let precondition = pre.report;
+
+        let mut sim = Simulation {
+            read_policy: read_policy::build(&config.ftl.read_policy),
+            reduction: reduction::build(&config.ftl.reduction),
+            migration: migration::build(&config.ftl.migration),
+            placement,
+            allocator,
+            victim,
+            timing,
+            sched,
+            events: EventQueue::default(),
+            ftl,
+            flows,
+            requests: Vec::new(),
+            free_requests: Vec::new(),
+            programs: Vec::new(),
+            free_programs: Vec::new(),
+            gc: (0..pools)
+                .map(|_| GcJob {
+                    copies: vec![Vec::new(); regions],
+                    ..GcJob::default()
+                })
+                .collect(),
+            stalled_pages: (0..pools).map(|_| VecDeque::new()).collect(),
+            write_waiters: VecDeque::new(),
+            candidates: Vec::new(),
+            streams,
+            final_flush_done: false,
+            now: 0,
+            fatal: None,
+            device: DeviceStats::default(),
+            precondition,
+            log: options.request_log.then(Vec::new),
+            options,
+            processed_requests: 0,
+            config,
+        };
+        for f in 0..sim.flows.len() {
+            sim.prime_flow(f as u32);
+        }
+        Ok(sim)
+    }
+
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Host requests completed so far (for progress reporting).
+    pub fn processed_requests(&self) -> u64 {
+        self.processed_requests
+    }
+
+    pub fn total_requests(&self) -> u64 {
+        self.flows.iter().map(|f| f.requests.len() as u64).sum()
+    }
+
+    /// Run to completion.
+    pub fn run(&mut self) -> Result<(), Error> {
+        self.run_with_progress(u64::MAX, &mut |_| {})
+    }
+
+    /// Run to completion, calling `progress` every `every` processed events.
+    pub fn run_with_progress(
+        &mut self,
+        every: u64,
+        progress: &mut dyn FnMut(&Simulation),
+    ) -> Result<(), Error> {
+        self.maybe_final_flush();
+        let mut n = 0u64;
+        while let Some((time, event)) = self.events.pop() {
+            debug_assert!(time >= self.now);
+            self.now = time;
+            self.dispatch(event);
+            if let Some(e) = self.fatal.take() {
+                return Err(e);
+            }
+            n += 1;
+            if n % every == 0 {
+                progress(self);
+            }
+        }
+        let unfinished = self.requests.len() - self.free_requests.len();
+        if unfinished > 0 {
+            return Err(Error::Simulation(format!(
+                "{unfinished} host requests never completed: the device ran out of free blocks \
+                 and GC could not reclaim space (the data does not fit; raise \
+                 ftl.overprovisioning_ratio or lower the fill)"
+            )));
+        }
+        self.ftl.verify_all();
+        Ok(())
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::Arrival { flow } => self.on_arrival(flow),
+            Event::DieDone(die) => {
+                self.sched.on_die_done(die, self.now, &mut self.events);
+                self.drain_completions();
+            }
+            Event::BusDone(ch) => {
+                self.sched.on_bus_done(ch, self.now, &mut self.events);
+                self.drain_completions();
+            }
+            Event::GcReadDone { job, page } => self.on_gc_read_done(job as usize, page),
+            Event::BufferTimeout { stream, generation } => {
+                self.on_buffer_timeout(stream as usize, generation)
+            }
+        }
+    }
+
+    fn drain_completions(&mut self) {
+        while let Some(op) = self.sched.completed.pop() {
+            self.on_op_done(op);
+        }
+    }
+
+    fn on_op_done(&mut self, op: FlashOp) {
+        match (op.kind, op.source) {
+            (OpKind::Read, OpSource::Host) => {
+                let done = self.now + self.timing.ecc_decode_ns;
+                self.request_part_done(op.owner, done);
+            }
+            (OpKind::Read, _) => {
+                let job = self.ftl.pool_of_block(self.ftl.geometry.block_of_page(op.target));
+                self.events.push(
+                    self.now + self.timing.ecc_decode_ns,
+                    Event::GcReadDone {
+                        job: job as u32,
+                        page: op.target,
+                    },
+                );
+            }
+            (OpKind::Program, _) => self.on_program_done(op.owner),
+            (OpKind::Erase, _) => self.on_erase_done(op.target),
+        }
+    }
+
+    /// Submit a flash operation now and count it.
+    fn submit(&mut self, op: FlashOp) {
+        self.device.count_op(op.kind, op.source);
+        self.sched.submit(op, self.now, &mut self.events);
+    }
+
+    fn unmapped_read_is_error(&self) -> bool {
+        self.config.ftl.unmapped_read == UnmappedRead::Error
+    }
+
+    fn ack_on_program(&self) -> bool {
+        self.config.ftl.write_ack == WriteAck::Program
+    }
+}
+
+/// Every address of a flow must fall inside the logical capacity.
+fn check_flow_capacity(f: &Flow, ftl: &Ftl) -> Result<(), Error> {
+    let capacity = ftl.logical_units as u64 * ftl.geometry.unit_bytes as u64;
+    for (i, r) in f.requests.iter().enumerate() {
+        let end = r.offset_bytes + f.offset_bytes + r.size_bytes;
+        if end > capacity {
+            return Err(Error::Simulation(format!(
+                "flow `{}` request {} ends at byte {end}, past the logical capacity {capacity} \
+                 (the flow's offset_bytes is {})",
+                f.name,
+                i + 1,
+                f.offset_bytes
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Units the flows read before any flow writes them, sorted (MQSim preconditions these too).
+fn read_before_write_footprint(flows: &[Flow], ftl: &Ftl) -> Vec<u32> {
+    let unit = ftl.geometry.unit_bytes as u64;
+    // One bit per logical unit: 0 = untouched, set once written or pre-written.
+    let mut touched = vec![0u64; (ftl.logical_units as usize).div_ceil(64)];
+    let mut out = Vec::new();
+    for f in flows {
+        for r in &f.requests {
+            let first = (r.offset_bytes + f.offset_bytes) / unit;
+            let last = (r.offset_bytes + f.offset_bytes + r.size_bytes.max(1) - 1) / unit;
+            for lpn in first..=last {
+                let (w, b) = ((lpn / 64) as usize, lpn % 64);
+                if touched[w] & (1 << b) == 0 {
+                    touched[w] |= 1 << b;
+                    if r.op == Op::Read {
+                        out.push(lpn as u32);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}

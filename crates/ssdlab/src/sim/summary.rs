@@ -1,0 +1,104 @@
+//! The JSON summary of a finished run.
+
+use serde_json::{json, Value};
+
+use crate::stats::{round3, spread, FlowStats};
+
+use super::Simulation;
+
+impl Simulation {
+    pub fn summary(&self) -> Value {
+        let mut all = FlowStats::default();
+        for f in &self.flows {
+            all.merge(&f.stats);
+        }
+        let mut s = all.to_json();
+        let d = &self.device;
+        let g = &self.ftl.geometry;
+        let ratio = |num: u64, den: u64| {
+            if den == 0 {
+                Value::Null
+            } else {
+                json!(round3(num as f64 / den as f64))
+            }
+        };
+        let span = self.now.max(1) as f64;
+        let flows: Vec<Value> = self
+            .flows
+            .iter()
+            .map(|f| {
+                let mut v = f.stats.to_json();
+                v["name"] = json!(f.name);
+                v
+            })
+            .collect();
+        let erase_counts = self.ftl.blocks.iter().map(|b| b.erase_count as f64);
+        let mut erase = spread(erase_counts);
+        let (lo, hi) = self
+            .ftl
+            .blocks
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), b| (lo.min(b.erase_count), hi.max(b.erase_count)));
+        erase["spread"] = json!(hi.saturating_sub(lo));
+        let integrity = match &self.ftl.oracle {
+            Some(o) => json!({
+                "enabled": true,
+                "checked_reads": o.checked_reads,
+                "violations": o.violations,
+                "messages": o.messages,
+            }),
+            None => json!({"enabled": false, "checked_reads": 0, "violations": 0, "messages": []}),
+        };
+        let unit = g.unit_bytes as u64;
+        let extra = json!({
+            "flows": flows,
+            "flash_ops": d.ops_json(),
+            "gc": {
+                "invocations": d.gc_invocations,
+                "copied_units": d.gc_copied_units,
+                "busy_ns": d.gc_busy_ns,
+            },
+            "wear_leveling": {
+                "invocations": d.wl_invocations,
+                "copied_units": d.wl_copied_units,
+            },
+            "waf": ratio(d.programmed_bytes, all.write_bytes),
+            "raf": ratio(d.host_sensed_bytes, all.read_bytes),
+            "bytes": {
+                "sensed": d.sensed_bytes,
+                "sensed_for_host": d.host_sensed_bytes,
+                "read_transferred": d.read_transfer_bytes,
+                "programmed": d.programmed_bytes,
+            },
+            "read_units": {
+                "flash": d.host_read_units_flash,
+                "buffer_hit": d.buffer_hit_units,
+                "unmapped": d.unmapped_read_units,
+            },
+            "write_buffer": {
+                "coalesced_units": d.coalesced_write_units,
+                "padded_slots": d.padded_slots,
+                "stall_ns": d.write_stall_ns,
+            },
+            "utilization": {
+                "die": spread(self.sched.die_busy_ns().map(|b| b as f64 / span)),
+                "channel": spread(self.sched.channel_busy_ns().map(|b| b as f64 / span)),
+            },
+            "erase_count": erase,
+            "integrity": integrity,
+            "precondition": self.precondition,
+            "capacity": {
+                "logical_bytes": self.ftl.logical_units as u64 * unit,
+                "physical_bytes": g.blocks() as u64 * g.max_pages_per_block as u64 * g.page_bytes as u64,
+            },
+            "sim_time_ns": self.now,
+            "seed": self.config.seed,
+            "version": crate::VERSION,
+            "config": self.config.to_json(),
+        });
+        if let (Value::Object(base), Value::Object(more)) = (&mut s, extra) {
+            base.extend(more);
+        }
+        s
+    }
+}

@@ -1,0 +1,214 @@
+//! Write path: units enter the write buffer (waiting for room when it is full), fill the open page
+//! of their stream, and a sealed page is placed on a plane and programmed. A plane without room
+//! holds its sealed pages until GC frees a block (foreground GC).
+
+use crate::flash::{FlashOp, OpKind, OpSource};
+use crate::ftl::write_buffer::SealedPage;
+use crate::ftl::{Location, Writer, BUFFERED, NO_LPN};
+
+use super::event::Event;
+use super::{ProgramRecord, Simulation};
+
+impl Simulation {
+    /// Admit the units of write request `id` from unit index `from`; waits in line for buffer
+    /// room if needed.
+    pub(super) fn admit_write(&mut self, id: u32, from: u32) {
+        if let Some(next) = self.admit_units(id, from) {
+            self.write_waiters.push_back((id, next, self.now));
+        }
+    }
+
+    /// Admit as many units as fit; returns the index of the first unit left over, if any.
+    fn admit_units(&mut self, id: u32, from: u32) -> Option<u32> {
+        let (first, units) = {
+            let r = &self.requests[id as usize];
+            (r.first_lpn, r.units)
+        };
+        let mut encode_ns = 0;
+        for i in from..units {
+            if !self.ftl.buffer.has_room() {
+                return Some(i);
+            }
+            encode_ns += self.admit_unit(id, first + i);
+        }
+        // All units are in: drop the admission guard (and acknowledge, for write_ack = "buffer").
+        self.request_part_done(id, self.now + encode_ns);
+        None
+    }
+
+    /// Put one unit into the write buffer; returns its encode time.
+    fn admit_unit(&mut self, id: u32, lpn: u32) -> u64 {
+        let version = self.ftl.oracle.as_mut().map_or(0, |o| o.bump(lpn));
+        let unit_bytes = self.ftl.geometry.unit_bytes;
+        let reduced = self.reduction.reduce(lpn, version, unit_bytes);
+        let dest = self.placement.place(lpn);
+        let key = dest.region * self.streams + dest.stream;
+        if let Location::Buffered(e) = self.ftl.lookup(lpn) {
+            if self
+                .ftl
+                .buffer
+                .rewrite_in_place(e, key, version, reduced.stored_bytes)
+            {
+                self.device.coalesced_write_units += 1;
+                self.add_write_waiter(key, id);
+                return reduced.encode_ns;
+            }
+        }
+        self.ftl.unmap(lpn);
+        if let Some(sealed) = self.ftl.buffer.seal_if_cannot_fit(key, reduced.stored_bytes) {
+            self.place_sealed(sealed);
+        }
+        let (e, was_empty) = self.ftl.buffer.push(key, lpn, version, reduced.stored_bytes);
+        self.ftl.l2p[lpn as usize] = BUFFERED | e;
+        self.add_write_waiter(key, id);
+        let timeout = self.config.ftl.write_buffer_timeout_ns;
+        if was_empty && timeout > 0 {
+            let generation = self.ftl.buffer.open[key].generation;
+            self.events.push(
+                self.now + timeout,
+                Event::BufferTimeout {
+                    stream: key as u32,
+                    generation,
+                },
+            );
+        }
+        if let Some(sealed) = self.ftl.buffer.seal_if_full(key) {
+            self.place_sealed(sealed);
+        }
+        reduced.encode_ns
+    }
+
+    fn add_write_waiter(&mut self, key: usize, id: u32) {
+        if self.ack_on_program() && self.ftl.buffer.add_waiter(key, id) {
+            self.requests[id as usize].pending += 1;
+        }
+    }
+
+    /// Choose a plane for a sealed page and program it there, or hold it until the plane has room.
+    pub(super) fn place_sealed(&mut self, sealed: SealedPage) {
+        let region = sealed.key / self.streams;
+        let writer = Writer::Host {
+            stream: sealed.key % self.streams,
+        };
+        let ftl = &self.ftl;
+        let plane = self.allocator.next_plane(&self.sched, &|p| {
+            ftl.has_room(ftl.pool_index(p, region), writer)
+        });
+        let pool = self.ftl.pool_index(plane, region);
+        if !self.stalled_pages[pool].is_empty() || !self.ftl.has_room(pool, writer) {
+            self.stalled_pages[pool].push_back(sealed);
+            self.maybe_start_gc(pool);
+            return;
+        }
+        self.program_sealed(pool, sealed);
+    }
+
+    /// Program a sealed host page into `pool`, which has room.
+    pub(super) fn program_sealed(&mut self, pool: usize, sealed: SealedPage) {
+        let writer = Writer::Host {
+            stream: sealed.key % self.streams,
+        };
+        let Some(page) = self.ftl.alloc_page(pool, writer, self.now) else {
+            self.stalled_pages[pool].push_front(sealed);
+            return;
+        };
+        let units: Vec<Option<(u32, u32)>> = sealed
+            .entries
+            .iter()
+            .map(|&e| {
+                let entry = self.ftl.buffer.entry(e);
+                let live = entry.lpn != NO_LPN && self.ftl.l2p[entry.lpn as usize] == BUFFERED | e;
+                live.then_some((entry.lpn, entry.version))
+            })
+            .collect();
+        let live = units.iter().flatten().count() as u64;
+        self.device.padded_slots += self.ftl.geometry.slots_per_page as u64 - live;
+        self.ftl.fill_page(page, units);
+        self.ftl.buffer.retire(&sealed.entries);
+        let owner = self.new_program(ProgramRecord {
+            page,
+            units: sealed.entries.len() as u32,
+            waiters: sealed.waiters,
+            source: OpSource::Host,
+            pool,
+        });
+        let op = self.program_op(page, OpSource::Host, owner);
+        self.submit(op);
+        self.maybe_start_gc(pool);
+    }
+
+    pub(super) fn new_program(&mut self, record: ProgramRecord) -> u32 {
+        match self.free_programs.pop() {
+            Some(id) => {
+                self.programs[id as usize] = record;
+                id
+            }
+            None => {
+                self.programs.push(record);
+                (self.programs.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The program command for a whole page.
+    pub(super) fn program_op(&mut self, page: u32, source: OpSource, owner: u32) -> FlashOp {
+        let g = &self.ftl.geometry;
+        let block = g.block_of_page(page);
+        let mode = g.regions[g.region_of(block)].cell_mode;
+        self.device.programmed_bytes += g.page_bytes as u64;
+        FlashOp {
+            kind: OpKind::Program,
+            source,
+            die: g.die_of_plane(g.plane_of_block(block)),
+            target: page,
+            array_ns: self.timing.mode(mode).tprog_ns[g.page_type(page) as usize],
+            transfer_ns: self.timing.transfer_ns(g.page_bytes as u64),
+            owner,
+        }
+    }
+
+    pub(super) fn on_program_done(&mut self, owner: u32) {
+        self.free_programs.push(owner);
+        let record = &mut self.programs[owner as usize];
+        let (page, units, source, pool) = (record.page, record.units, record.source, record.pool);
+        let waiters = std::mem::take(&mut record.waiters);
+        self.ftl.complete_program(page);
+        match source {
+            OpSource::Host => {
+                self.ftl.buffer.release(units);
+                for w in waiters {
+                    self.request_part_done(w, self.now);
+                }
+                self.admit_waiting_writes();
+            }
+            OpSource::Gc | OpSource::Wl => {
+                self.gc[pool].programs_outstanding -= 1;
+                self.maybe_finish_gc(pool);
+            }
+        }
+    }
+
+    /// Buffer room freed up: admit waiting writes in arrival order.
+    fn admit_waiting_writes(&mut self) {
+        while self.ftl.buffer.has_room() {
+            let Some((id, next, since)) = self.write_waiters.pop_front() else {
+                break;
+            };
+            self.device.write_stall_ns += self.now - since;
+            if let Some(left) = self.admit_units(id, next) {
+                self.write_waiters.push_front((id, left, self.now));
+                break;
+            }
+        }
+        self.maybe_final_flush();
+    }
+
+    pub(super) fn on_buffer_timeout(&mut self, key: usize, generation: u64) {
+        if self.ftl.buffer.open[key].generation != generation {
+            return;
+        }
+        if let Some(sealed) = self.ftl.buffer.seal(key) {
+            self.place_sealed(sealed);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! Statistics gathered during a run and the JSON summary built from them.
+
+use hdrhistogram::Histogram;
+use serde_json::{json, Map, Value};
+
+use crate::flash::{OpKind, OpSource};
+use crate::trace::Op;
+
+/// Latency distribution: exact mean and max, percentiles from an HDR histogram (3 significant
+/// digits).
+#[derive(Clone)]
+pub struct Latency {
+    hist: Histogram<u64>,
+    sum: u128,
+    max: u64,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Latency {
+            // 3 significant digits, auto-resizing: any latency fits.
+            hist: Histogram::new(3).unwrap_or_else(|_| unreachable!("3 is a valid precision")),
+            sum: 0,
+            max: 0,
+        }
+    }
+}
+
+impl Latency {
+    pub fn record(&mut self, ns: u64) {
+        // An auto-resizing histogram grows to hold any value; should growth ever fail, clamp.
+        if self.hist.record(ns).is_err() {
+            self.hist.saturating_record(ns);
+        }
+        self.sum += ns as u128;
+        self.max = self.max.max(ns);
+    }
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+    pub fn merge(&mut self, other: &Latency) {
+        // Both histograms auto-resize, so adding cannot fail.
+        let _ = self.hist.add(&other.hist);
+        self.sum += other.sum;
+        self.max = self.max.max(other.max);
+    }
+    pub fn to_json(&self) -> Value {
+        let n = self.count();
+        if n == 0 {
+            return json!({"count": 0, "mean": null, "p50": null, "p99": null, "p999": null, "max": null});
+        }
+        json!({
+            "count": n,
+            "mean": (self.sum as f64 / n as f64 * 10.0).round() / 10.0,
+            "p50": self.hist.value_at_quantile(0.50),
+            "p99": self.hist.value_at_quantile(0.99),
+            "p999": self.hist.value_at_quantile(0.999),
+            "max": self.max,
+        })
+    }
+}
+
+/// What one flow's host requests saw.
+#[derive(Clone, Default)]
+pub struct FlowStats {
+    pub read: Latency,
+    pub write: Latency,
+    pub trim_count: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub first_arrival_ns: Option<u64>,
+    pub last_completion_ns: u64,
+}
+
+impl FlowStats {
+    pub fn record(&mut self, op: Op, bytes: u64, arrival_ns: u64, done_ns: u64) {
+        let latency = done_ns - arrival_ns;
+        match op {
+            Op::Read => {
+                self.read.record(latency);
+                self.read_bytes += bytes;
+            }
+            Op::Write => {
+                self.write.record(latency);
+                self.write_bytes += bytes;
+            }
+            Op::Trim => self.trim_count += 1,
+        }
+        self.first_arrival_ns = Some(self.first_arrival_ns.map_or(arrival_ns, |a| a.min(arrival_ns)));
+        self.last_completion_ns = self.last_completion_ns.max(done_ns);
+    }
+
+    pub fn merge(&mut self, o: &FlowStats) {
+        self.read.merge(&o.read);
+        self.write.merge(&o.write);
+        self.trim_count += o.trim_count;
+        self.read_bytes += o.read_bytes;
+        self.write_bytes += o.write_bytes;
+        self.first_arrival_ns = match (self.first_arrival_ns, o.first_arrival_ns) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.last_completion_ns = self.last_completion_ns.max(o.last_completion_ns);
+    }
+
+    /// Span from the first arrival to the last completion.
+    pub fn span_ns(&self) -> u64 {
+        self.last_completion_ns - self.first_arrival_ns.unwrap_or(0)
+    }
+
+    pub fn to_json(&self) -> Value {
+        let reads = self.read.count();
+        let writes = self.write.count();
+        let count = reads + writes + self.trim_count;
+        let mut all = self.read.clone();
+        all.merge(&self.write);
+        let span_s = self.span_ns() as f64 / 1e9;
+        let per_s = |x: f64| if span_s > 0.0 { round3(x / span_s) } else { 0.0 };
+        json!({
+            "requests": {"count": count, "read": reads, "write": writes, "trim": self.trim_count},
+            "latency_ns": {"read": self.read.to_json(), "write": self.write.to_json(), "all": all.to_json()},
+            "iops": per_s(count as f64),
+            "bandwidth_mib_s": per_s((self.read_bytes + self.write_bytes) as f64 / 1048576.0),
+            "read_bytes": self.read_bytes,
+            "write_bytes": self.write_bytes,
+            "span_ns": self.span_ns(),
+        })
+    }
+}
+
+/// What the device did.
+#[derive(Clone, Default)]
+pub struct DeviceStats {
+    /// [kind][source] flash operation counts.
+    pub ops: [[u64; 3]; 3],
+    pub sensed_bytes: u64,
+    /// Sensed for host reads only (the RAF numerator).
+    pub host_sensed_bytes: u64,
+    pub read_transfer_bytes: u64,
+    pub programmed_bytes: u64,
+    pub host_read_units_flash: u64,
+    pub buffer_hit_units: u64,
+    pub unmapped_read_units: u64,
+    pub coalesced_write_units: u64,
+    pub padded_slots: u64,
+    pub gc_invocations: u64,
+    pub wl_invocations: u64,
+    pub gc_copied_units: u64,
+    pub wl_copied_units: u64,
+    pub gc_busy_ns: u64,
+    pub write_stall_ns: u64,
+}
+
+pub fn kind_index(k: OpKind) -> usize {
+    match k {
+        OpKind::Read => 0,
+        OpKind::Program => 1,
+        OpKind::Erase => 2,
+    }
+}
+
+impl DeviceStats {
+    pub fn count_op(&mut self, kind: OpKind, source: OpSource) {
+        self.ops[kind_index(kind)][source.index()] += 1;
+    }
+
+    pub fn ops_json(&self) -> Value {
+        let mut m = Map::new();
+        for (ki, kind) in ["read", "program", "erase"].iter().enumerate() {
+            let mut by = Map::new();
+            for s in OpSource::ALL {
+                by.insert(s.name().into(), json!(self.ops[ki][s.index()]));
+            }
+            by.insert("total".into(), json!(self.ops[ki].iter().sum::<u64>()));
+            m.insert((*kind).into(), Value::Object(by));
+        }
+        Value::Object(m)
+    }
+}
+
+pub fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Mean, min, max and population standard deviation of a sample.
+pub fn spread(xs: impl Iterator<Item = f64>) -> Value {
+    let v: Vec<f64> = xs.collect();
+    if v.is_empty() {
+        return json!({"mean": null, "min": null, "max": null, "std": null});
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    json!({
+        "mean": round3(mean),
+        "min": round3(v.iter().cloned().fold(f64::INFINITY, f64::min)),
+        "max": round3(v.iter().cloned().fold(f64::NEG_INFINITY, f64::max)),
+        "std": round3(var.sqrt()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_summary_is_exact_for_mean_and_max() {
+        let mut l = Latency::default();
+        for x in [100, 200, 300, 400] {
+            l.record(x);
+        }
+        let j = l.to_json();
+        assert_eq!(j["count"], 4);
+        assert_eq!(j["mean"], 250.0);
+        assert_eq!(j["max"], 400);
+        assert_eq!(j["p50"], 200);
+    }
+
+    #[test]
+    fn spread_of_a_sample() {
+        let j = spread([1.0, 3.0].into_iter());
+        assert_eq!(j["mean"], 2.0);
+        assert_eq!(j["std"], 1.0);
+    }
+}

@@ -1,0 +1,967 @@
+//! Trace loader tests: real trace excerpts (committed under `traces/`, see
+//! `traces/PROVENANCE.md`), malformed input, gzip handling, capacity checks,
+//! and property tests (round trip, garbage never panics).
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use ssdlab::trace::{
+    fold_into_capacity, load_trace, read_trace, LineParser, LoadOptions, MqsimParser, MsrParser,
+    Op, OutOfRange, TraceError, TraceFormat, TraceRequest,
+};
+
+const TIB: u64 = 1 << 40;
+const GIB: u64 = 1 << 30;
+
+fn traces_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces")
+}
+
+fn trace_path(name: &str) -> PathBuf {
+    traces_dir().join(name)
+}
+
+/// A scratch file for one test (unique name per test).
+fn scratch(name: &str, contents: &[u8]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("trace_parsers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+fn opts(format: TraceFormat, capacity_bytes: u64) -> LoadOptions {
+    LoadOptions {
+        format,
+        capacity_bytes,
+        out_of_range: OutOfRange::Error,
+    }
+}
+
+fn gunzip(path: &Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+/// Assert that `err` names `path`, `line` and `field`, both in its Display
+/// text and in its accessors.
+fn assert_names(err: &TraceError, path: &Path, line: u64, field: &str) {
+    let text = err.to_string();
+    let loc = format!("{}:{}:", path.display(), line);
+    assert!(text.contains(&loc), "{text:?} does not contain {loc:?}");
+    let fld = format!("field `{field}`");
+    assert!(text.contains(&fld), "{text:?} does not contain {fld:?}");
+    assert_eq!(err.path(), path);
+    assert_eq!(err.line(), Some(line));
+    assert_eq!(err.field(), Some(field));
+}
+
+// ---------------------------------------------------------------------------
+// Real traces, with the statistics recorded in the shared MANIFEST.md.
+
+struct Known {
+    file: &'static str,
+    format: TraceFormat,
+    requests: usize,
+    reads: usize,
+    /// Time span (last minus first arrival), seconds, as the manifest rounds it.
+    span_s: f64,
+    /// Lowest offset and highest end, bytes.
+    min_offset: u64,
+    max_end: u64,
+    /// Mean read / write size in bytes (1 decimal), None if there are none.
+    mean_read: Option<f64>,
+    mean_write: Option<f64>,
+}
+
+const KNOWN: &[Known] = &[
+    Known {
+        file: "msr_hm_0_first1000.csv.gz",
+        format: TraceFormat::Msr,
+        requests: 1_000,
+        reads: 508,
+        span_s: 127.233,
+        min_offset: 17_625_088,
+        max_end: 13_575_029_248,
+        mean_read: Some(12024.9),
+        mean_write: Some(7278.3),
+    },
+    Known {
+        file: "msr_wdev_1_full.csv.gz",
+        format: TraceFormat::Msr,
+        requests: 1_055,
+        reads: 0,
+        span_s: 595003.214,
+        min_offset: 2_675_048_448,
+        max_end: 54_620_086_272,
+        mean_read: None,
+        mean_write: Some(5249.1),
+    },
+    Known {
+        file: "msr_wdev_3_full.csv.gz",
+        format: TraceFormat::Msr,
+        requests: 682,
+        reads: 11,
+        span_s: 596961.941,
+        min_offset: 10_860_032,
+        max_end: 36_417_486_336,
+        mean_read: Some(64791.3),
+        mean_write: Some(4456.2),
+    },
+    Known {
+        file: "msr_hm_1_first1000writes.csv.gz",
+        format: TraceFormat::Msr,
+        requests: 1_000,
+        reads: 0,
+        span_s: 25152.386,
+        min_offset: 397_312,
+        max_end: 27_310_669_824,
+        mean_read: None,
+        mean_write: Some(34201.6),
+    },
+    Known {
+        file: "msr_mds_0_first1000writes.csv.gz",
+        format: TraceFormat::Msr,
+        requests: 1_000,
+        reads: 0,
+        span_s: 618.765,
+        min_offset: 2_277_376,
+        max_end: 36_414_865_408,
+        mean_read: None,
+        mean_write: Some(5887.0),
+    },
+    Known {
+        file: "msr_proj_0_first1000writes.csv.gz",
+        format: TraceFormat::Msr,
+        requests: 1_000,
+        reads: 1,
+        span_s: 510.547,
+        min_offset: 157_487_104,
+        max_end: 17_211_323_904,
+        mean_read: Some(16384.0),
+        mean_write: Some(7102.9),
+    },
+    Known {
+        file: "msr_rsrch_2_first1000writes.csv.gz",
+        format: TraceFormat::Msr,
+        requests: 1_000,
+        reads: 0,
+        span_s: 27438.784,
+        min_offset: 1_528_462_848,
+        max_end: 87_444_069_888,
+        mean_read: None,
+        mean_write: Some(4354.0),
+    },
+    Known {
+        file: "umass_websearch1_first24783_mqsim.trace.gz",
+        format: TraceFormat::Mqsim,
+        requests: 24_783,
+        reads: 24_779,
+        span_s: 60.055,
+        min_offset: 0,
+        max_end: 17_902_723_072,
+        mean_read: Some(15419.7),
+        mean_write: Some(8192.0),
+    },
+    Known {
+        file: "tpcc_small_mqsim.trace.gz",
+        format: TraceFormat::Mqsim,
+        requests: 6_999,
+        reads: 4_381,
+        span_s: 0.136,
+        min_offset: 361_823_744,
+        max_end: 232_713_410_560,
+        mean_read: Some(8289.2),
+        mean_write: Some(8939.5),
+    },
+];
+
+/// Committed only to show that it is *not* readable by the two parsers.
+const HEIMDALL: &str = "msrcut_heimdall_most_thpt_rand_iops_1006.trace.gz";
+
+fn mean_size(reqs: &[TraceRequest], op: Op) -> Option<f64> {
+    let sizes: Vec<u64> = reqs
+        .iter()
+        .filter(|r| r.op == op)
+        .map(|r| r.size_bytes)
+        .collect();
+    if sizes.is_empty() {
+        None
+    } else {
+        Some(sizes.iter().sum::<u64>() as f64 / sizes.len() as f64)
+    }
+}
+
+#[test]
+fn real_traces_match_manifest() {
+    for k in KNOWN {
+        let path = trace_path(k.file);
+        let t =
+            load_trace(&path, &opts(k.format, TIB)).unwrap_or_else(|e| panic!("{}: {e}", k.file));
+        assert_eq!(t.path, path);
+        assert_eq!(t.requests.len(), k.requests, "{}", k.file);
+        assert_eq!(t.count(Op::Read), k.reads, "{}", k.file);
+        assert_eq!(t.count(Op::Write), k.requests - k.reads, "{}", k.file);
+        assert_eq!(t.count(Op::Trim), 0, "{}", k.file);
+        assert_eq!(t.reordered, 0, "{}: manifest says time-ordered", k.file);
+        assert_eq!(t.skipped_lines, 0, "{}", k.file);
+        assert_eq!(t.requests[0].arrival_ns, 0, "{}: rebased", k.file);
+        assert!(t
+            .requests
+            .windows(2)
+            .all(|w| w[0].arrival_ns <= w[1].arrival_ns));
+        let span_s = t.duration_ns() as f64 / 1e9;
+        assert!(
+            (span_s - k.span_s).abs() < 0.0006,
+            "{}: span {span_s} s, manifest {}",
+            k.file,
+            k.span_s
+        );
+        let min_offset = t.requests.iter().map(|r| r.offset_bytes).min().unwrap();
+        let max_end = t
+            .requests
+            .iter()
+            .map(|r| r.offset_bytes + r.size_bytes)
+            .max()
+            .unwrap();
+        assert_eq!(
+            (min_offset, max_end),
+            (k.min_offset, k.max_end),
+            "{}",
+            k.file
+        );
+        for (op, want) in [(Op::Read, k.mean_read), (Op::Write, k.mean_write)] {
+            let got = mean_size(&t.requests, op);
+            match (got, want) {
+                (None, None) => {}
+                (Some(g), Some(w)) => {
+                    assert!((g - w).abs() < 0.051, "{}: {op:?} {g} vs {w}", k.file)
+                }
+                _ => panic!("{}: {op:?} mean {got:?} vs manifest {want:?}", k.file),
+            }
+        }
+    }
+}
+
+#[test]
+fn first_records_decode_exactly() {
+    // MSR hm_0 line 1: 128166385295514663,hm,0,Write,9056014336,2048,2833
+    // line 2: 128166385295514878,hm,0,Write,11855351808,512,2617
+    let t = load_trace(
+        &trace_path("msr_hm_0_first1000.csv.gz"),
+        &opts(TraceFormat::Msr, TIB),
+    )
+    .unwrap();
+    assert_eq!(
+        t.requests[..2],
+        [
+            TraceRequest {
+                arrival_ns: 0,
+                offset_bytes: 9_056_014_336,
+                size_bytes: 2048,
+                op: Op::Write
+            },
+            TraceRequest {
+                arrival_ns: (128166385295514878 - 128166385295514663) * 100,
+                offset_bytes: 11_855_351_808,
+                size_bytes: 512,
+                op: Op::Write
+            },
+        ]
+    );
+    // MQSim WebSearch1 lines 1-2: "11413000 0 657728 16 1", "11565000 1 31244784 64 1"
+    let t = load_trace(
+        &trace_path("umass_websearch1_first24783_mqsim.trace.gz"),
+        &opts(TraceFormat::Mqsim, TIB),
+    )
+    .unwrap();
+    assert_eq!(
+        t.requests[..2],
+        [
+            TraceRequest {
+                arrival_ns: 0,
+                offset_bytes: 657_728 * 512,
+                size_bytes: 16 * 512,
+                op: Op::Read
+            },
+            TraceRequest {
+                arrival_ns: 11_565_000 - 11_413_000,
+                offset_bytes: 31_244_784 * 512,
+                size_bytes: 64 * 512,
+                op: Op::Read
+            },
+        ]
+    );
+}
+
+#[test]
+fn committed_traces_are_documented_and_small() {
+    let provenance = std::fs::read_to_string(traces_dir().join("PROVENANCE.md")).unwrap();
+    for name in KNOWN.iter().map(|k| k.file).chain([HEIMDALL]) {
+        assert!(trace_path(name).is_file(), "traces/{name} is missing");
+    }
+    let mut total = 0;
+    for entry in std::fs::read_dir(traces_dir()).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        if name == "PROVENANCE.md" {
+            continue;
+        }
+        total += entry.metadata().unwrap().len();
+        assert!(
+            provenance.contains(&format!("## `{name}`")),
+            "traces/{name} has no PROVENANCE.md section"
+        );
+    }
+    assert!(total < 3 << 20, "committed traces take {total} bytes");
+}
+
+#[test]
+fn heimdall_msr_cut_is_not_readable_by_either_parser() {
+    // `0.000 0 11562803200 4096 1`: fractional ms times and byte addresses.
+    let path = trace_path(HEIMDALL);
+    let err = load_trace(&path, &opts(TraceFormat::Mqsim, u64::MAX)).unwrap_err();
+    assert_names(&err, &path, 1, "arrival_ns");
+    assert!(err
+        .to_string()
+        .contains("\"0.000\" is not a non-negative integer"));
+    let err = load_trace(&path, &opts(TraceFormat::Msr, u64::MAX)).unwrap_err();
+    assert_names(&err, &path, 1, "Hostname");
+}
+
+// ---------------------------------------------------------------------------
+// gzip handling
+
+#[test]
+fn gzip_and_plain_load_identically() {
+    for k in KNOWN {
+        let gz_path = trace_path(k.file);
+        let plain = gunzip(&gz_path);
+        // Name it .gz on purpose: detection is by magic bytes, not extension.
+        let plain_path = scratch(&format!("plain_{}", k.file), &plain);
+        let a = load_trace(&gz_path, &opts(k.format, TIB)).unwrap();
+        let b = load_trace(&plain_path, &opts(k.format, TIB)).unwrap();
+        assert_eq!(a.requests, b.requests, "{}", k.file);
+        assert_eq!(
+            (a.reordered, a.skipped_lines),
+            (b.reordered, b.skipped_lines)
+        );
+        assert_eq!(b.path, plain_path);
+    }
+}
+
+#[test]
+fn multi_member_gzip_is_read_to_the_end() {
+    let plain = gunzip(&trace_path("tpcc_small_mqsim.trace.gz"));
+    let cut = plain.len() / 2;
+    let cut = cut + plain[cut..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let mut two = gzip(&plain[..cut]);
+    two.extend(gzip(&plain[cut..]));
+    let path = scratch("two_members.txt", &two);
+    let a = load_trace(&path, &opts(TraceFormat::Mqsim, TIB)).unwrap();
+    let b = read_trace(&plain[..], Path::new("mem"), &opts(TraceFormat::Mqsim, TIB)).unwrap();
+    assert_eq!(a.requests.len(), 6_999);
+    assert_eq!(a.requests, b.requests);
+}
+
+#[test]
+fn corrupt_gzip_is_an_io_error_naming_the_file() {
+    let mut data = gzip(b"0 0 0 8 1\n1 0 8 8 0\n");
+    let n = data.len();
+    data[n / 2..].iter_mut().for_each(|b| *b ^= 0x5a);
+    let path = scratch("corrupt.gz", &data);
+    let err = load_trace(&path, &opts(TraceFormat::Mqsim, TIB)).unwrap_err();
+    assert!(err.to_string().starts_with(&path.display().to_string()));
+
+    let path = scratch("magic_only.gz", &[0x1f, 0x8b]);
+    let err = load_trace(&path, &opts(TraceFormat::Mqsim, TIB)).unwrap_err();
+    assert!(matches!(err, TraceError::Io { .. }), "{err}");
+}
+
+#[test]
+fn missing_file_is_an_io_error_naming_the_file() {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no/such/trace.csv");
+    let err = load_trace(&path, &opts(TraceFormat::Msr, TIB)).unwrap_err();
+    assert!(matches!(err, TraceError::Io { .. }));
+    assert!(err.to_string().contains(&path.display().to_string()));
+    assert_eq!(err.line(), None);
+}
+
+#[test]
+fn empty_file_gives_an_empty_trace() {
+    for format in TraceFormat::ALL {
+        let t = read_trace(&b""[..], Path::new("empty"), &opts(format, TIB)).unwrap();
+        assert!(t.requests.is_empty());
+        assert_eq!(t.duration_ns(), 0);
+        let t = read_trace(&gzip(b"")[..], Path::new("empty.gz"), &opts(format, TIB)).unwrap();
+        assert!(t.requests.is_empty());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Malformed input: every error names file, line and field.
+
+const MSR_OK: &str = "128166385295514663,hm,0,Write,9056014336,2048,2833\n";
+
+/// An MSR file whose line `bad_line` (1-based) is `bad`, the others valid.
+fn msr_file(name: &str, bad_line: usize, bad: &str) -> PathBuf {
+    let mut text = String::new();
+    for i in 1..=20 {
+        if i == bad_line {
+            text.push_str(bad);
+            text.push('\n');
+        } else {
+            text.push_str(MSR_OK);
+        }
+    }
+    scratch(name, text.as_bytes())
+}
+
+fn msr_err(name: &str, bad_line: usize, bad: &str) -> (PathBuf, TraceError) {
+    let path = msr_file(name, bad_line, bad);
+    let err = load_trace(&path, &opts(TraceFormat::Msr, TIB)).unwrap_err();
+    (path, err)
+}
+
+#[test]
+fn msr_negative_size_message_is_exact() {
+    let (path, err) = msr_err(
+        "x.csv",
+        17,
+        "128166385295514663,hm,0,Write,9056014336,-4096,2833",
+    );
+    assert_names(&err, &path, 17, "Size");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}:17: field `Size`: \"-4096\" is not a non-negative integer",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn msr_bad_lines_name_line_and_field() {
+    let cases: &[(&str, &str)] = &[
+        // malformed line (wrong separator): only one field
+        (
+            "128166385295514663;hm;0;Write;9056014336;2048;2833",
+            "Hostname",
+        ),
+        // too few fields
+        ("128166385295514663,hm,0,Write,9056014336", "Size"),
+        ("128166385295514663", "Hostname"),
+        // too many fields
+        (
+            "128166385295514663,hm,0,Write,9056014336,2048,2833,9",
+            "ResponseTime",
+        ),
+        // non-numeric / negative / fractional
+        (
+            "12816638529551466x,hm,0,Write,9056014336,2048,2833",
+            "Timestamp",
+        ),
+        ("-1,hm,0,Write,9056014336,2048,2833", "Timestamp"),
+        ("128166385295514663,hm,0,Write,abc,2048,2833", "Offset"),
+        ("128166385295514663,hm,0,Write,-512,2048,2833", "Offset"),
+        ("128166385295514663,hm,0,Write,0x1000,2048,2833", "Offset"),
+        (
+            "128166385295514663,hm,0,Write,9056014336,2048.5,2833",
+            "Size",
+        ),
+        ("128166385295514663,hm,0,Write,9056014336,,2833", "Size"),
+        (
+            "128166385295514663,hm,0,Write,9056014336,+2048,2833",
+            "Size",
+        ),
+        // zero size
+        ("128166385295514663,hm,0,Write,9056014336,0,2833", "Size"),
+        // unknown op
+        ("128166385295514663,hm,0,Flush,9056014336,2048,2833", "Type"),
+        ("128166385295514663,hm,0,R,9056014336,2048,2833", "Type"),
+        ("128166385295514663,hm,0,,9056014336,2048,2833", "Type"),
+        // overflow: u64 text, and ticks * 100 past u64
+        (
+            "128166385295514663,hm,0,Write,99999999999999999999,2048,2833",
+            "Offset",
+        ),
+        (
+            "999999999999999999,hm,0,Write,9056014336,2048,2833",
+            "Timestamp",
+        ),
+    ];
+    for (i, (bad, field)) in cases.iter().enumerate() {
+        let line = 1 + i % 20;
+        let (path, err) = msr_err(&format!("msr_bad_{i}.csv"), line, bad);
+        assert_names(&err, &path, line as u64, field);
+    }
+}
+
+#[test]
+fn msr_accepts_header_comments_blank_lines_crlf_bom_and_spaces() {
+    let text = "\u{feff}Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\r\n\
+                # a comment\r\n\
+                \r\n\
+                128166385295514663,hm,0,Write,9056014336,2048,2833\r\n\
+                \x20128166385295514673 , hm , 0 , READ , 4096 , 512 , 1 \r\n\
+                   \n\
+                128166385295514683,hm,0,rEaD,0,1,1";
+    let t = read_trace(
+        text.as_bytes(),
+        Path::new("h.csv"),
+        &opts(TraceFormat::Msr, TIB),
+    )
+    .unwrap();
+    assert_eq!(t.skipped_lines, 4);
+    assert_eq!(
+        t.requests,
+        vec![
+            TraceRequest {
+                arrival_ns: 0,
+                offset_bytes: 9056014336,
+                size_bytes: 2048,
+                op: Op::Write
+            },
+            TraceRequest {
+                arrival_ns: 1000,
+                offset_bytes: 4096,
+                size_bytes: 512,
+                op: Op::Read
+            },
+            TraceRequest {
+                arrival_ns: 2000,
+                offset_bytes: 0,
+                size_bytes: 1,
+                op: Op::Read
+            },
+        ]
+    );
+}
+
+const MQ_OK: &str = "11413000 0 657728 16 1\n";
+
+fn mqsim_err(name: &str, bad_line: usize, bad: &str) -> (PathBuf, TraceError) {
+    let mut text = String::new();
+    for i in 1..=20 {
+        if i == bad_line {
+            text.push_str(bad);
+            text.push('\n');
+        } else {
+            text.push_str(MQ_OK);
+        }
+    }
+    let path = scratch(name, text.as_bytes());
+    let err = load_trace(&path, &opts(TraceFormat::Mqsim, TIB)).unwrap_err();
+    (path, err)
+}
+
+#[test]
+fn mqsim_bad_lines_name_line_and_field() {
+    let cases: &[(&str, &str)] = &[
+        // malformed: comma-separated
+        ("11413000,0,657728,16,1", "device"),
+        // too few / too many fields
+        ("11413000 0 657728 16", "type"),
+        ("11413000", "device"),
+        ("11413000 0 657728 16 1 7", "type"),
+        // non-numeric / negative / fractional
+        ("11.413 0 657728 16 1", "arrival_ns"),
+        ("-5 0 657728 16 1", "arrival_ns"),
+        ("11413000 x 657728 16 1", "device"),
+        ("11413000 0 -657728 16 1", "start_sector"),
+        ("11413000 0 0x1000 16 1", "start_sector"),
+        ("11413000 0 657728 -16 1", "size_sectors"),
+        ("11413000 0 657728 sixteen 1", "size_sectors"),
+        // zero size
+        ("11413000 0 657728 0 1", "size_sectors"),
+        // unknown op
+        ("11413000 0 657728 16 2", "type"),
+        ("11413000 0 657728 16 R", "type"),
+        ("11413000 0 657728 16 -1", "type"),
+        // sectors * 512 overflows u64
+        ("11413000 0 36028797018963968 16 1", "start_sector"),
+        ("11413000 0 0 36028797018963968 1", "size_sectors"),
+    ];
+    for (i, (bad, field)) in cases.iter().enumerate() {
+        let line = 1 + (i * 7) % 20;
+        let (path, err) = mqsim_err(&format!("mq_bad_{i}.trace"), line, bad);
+        assert_names(&err, &path, line as u64, field);
+    }
+}
+
+#[test]
+fn mqsim_accepts_tabs_runs_of_spaces_comments_and_crlf() {
+    let text = "# comment\n\n  11413000\t0   657728 16 1 \r\n11413100 3 0 1 0\n";
+    let t = read_trace(
+        text.as_bytes(),
+        Path::new("m"),
+        &opts(TraceFormat::Mqsim, TIB),
+    )
+    .unwrap();
+    assert_eq!(t.skipped_lines, 2);
+    assert_eq!(
+        t.requests,
+        vec![
+            TraceRequest {
+                arrival_ns: 0,
+                offset_bytes: 657728 * 512,
+                size_bytes: 16 * 512,
+                op: Op::Read
+            },
+            TraceRequest {
+                arrival_ns: 100,
+                offset_bytes: 0,
+                size_bytes: 512,
+                op: Op::Write
+            },
+        ]
+    );
+}
+
+#[test]
+fn invalid_utf8_names_the_line() {
+    let mut data = MQ_OK.repeat(3).into_bytes();
+    data.extend_from_slice(b"11413000 0 \xff\xfe 16 1\n");
+    let path = scratch("bad_utf8.trace", &data);
+    let err = load_trace(&path, &opts(TraceFormat::Mqsim, TIB)).unwrap_err();
+    assert!(matches!(err, TraceError::Encoding { line: 4, .. }), "{err}");
+    assert!(err.to_string().contains(&format!("{}:4:", path.display())));
+}
+
+#[test]
+fn zero_capacity_is_rejected() {
+    let err = read_trace(
+        MQ_OK.as_bytes(),
+        Path::new("z"),
+        &opts(TraceFormat::Mqsim, 0),
+    )
+    .unwrap_err();
+    assert!(matches!(err, TraceError::ZeroCapacity { .. }), "{err}");
+}
+
+// ---------------------------------------------------------------------------
+// Time ordering
+
+#[test]
+fn backwards_timestamps_are_stable_sorted_and_counted() {
+    // ts: 50 40 60 40 70 -> sorted 40(l2) 40(l4) 50(l1) 60(l3) 70(l5)
+    let text = "50 0 1 1 1\n40 0 2 1 1\n60 0 3 1 0\n40 0 4 1 0\n70 0 5 1 1\n";
+    let t = read_trace(
+        text.as_bytes(),
+        Path::new("r"),
+        &opts(TraceFormat::Mqsim, TIB),
+    )
+    .unwrap();
+    let got: Vec<(u64, u64)> = t
+        .requests
+        .iter()
+        .map(|r| (r.arrival_ns, r.offset_bytes / 512))
+        .collect();
+    assert_eq!(got, vec![(0, 2), (0, 4), (10, 1), (20, 3), (30, 5)]);
+    // positions 0..=3 changed, position 4 kept its request
+    assert_eq!(t.reordered, 4);
+}
+
+// ---------------------------------------------------------------------------
+// Capacity: error vs wrap
+
+#[test]
+fn out_of_range_error_names_line_and_address_field() {
+    let plain = gunzip(&trace_path("tpcc_small_mqsim.trace.gz"));
+    let text = String::from_utf8(plain).unwrap();
+    let cap = 64 * GIB;
+    let first_bad = text
+        .lines()
+        .position(|l| {
+            let f: Vec<u64> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            (f[2] + f[3]) * 512 > cap
+        })
+        .unwrap() as u64
+        + 1;
+    let path = trace_path("tpcc_small_mqsim.trace.gz");
+    let err = load_trace(&path, &opts(TraceFormat::Mqsim, cap)).unwrap_err();
+    assert_names(&err, &path, first_bad, "start_sector");
+    assert!(err.to_string().contains("capacity"), "{err}");
+
+    let path = trace_path("msr_rsrch_2_first1000writes.csv.gz");
+    let err = load_trace(&path, &opts(TraceFormat::Msr, 16 * GIB)).unwrap_err();
+    assert_eq!(err.field(), Some("Offset"), "{err}");
+
+    // A request ending exactly at the capacity is in range; one byte more is not.
+    let o = opts(TraceFormat::Mqsim, 8 * 512);
+    assert!(read_trace(&b"0 0 4 4 0\n"[..], Path::new("e"), &o).is_ok());
+    let err = read_trace(&b"0 0 4 4 0\n1 0 4 5 0\n"[..], Path::new("e"), &o).unwrap_err();
+    assert_names(&err, Path::new("e"), 2, "start_sector");
+}
+
+#[test]
+fn out_of_range_wrap_folds_into_capacity() {
+    let path = trace_path("tpcc_small_mqsim.trace.gz");
+    let cap = 64 * GIB;
+    let exact = load_trace(&path, &opts(TraceFormat::Mqsim, TIB)).unwrap();
+    let wrapped = load_trace(
+        &path,
+        &LoadOptions {
+            format: TraceFormat::Mqsim,
+            capacity_bytes: cap,
+            out_of_range: OutOfRange::Wrap,
+        },
+    )
+    .unwrap();
+    assert_eq!(wrapped.requests.len(), exact.requests.len());
+    let mut folded = 0;
+    for (w, e) in wrapped.requests.iter().zip(&exact.requests) {
+        assert_eq!(
+            (w.arrival_ns, w.size_bytes, w.op),
+            (e.arrival_ns, e.size_bytes, e.op)
+        );
+        assert!(w.offset_bytes + w.size_bytes <= cap);
+        assert_eq!(w.offset_bytes % 512, e.offset_bytes % 512);
+        if e.offset_bytes + e.size_bytes <= cap {
+            assert_eq!(w.offset_bytes, e.offset_bytes);
+        } else {
+            folded += 1;
+            let start = e.offset_bytes % cap;
+            if start + e.size_bytes <= cap {
+                assert_eq!(w.offset_bytes, start);
+            } else {
+                assert_eq!(w.offset_bytes % 4096, start % 4096);
+            }
+        }
+    }
+    assert!(folded > 1000, "only {folded} requests were past 64 GiB");
+
+    // Wrap cannot place a request larger than the whole device.
+    let err = read_trace(
+        &b"0 0 0 9 0\n"[..],
+        Path::new("big"),
+        &LoadOptions {
+            format: TraceFormat::Mqsim,
+            capacity_bytes: 8 * 512,
+            out_of_range: OutOfRange::Wrap,
+        },
+    )
+    .unwrap_err();
+    assert_names(&err, Path::new("big"), 1, "size_sectors");
+}
+
+#[test]
+fn fold_rule_examples() {
+    let c = 1 << 20; // 1 MiB
+                     // fits: unchanged
+    assert_eq!(fold_into_capacity(0, c, c), Some(0));
+    assert_eq!(fold_into_capacity(c - 4096, 4096, c), Some(c - 4096));
+    // plain modulo
+    assert_eq!(fold_into_capacity(c + 8192, 4096, c), Some(8192));
+    assert_eq!(fold_into_capacity(5 * c + 512, 1024, c), Some(512));
+    // folded request still crosses the end: shift down by whole 4 KiB units
+    assert_eq!(fold_into_capacity(c - 1024, 4096, c), Some(c - 1024 - 4096));
+    assert_eq!(
+        fold_into_capacity(2 * c - 512, 8192, c),
+        Some(c - 512 - 8192)
+    );
+    // no room for an aligned shift: flush with the end
+    assert_eq!(fold_into_capacity(c - 512, c - 1024, c), Some(1024));
+    // too large / empty device
+    assert_eq!(fold_into_capacity(0, c + 1, c), None);
+    assert_eq!(fold_into_capacity(0, 1, 0), None);
+    // no overflow near u64::MAX
+    assert_eq!(fold_into_capacity(u64::MAX, u64::MAX, u64::MAX), Some(0));
+    let f = fold_into_capacity(u64::MAX - 3, 4096, c).unwrap();
+    assert!(f + 4096 <= c);
+}
+
+// ---------------------------------------------------------------------------
+// Property tests
+
+/// What the loader must produce for `raw` (ts_ns, offset, size, op) in file
+/// order: stable sort by time, rebase to the earliest.
+fn expected(raw: &[(u64, u64, u64, Op)]) -> (Vec<TraceRequest>, usize) {
+    let mut tagged: Vec<(usize, (u64, u64, u64, Op))> = raw.iter().copied().enumerate().collect();
+    tagged.sort_by_key(|(_, r)| r.0);
+    let moved = tagged
+        .iter()
+        .enumerate()
+        .filter(|(p, (i, _))| p != i)
+        .count();
+    let t0 = tagged.first().map_or(0, |(_, r)| r.0);
+    let reqs = tagged
+        .into_iter()
+        .map(|(_, (ts, offset_bytes, size_bytes, op))| TraceRequest {
+            arrival_ns: ts - t0,
+            offset_bytes,
+            size_bytes,
+            op,
+        })
+        .collect();
+    (reqs, moved)
+}
+
+fn msr_type(op: Op, case: u8) -> &'static str {
+    match (op, case % 4) {
+        (Op::Read, 0) => "Read",
+        (Op::Read, 1) => "read",
+        (Op::Read, 2) => "READ",
+        (Op::Read, _) => "rEaD",
+        (_, 0) => "Write",
+        (_, 1) => "write",
+        (_, 2) => "WRITE",
+        (_, _) => "wRiTe",
+    }
+}
+
+type MsrRec = (u64, String, u32, bool, u8, u64, u64, u64);
+
+fn msr_rec() -> impl Strategy<Value = MsrRec> {
+    (
+        0..u64::MAX / 100,                // ticks
+        "[a-z][a-z0-9_]{0,8}",            // host
+        any::<u32>(),                     // disk
+        any::<bool>(),                    // read?
+        any::<u8>(),                      // case / spacing choice
+        0..(1u64 << 60),                  // offset
+        1..(1u64 << 24),                  // size
+        any::<u32>().prop_map(u64::from), // response time
+    )
+}
+
+type MqRec = (u64, u32, u64, u64, bool, u8);
+
+fn mq_rec() -> impl Strategy<Value = MqRec> {
+    (
+        any::<u64>(),    // arrival ns
+        any::<u32>(),    // device
+        0..(1u64 << 50), // start sector
+        1..(1u64 << 20), // size sectors
+        any::<bool>(),   // read?
+        any::<u8>(),     // separator / line-ending choice
+    )
+}
+
+fn maybe_gzip(text: String, gz: bool) -> Vec<u8> {
+    if gz {
+        gzip(text.as_bytes())
+    } else {
+        text.into_bytes()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn msr_round_trip(recs in prop::collection::vec(msr_rec(), 0..200), gz: bool, junk in 0usize..4) {
+        let mut text = String::new();
+        let mut raw = Vec::new();
+        for (i, (ticks, host, disk, read, style, offset, size, resp)) in recs.iter().enumerate() {
+            let op = if *read { Op::Read } else { Op::Write };
+            let ty = msr_type(op, *style);
+            let sp = if style & 0x10 != 0 { " " } else { "" };
+            let eol = if style & 0x20 != 0 { "\r\n" } else { "\n" };
+            text.push_str(&format!("{ticks}{sp},{host},{disk},{sp}{ty},{offset}{sp},{size},{resp}{eol}"));
+            if i % 4 == junk {
+                text.push_str(if style & 0x40 != 0 { "# note\n" } else { "\n" });
+            }
+            raw.push((ticks * 100, *offset, *size, op));
+        }
+        let skipped = text.lines().filter(|l| l.trim().is_empty() || l.starts_with('#')).count();
+        let t = read_trace(&maybe_gzip(text, gz)[..], Path::new("p.csv"), &opts(TraceFormat::Msr, u64::MAX)).unwrap();
+        let (want, moved) = expected(&raw);
+        prop_assert_eq!(t.requests, want);
+        prop_assert_eq!(t.reordered, moved);
+        prop_assert_eq!(t.skipped_lines, skipped);
+    }
+
+    #[test]
+    fn mqsim_round_trip(recs in prop::collection::vec(mq_rec(), 0..200), gz: bool) {
+        let mut text = String::new();
+        let mut raw = Vec::new();
+        for (ts, dev, sector, count, read, style) in &recs {
+            let sep = ["  ", "\t", " \t "][usize::from(style % 3)];
+            let sep = if style & 0x80 != 0 { sep } else { " " };
+            let eol = if style & 0x40 != 0 { "\r\n" } else { "\n" };
+            let ty = if *read { 1 } else { 0 };
+            text.push_str(&format!("{ts}{sep}{dev}{sep}{sector}{sep}{count}{sep}{ty}{eol}"));
+            let op = if *read { Op::Read } else { Op::Write };
+            raw.push((*ts, sector * 512, count * 512, op));
+        }
+        let t = read_trace(&maybe_gzip(text, gz)[..], Path::new("p.trace"), &opts(TraceFormat::Mqsim, u64::MAX)).unwrap();
+        let (want, moved) = expected(&raw);
+        prop_assert_eq!(t.requests, want);
+        prop_assert_eq!(t.reordered, moved);
+        prop_assert_eq!(t.skipped_lines, 0);
+    }
+
+    #[test]
+    fn wrapped_requests_always_fit(offset: u64, size in 1u64..(1 << 40), cap in 1u64..=u64::MAX) {
+        match fold_into_capacity(offset, size, cap) {
+            None => prop_assert!(size > cap),
+            Some(start) => {
+                prop_assert!(size <= cap);
+                prop_assert!(start <= cap - size);
+                if offset.checked_add(size).is_some_and(|e| e <= cap) {
+                    prop_assert_eq!(start, offset);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn garbage_lines_never_panic(
+        line in prop_oneof![
+            any::<String>(),
+            "[0-9 ,.+\\-xXa-fA-FrRwW#\t]{0,80}",
+            "[0-9]{1,25}(,[0-9A-Za-z+\\-.]{0,22}){0,8}",
+            "[0-9\\-]{1,25}( [0-9\\-.]{0,22}){0,6}",
+        ]
+    ) {
+        let mut msr = MsrParser;
+        let mut mq = MqsimParser;
+        for p in [&mut msr as &mut dyn LineParser, &mut mq] {
+            if let Err(e) = p.parse_line(&line) {
+                prop_assert!(!e.field.is_empty());
+                prop_assert!(e.to_string().contains(e.field));
+            }
+        }
+    }
+
+    #[test]
+    fn garbage_files_never_panic(
+        data in prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..400),
+            prop::collection::vec(any::<u8>(), 0..400).prop_map(|mut v| { v.splice(0..0, [0x1f, 0x8b]); v }),
+            prop::collection::vec(any::<u8>(), 0..400).prop_map(|v| gzip(&v)),
+            "([0-9]{1,20}[ ,]){0,8}\n{0,2}".prop_map(String::into_bytes),
+        ],
+        cap in 1u64..=u64::MAX,
+        wrap: bool,
+    ) {
+        for format in TraceFormat::ALL {
+            let o = LoadOptions {
+                format,
+                capacity_bytes: cap,
+                out_of_range: if wrap { OutOfRange::Wrap } else { OutOfRange::Error },
+            };
+            match read_trace(&data[..], Path::new("garbage.bin"), &o) {
+                Ok(t) => {
+                    for r in &t.requests {
+                        prop_assert!(r.size_bytes > 0);
+                        prop_assert!(r.offset_bytes.checked_add(r.size_bytes).is_some_and(|e| e <= cap));
+                    }
+                    prop_assert!(t.requests.windows(2).all(|w| w[0].arrival_ns <= w[1].arrival_ns));
+                }
+                Err(e) => prop_assert!(e.to_string().starts_with("garbage.bin")),
+            }
+        }
+    }
+}
