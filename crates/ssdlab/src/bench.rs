@@ -53,8 +53,17 @@ impl BenchWorkload {
                 let size = kib * 1024;
                 let slots = (self.span_bytes - size) / 4096;
                 let offset = rng.gen_range(0..=slots) * 4096;
-                let op = if rng.gen_bool(self.read_fraction) { Op::Read } else { Op::Write };
-                let r = TraceRequest { arrival_ns: t as u64, offset_bytes: offset, size_bytes: size, op };
+                let op = if rng.gen_bool(self.read_fraction) {
+                    Op::Read
+                } else {
+                    Op::Write
+                };
+                let r = TraceRequest {
+                    arrival_ns: t as u64,
+                    offset_bytes: offset,
+                    size_bytes: size,
+                    op,
+                };
                 t += gap.sample(&mut rng);
                 r
             })
@@ -74,7 +83,14 @@ pub fn peak_rss_mib() -> Option<f64> {
 pub fn run_scenario(name: &str, config: &Config, workload: &BenchWorkload) -> Result<Value, Error> {
     let trace = workload.generate();
     let n = trace.len() as u64;
-    let flow = Flow::new("bench".into(), trace, config.host.mode, config.host.queue_depth, 1.0, 0);
+    let flow = Flow::new(
+        "bench".into(),
+        trace,
+        config.host.mode,
+        config.host.queue_depth,
+        1.0,
+        0,
+    );
     let t0 = Instant::now();
     let mut sim = Simulation::new(config.clone(), vec![flow], RunOptions::default())?;
     let precondition_s = t0.elapsed().as_secs_f64();

@@ -17,7 +17,11 @@ use crate::sim::RunOptions;
 use crate::trace::TraceFormat;
 
 #[derive(Parser, Debug)]
-#[command(name = "ssdlab", version, about = "Fast, faithful, extensible SSD simulator")]
+#[command(
+    name = "ssdlab",
+    version,
+    about = "Fast, faithful, extensible SSD simulator"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -144,7 +148,11 @@ fn cmd_presets(show: Option<String>) -> Result<i32, Error> {
             for name in preset_names() {
                 let desc = preset_source(name)
                     .and_then(|s| s.parse::<toml::Table>().ok())
-                    .and_then(|t| t.get("description").and_then(|d| d.as_str()).map(String::from))
+                    .and_then(|t| {
+                        t.get("description")
+                            .and_then(|d| d.as_str())
+                            .map(String::from)
+                    })
                     .unwrap_or_default();
                 println!("{name:<10} {desc}");
             }
@@ -300,7 +308,10 @@ fn human_summary(s: &Value, config: &Config) -> String {
     let _ = writeln!(
         o,
         "requests     {} ({} read, {} write, {} trim) over {:.3} s simulated",
-        r["count"], r["read"], r["write"], r["trim"],
+        r["count"],
+        r["read"],
+        r["write"],
+        r["trim"],
         s["sim_time_ns"].as_f64().unwrap_or(0.0) / 1e9
     );
     for kind in ["read", "write", "all"] {
@@ -308,7 +319,11 @@ fn human_summary(s: &Value, config: &Config) -> String {
         let _ = writeln!(
             o,
             "latency {kind:<5} mean {:>11}  p50 {:>11}  p99 {:>11}  p99.9 {:>11}  max {:>11}",
-            us(&l["mean"]), us(&l["p50"]), us(&l["p99"]), us(&l["p999"]), us(&l["max"])
+            us(&l["mean"]),
+            us(&l["p50"]),
+            us(&l["p99"]),
+            us(&l["p999"]),
+            us(&l["max"])
         );
     }
     let _ = writeln!(
@@ -320,22 +335,30 @@ fn human_summary(s: &Value, config: &Config) -> String {
     let _ = writeln!(
         o,
         "flash ops    read {} (host {}, gc {}), program {} (host {}, gc {}), erase {}",
-        ops["read"]["total"], ops["read"]["host"], ops["read"]["gc"],
-        ops["program"]["total"], ops["program"]["host"], ops["program"]["gc"],
+        ops["read"]["total"],
+        ops["read"]["host"],
+        ops["read"]["gc"],
+        ops["program"]["total"],
+        ops["program"]["host"],
+        ops["program"]["gc"],
         ops["erase"]["total"]
     );
     let _ = writeln!(
         o,
         "gc           {} invocations, {} units copied, {} busy; wear levelling {} moves",
-        s["gc"]["invocations"], s["gc"]["copied_units"],
-        us(&s["gc"]["busy_ns"]), s["wear_leveling"]["invocations"]
+        s["gc"]["invocations"],
+        s["gc"]["copied_units"],
+        us(&s["gc"]["busy_ns"]),
+        s["wear_leveling"]["invocations"]
     );
     let _ = writeln!(o, "WAF {}   RAF {}", s["waf"], s["raf"]);
     let _ = writeln!(
         o,
         "utilisation  die mean {} max {}, channel mean {} max {}",
-        s["utilization"]["die"]["mean"], s["utilization"]["die"]["max"],
-        s["utilization"]["channel"]["mean"], s["utilization"]["channel"]["max"]
+        s["utilization"]["die"]["mean"],
+        s["utilization"]["die"]["max"],
+        s["utilization"]["channel"]["mean"],
+        s["utilization"]["channel"]["max"]
     );
     let i = &s["integrity"];
     if i["enabled"].as_bool() == Some(true) {
@@ -368,13 +391,20 @@ fn cmd_bench(requests: usize, scenario: Scenario, json: bool) -> Result<i32, Err
             "precondition.overwrite_fraction=0.5".to_string(),
         ];
         let config = Config::resolve("default", None, &sets)?;
-        results.push(run_scenario("steady (80% fill + 50% random overwrites)", &config, &workload)?);
+        results.push(run_scenario(
+            "steady (80% fill + 50% random overwrites)",
+            &config,
+            &workload,
+        )?);
         if !json {
             print_bench(results.last());
         }
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&results).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&results).unwrap_or_default()
+        );
     }
     Ok(0)
 }

@@ -448,8 +448,7 @@ impl Config {
             known: preset_names().join(", "),
         })?;
         let origin = format!("preset `{preset}`");
-        let mut value: toml::Table =
-            toml::from_str(source).map_err(|e| Error::toml(&origin, e))?;
+        let mut value: toml::Table = toml::from_str(source).map_err(|e| Error::toml(&origin, e))?;
         if let Some(path) = file {
             let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
             let user: toml::Table =

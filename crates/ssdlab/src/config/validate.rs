@@ -50,26 +50,38 @@ impl Config {
         if page % g.codeword_size_bytes as u64 != 0 {
             return Err(Error::config(
                 "geometry.codeword_size_bytes",
-                format!("{} does not divide the {page}-byte page", g.codeword_size_bytes),
+                format!(
+                    "{} does not divide the {page}-byte page",
+                    g.codeword_size_bytes
+                ),
             ));
         }
         if page / g.codeword_size_bytes as u64 > 64 {
             return Err(Error::config(
                 "geometry.codeword_size_bytes",
-                format!("a page may hold at most 64 codewords (has {})", page / g.codeword_size_bytes as u64),
+                format!(
+                    "a page may hold at most 64 codewords (has {})",
+                    page / g.codeword_size_bytes as u64
+                ),
             ));
         }
         let unit = self.ftl.mapping_unit_kib as u64 * 1024;
         if page % unit != 0 {
             return Err(Error::config(
                 "ftl.mapping_unit_kib",
-                format!("{} KiB does not divide the {} KiB page", self.ftl.mapping_unit_kib, g.page_size_kib),
+                format!(
+                    "{} KiB does not divide the {} KiB page",
+                    self.ftl.mapping_unit_kib, g.page_size_kib
+                ),
             ));
         }
         if unit % g.codeword_size_bytes as u64 != 0 {
             return Err(Error::config(
                 "ftl.mapping_unit_kib",
-                format!("{unit} bytes is not a whole number of {}-byte codewords", g.codeword_size_bytes),
+                format!(
+                    "{unit} bytes is not a whole number of {}-byte codewords",
+                    g.codeword_size_bytes
+                ),
             ));
         }
         let units_per_page = (page / unit) as u32;
@@ -87,20 +99,33 @@ impl Config {
         for (i, r) in g.regions.iter().enumerate() {
             let key = format!("geometry.regions[{i}]");
             if r.blocks_per_plane == 0 && i + 1 != g.regions.len() {
-                return Err(Error::config(&format!("{key}.blocks_per_plane"), "only the last region may take the rest (0)"));
+                return Err(Error::config(
+                    &format!("{key}.blocks_per_plane"),
+                    "only the last region may take the rest (0)",
+                ));
             }
             if r.cell_mode.bits_per_cell() > bits {
                 return Err(Error::config(
                     &format!("{key}.cell_mode"),
-                    format!("a {} region cannot live on {} dies", r.cell_mode.name(), g.cell_mode.name()),
+                    format!(
+                        "a {} region cannot live on {} dies",
+                        r.cell_mode.name(),
+                        g.cell_mode.name()
+                    ),
                 ));
             }
             if bits % r.cell_mode.bits_per_cell() != 0 {
-                return Err(Error::config(&format!("{key}.cell_mode"), "the die's wordlines do not split evenly into this mode's pages"));
+                return Err(Error::config(
+                    &format!("{key}.cell_mode"),
+                    "the die's wordlines do not split evenly into this mode's pages",
+                ));
             }
             used += r.blocks_per_plane;
             if g.regions[..i].iter().any(|o| o.name == r.name) {
-                return Err(Error::config(&format!("{key}.name"), format!("`{}` is used twice", r.name)));
+                return Err(Error::config(
+                    &format!("{key}.name"),
+                    format!("`{}` is used twice", r.name),
+                ));
             }
         }
         if used > g.blocks_per_plane {
@@ -120,7 +145,10 @@ impl Config {
         // Timing for every cell mode in use.
         let t = &self.timing;
         if !(t.channel_rate_mts.is_finite() && t.channel_rate_mts > 0.0) {
-            return Err(Error::config("timing.channel_rate_mts", format!("must be positive (got {})", t.channel_rate_mts)));
+            return Err(Error::config(
+                "timing.channel_rate_mts",
+                format!("must be positive (got {})", t.channel_rate_mts),
+            ));
         }
         positive("timing.channel_width_bytes", t.channel_width_bytes as u64)?;
         let mut modes = vec![g.cell_mode];
@@ -135,7 +163,10 @@ impl Config {
                 CellMode::Tlc => t.tlc.is_some(),
             };
             if !present {
-                return Err(Error::config(&format!("timing.{}", m.name()), "missing: blocks use this cell mode"));
+                return Err(Error::config(
+                    &format!("timing.{}", m.name()),
+                    "missing: blocks use this cell mode",
+                ));
             }
         }
         // FTL.
@@ -145,13 +176,19 @@ impl Config {
         if f.write_buffer_units < units_per_page {
             return Err(Error::config(
                 "ftl.write_buffer_units",
-                format!("must hold at least one page ({units_per_page} units), got {}", f.write_buffer_units),
+                format!(
+                    "must hold at least one page ({units_per_page} units), got {}",
+                    f.write_buffer_units
+                ),
             ));
         }
         if let AllocationConfig::Static { order } = &f.allocation {
             let geo = Geometry::new(self);
             if StripeOrder::new(order, &geo).is_none() {
-                return Err(Error::config("ftl.allocation.order", format!("`{order}` is not a permutation of C, W, D, P")));
+                return Err(Error::config(
+                    "ftl.allocation.order",
+                    format!("`{order}` is not a permutation of C, W, D, P"),
+                ));
             }
         }
         let geo = Geometry::new(self);
@@ -174,7 +211,8 @@ impl Config {
         }
         let spare_blocks = f.overprovisioning_ratio * g.blocks_per_plane as f64;
         let main = &geo.regions[0];
-        let needed = crate::ftl::gc_threshold_blocks(self, main.blocks_per_plane) + f.gc_reserved_blocks + 2;
+        let needed =
+            crate::ftl::gc_threshold_blocks(self, main.blocks_per_plane) + f.gc_reserved_blocks + 2;
         if spare_blocks < needed as f64 {
             return Err(Error::config(
                 "ftl.overprovisioning_ratio",
@@ -186,19 +224,31 @@ impl Config {
             ));
         }
         if crate::ftl::logical_units(self, &geo) == 0 {
-            return Err(Error::config("ftl.overprovisioning_ratio", "leaves no logical capacity"));
+            return Err(Error::config(
+                "ftl.overprovisioning_ratio",
+                "leaves no logical capacity",
+            ));
         }
         // Preconditioning and host.
         let p = &self.precondition;
         if !(p.fill_fraction.is_finite() && (0.0..=1.0).contains(&p.fill_fraction)) {
-            return Err(Error::config("precondition.fill_fraction", format!("must be in [0, 1] (got {})", p.fill_fraction)));
+            return Err(Error::config(
+                "precondition.fill_fraction",
+                format!("must be in [0, 1] (got {})", p.fill_fraction),
+            ));
         }
         if !(p.overwrite_fraction.is_finite() && p.overwrite_fraction >= 0.0) {
-            return Err(Error::config("precondition.overwrite_fraction", format!("must be ≥ 0 (got {})", p.overwrite_fraction)));
+            return Err(Error::config(
+                "precondition.overwrite_fraction",
+                format!("must be ≥ 0 (got {})", p.overwrite_fraction),
+            ));
         }
         let h = &self.host;
         if !(h.time_scale.is_finite() && h.time_scale > 0.0) {
-            return Err(Error::config("host.time_scale", format!("must be positive (got {})", h.time_scale)));
+            return Err(Error::config(
+                "host.time_scale",
+                format!("must be positive (got {})", h.time_scale),
+            ));
         }
         if h.mode == ReplayMode::Closed {
             positive("host.queue_depth", h.queue_depth as u64)?;
@@ -206,11 +256,17 @@ impl Config {
         for (i, fl) in self.flows.iter().enumerate() {
             if let Some(ts) = fl.time_scale {
                 if !(ts.is_finite() && ts > 0.0) {
-                    return Err(Error::config(&format!("flows[{i}].time_scale"), format!("must be positive (got {ts})")));
+                    return Err(Error::config(
+                        &format!("flows[{i}].time_scale"),
+                        format!("must be positive (got {ts})"),
+                    ));
                 }
             }
             if fl.queue_depth == Some(0) {
-                return Err(Error::config(&format!("flows[{i}].queue_depth"), "must be at least 1 (got 0)"));
+                return Err(Error::config(
+                    &format!("flows[{i}].queue_depth"),
+                    "must be at least 1 (got 0)",
+                ));
             }
         }
         Ok(())

@@ -298,7 +298,10 @@ mod tests {
         );
         let s = page_types(CellMode::Tlc, 6, ProgramOrder::Simplessd);
         assert_eq!(&s[..14], &[0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2]);
-        assert_eq!(page_types(CellMode::Slc, 5, ProgramOrder::Shadow), vec![0; 5]);
+        assert_eq!(
+            page_types(CellMode::Slc, 5, ProgramOrder::Shadow),
+            vec![0; 5]
+        );
     }
 
     fn geometry(c: u32, w: u32, d: u32, p: u32) -> Geometry {
@@ -328,7 +331,10 @@ mod tests {
         // plane id = ((ch·W + way)·D + die)·P + pl; ch stride = 3·2·2 = 12.
         assert_eq!(planes, vec![0, 12, 4, 16]);
         let pcwd = StripeOrder::new("PCWD", &g).unwrap();
-        assert_eq!((0..3).map(|k| pcwd.plane(k)).collect::<Vec<_>>(), vec![0, 1, 12]);
+        assert_eq!(
+            (0..3).map(|k| pcwd.plane(k)).collect::<Vec<_>>(),
+            vec![0, 1, 12]
+        );
         // Every order visits every plane exactly once per period.
         for order in ["CWDP", "PDWC", "WCPD", "DPCW"] {
             let s = StripeOrder::new(order, &g).unwrap();

@@ -94,25 +94,51 @@ mod tests {
     use super::*;
 
     fn cand(block: u32, valid: u32, last_write_ns: u64) -> Candidate {
-        Candidate { block, valid_units: valid, capacity_units: 100, last_write_ns, erase_count: 0 }
+        Candidate {
+            block,
+            valid_units: valid,
+            capacity_units: 100,
+            last_write_ns,
+            erase_count: 0,
+        }
     }
 
     #[test]
     fn greedy_picks_fewest_valid_first_on_ties() {
-        let c = [cand(0, 50, 0), cand(1, 20, 0), cand(2, 20, 0), cand(3, 90, 0)];
+        let c = [
+            cand(0, 50, 0),
+            cand(1, 20, 0),
+            cand(2, 20, 0),
+            cand(3, 90, 0),
+        ];
         assert_eq!(Greedy.choose(&c, 0), 1);
     }
 
     #[test]
     fn cost_benefit_prefers_old_blocks_over_slightly_emptier_young_ones() {
         // Block 1 is emptier but was just written; block 0 is old and cold.
-        let c = [cand(0, 40, 0), cand(1, 30, 990_000), cand(2, 90, 0), cand(3, 60, 0)];
+        let c = [
+            cand(0, 40, 0),
+            cand(1, 30, 990_000),
+            cand(2, 90, 0),
+            cand(3, 60, 0),
+        ];
         assert_eq!(CostBenefit.choose(&c, 1_000_000), 0);
         // Same ages: the emptier block wins, like greedy.
-        let c = [cand(0, 40, 0), cand(1, 30, 0), cand(2, 90, 0), cand(3, 30, 0)];
+        let c = [
+            cand(0, 40, 0),
+            cand(1, 30, 0),
+            cand(2, 90, 0),
+            cand(3, 30, 0),
+        ];
         assert_eq!(CostBenefit.choose(&c, 1_000_000), 1);
         // An empty block always wins.
-        let c = [cand(0, 40, 0), cand(1, 0, 999_999), cand(2, 90, 0), cand(3, 1, 0)];
+        let c = [
+            cand(0, 40, 0),
+            cand(1, 0, 999_999),
+            cand(2, 90, 0),
+            cand(3, 1, 0),
+        ];
         assert_eq!(CostBenefit.choose(&c, 1_000_000), 1);
     }
 

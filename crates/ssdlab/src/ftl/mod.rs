@@ -188,9 +188,7 @@ impl Ftl {
     /// Whether `slot` holds the current copy of its unit.
     pub fn slot_is_valid(&self, slot: SlotId) -> bool {
         let lpn = self.p2l[slot as usize];
-        lpn != NO_LPN
-            && (lpn as usize) < self.l2p.len()
-            && self.l2p[lpn as usize] == slot + 1
+        lpn != NO_LPN && (lpn as usize) < self.l2p.len() && self.l2p[lpn as usize] == slot + 1
     }
 
     /// Is the page's program complete (else its data is still in controller memory)?
@@ -218,6 +216,15 @@ impl Ftl {
     fn invalidate_slot(&mut self, slot: SlotId) {
         let block = self.geometry.block_of_slot(slot);
         let pool = self.pool_of_block(block);
+        if self.blocks[block as usize].valid_units == 0 {
+            // Only a corrupted mapping gets here; the oracle reports it, other runs carry on.
+            let msg = format!("slot {slot} is mapped but its block {block} counts no valid unit");
+            match &mut self.oracle {
+                Some(o) => o.violation(msg),
+                None => debug_assert!(false, "{msg}"),
+            }
+            return;
+        }
         self.blocks[block as usize].valid_units -= 1;
         self.pools[pool].valid_units -= 1;
         self.pools[pool].invalid_slots += 1;

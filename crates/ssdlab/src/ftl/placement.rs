@@ -24,7 +24,10 @@ impl Placement for SingleRegion {
         1
     }
     fn place(&mut self, _lpn: u32) -> Destination {
-        Destination { region: 0, stream: 0 }
+        Destination {
+            region: 0,
+            stream: 0,
+        }
     }
 }
 
@@ -43,7 +46,13 @@ mod tests {
         let mut p = SingleRegion;
         assert_eq!(p.streams(), 1);
         for lpn in [0, 5, u32::MAX - 1] {
-            assert_eq!(p.place(lpn), Destination { region: 0, stream: 0 });
+            assert_eq!(
+                p.place(lpn),
+                Destination {
+                    region: 0,
+                    stream: 0
+                }
+            );
         }
     }
 }

@@ -48,7 +48,12 @@ impl<'a> Preconditioner<'a> {
     }
 
     /// Fill, overwrite, then write the trace's read-before-write footprint (`footprint`, sorted).
-    pub fn run(&mut self, cfg: &PreconditionConfig, seed: u64, footprint: &[u32]) -> Result<(), Error> {
+    pub fn run(
+        &mut self,
+        cfg: &PreconditionConfig,
+        seed: u64,
+        footprint: &[u32],
+    ) -> Result<(), Error> {
         let n = self.ftl.logical_units as u64;
         let fill = ((cfg.fill_fraction * n as f64).round() as u64).min(n);
         let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e_6421);
@@ -106,9 +111,9 @@ impl<'a> Preconditioner<'a> {
         }
         let units = std::mem::take(&mut self.open);
         let ftl = &*self.ftl;
-        let plane = self
-            .allocator
-            .next_plane(self.sched, &|p| ftl.has_room(ftl.pool_index(p, 0), Writer::Host { stream: 0 }));
+        let plane = self.allocator.next_plane(self.sched, &|p| {
+            ftl.has_room(ftl.pool_index(p, 0), Writer::Host { stream: 0 })
+        });
         let pool = self.ftl.pool_index(plane, 0);
         let writer = Writer::Host { stream: 0 };
         while !self.ftl.has_room(pool, writer) {
@@ -167,7 +172,11 @@ impl<'a> Preconditioner<'a> {
             for s in 0..g.slots_per_page {
                 let slot = g.slot_id(page, s);
                 if self.ftl.slot_is_valid(slot) {
-                    let v = self.ftl.oracle.as_ref().map_or(0, |o| o.slot_version[slot as usize]);
+                    let v = self
+                        .ftl
+                        .oracle
+                        .as_ref()
+                        .map_or(0, |o| o.slot_version[slot as usize]);
                     moving.push((self.ftl.p2l[slot as usize], v));
                 }
             }

@@ -73,12 +73,26 @@ mod tests {
     #[test]
     fn full_read_moves_the_whole_page() {
         let p = FullRead.plan(&READ);
-        assert_eq!(p, ReadPlan { sense_ns: 50_000, sensed_bytes: 16384, transfer_bytes: 16384 });
+        assert_eq!(
+            p,
+            ReadPlan {
+                sense_ns: 50_000,
+                sensed_bytes: 16384,
+                transfer_bytes: 16384
+            }
+        );
     }
 
     #[test]
     fn dma_read_moves_only_wanted_codewords() {
         let p = DmaRead.plan(&READ);
-        assert_eq!(p, ReadPlan { sense_ns: 50_000, sensed_bytes: 16384, transfer_bytes: 4096 });
+        assert_eq!(
+            p,
+            ReadPlan {
+                sense_ns: 50_000,
+                sensed_bytes: 16384,
+                transfer_bytes: 4096
+            }
+        );
     }
 }

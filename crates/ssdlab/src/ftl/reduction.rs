@@ -40,7 +40,10 @@ mod tests {
     fn identity_keeps_size_and_costs_nothing() {
         assert_eq!(
             Identity.reduce(7, 1, 4096),
-            Reduced { stored_bytes: 4096, encode_ns: 0 }
+            Reduced {
+                stored_bytes: 4096,
+                encode_ns: 0
+            }
         );
     }
 }

@@ -140,7 +140,10 @@ impl Ftl {
             let problems = [
                 (valid != p.valid_units, "valid units"),
                 (invalid != p.invalid_slots, "invalid slots"),
-                (free + valid + invalid != p.total_slots, "free + valid + invalid"),
+                (
+                    free + valid + invalid != p.total_slots,
+                    "free + valid + invalid",
+                ),
             ];
             let msgs: Vec<String> = problems
                 .iter()

@@ -84,7 +84,13 @@ impl WriteBuffer {
 
     /// Overwrite a unit that sits in open page `key` in place (the buffer absorbs the rewrite).
     /// Returns false if the entry is not in that open page or the new size differs.
-    pub fn rewrite_in_place(&mut self, e: u32, key: usize, version: u32, stored_bytes: u32) -> bool {
+    pub fn rewrite_in_place(
+        &mut self,
+        e: u32,
+        key: usize,
+        version: u32,
+        stored_bytes: u32,
+    ) -> bool {
         let entry = &mut self.entries[e as usize];
         if entry.open_key != key as u32 || entry.stored_bytes != stored_bytes {
             return false;

@@ -56,7 +56,7 @@ impl Simulation {
         }
     }
 
-    fn start_gc(&mut self, pool: usize, victim: u32, source: OpSource) {
+    pub(super) fn start_gc(&mut self, pool: usize, victim: u32, source: OpSource) {
         self.ftl.verify_block(victim);
         self.ftl.blocks[victim as usize].state = BlockState::Victim;
         match source {
@@ -149,6 +149,13 @@ impl Simulation {
                     _ => self.device.gc_copied_units += live.len() as u64,
                 }
                 self.ftl.fill_page(page, units);
+                #[cfg(test)]
+                if self.planted_gc_remap_bug {
+                    // The bug the oracle must catch: moved units keep pointing at the victim.
+                    for &(lpn, slot) in &live {
+                        self.ftl.l2p[lpn as usize] = slot + 1;
+                    }
+                }
                 let owner = self.new_program(ProgramRecord {
                     page,
                     units: 0,

@@ -159,7 +159,13 @@ impl Simulation {
     }
 
     /// The read command for the wanted `slots` of `page`, shaped by the read policy.
-    pub(super) fn read_op(&mut self, page: u32, slots: u64, source: OpSource, owner: u32) -> FlashOp {
+    pub(super) fn read_op(
+        &mut self,
+        page: u32,
+        slots: u64,
+        source: OpSource,
+        owner: u32,
+    ) -> FlashOp {
         let g = &self.ftl.geometry;
         let block = g.block_of_page(page);
         let mode = g.regions[g.region_of(block)].cell_mode;
@@ -207,8 +213,14 @@ impl Simulation {
         if r.pending > 0 {
             return;
         }
-        let (flow, op, arrival, done, bytes, offset) =
-            (r.flow, r.op, r.arrival_ns, r.done_ns, r.bytes, r.offset_bytes);
+        let (flow, op, arrival, done, bytes, offset) = (
+            r.flow,
+            r.op,
+            r.arrival_ns,
+            r.done_ns,
+            r.bytes,
+            r.offset_bytes,
+        );
         self.free_requests.push(id);
         self.processed_requests += 1;
         let f = &mut self.flows[flow as usize];

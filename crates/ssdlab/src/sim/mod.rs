@@ -7,6 +7,8 @@ pub mod event;
 mod gc;
 mod host;
 mod summary;
+#[cfg(test)]
+mod tests;
 mod write;
 
 use std::collections::VecDeque;
@@ -132,6 +134,9 @@ pub struct Simulation {
     pub log: Option<Vec<RequestRecord>>,
     pub options: RunOptions,
     processed_requests: u64,
+    /// Test-only fault injection (see `tests.rs`).
+    #[cfg(test)]
+    planted_gc_remap_bug: bool,
 }
 
 impl Simulation {
@@ -196,6 +201,8 @@ impl Simulation {
             log: options.request_log.then(Vec::new),
             options,
             processed_requests: 0,
+            #[cfg(test)]
+            planted_gc_remap_bug: false,
             config,
         };
         for f in 0..sim.flows.len() {
@@ -285,7 +292,9 @@ impl Simulation {
                 self.request_part_done(op.owner, done);
             }
             (OpKind::Read, _) => {
-                let job = self.ftl.pool_of_block(self.ftl.geometry.block_of_page(op.target));
+                let job = self
+                    .ftl
+                    .pool_of_block(self.ftl.geometry.block_of_page(op.target));
                 self.events.push(
                     self.now + self.timing.ecc_decode_ns,
                     Event::GcReadDone {

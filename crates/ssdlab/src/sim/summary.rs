@@ -34,11 +34,9 @@ impl Simulation {
             .collect();
         let erase_counts = self.ftl.blocks.iter().map(|b| b.erase_count as f64);
         let mut erase = spread(erase_counts);
-        let (lo, hi) = self
-            .ftl
-            .blocks
-            .iter()
-            .fold((u32::MAX, 0), |(lo, hi), b| (lo.min(b.erase_count), hi.max(b.erase_count)));
+        let (lo, hi) = self.ftl.blocks.iter().fold((u32::MAX, 0), |(lo, hi), b| {
+            (lo.min(b.erase_count), hi.max(b.erase_count))
+        });
         erase["spread"] = json!(hi.saturating_sub(lo));
         let integrity = match &self.ftl.oracle {
             Some(o) => json!({

@@ -55,10 +55,17 @@ impl Simulation {
             }
         }
         self.ftl.unmap(lpn);
-        if let Some(sealed) = self.ftl.buffer.seal_if_cannot_fit(key, reduced.stored_bytes) {
+        if let Some(sealed) = self
+            .ftl
+            .buffer
+            .seal_if_cannot_fit(key, reduced.stored_bytes)
+        {
             self.place_sealed(sealed);
         }
-        let (e, was_empty) = self.ftl.buffer.push(key, lpn, version, reduced.stored_bytes);
+        let (e, was_empty) = self
+            .ftl
+            .buffer
+            .push(key, lpn, version, reduced.stored_bytes);
         self.ftl.l2p[lpn as usize] = BUFFERED | e;
         self.add_write_waiter(key, id);
         let timeout = self.config.ftl.write_buffer_timeout_ns;

@@ -86,7 +86,10 @@ impl FlowStats {
             }
             Op::Trim => self.trim_count += 1,
         }
-        self.first_arrival_ns = Some(self.first_arrival_ns.map_or(arrival_ns, |a| a.min(arrival_ns)));
+        self.first_arrival_ns = Some(
+            self.first_arrival_ns
+                .map_or(arrival_ns, |a| a.min(arrival_ns)),
+        );
         self.last_completion_ns = self.last_completion_ns.max(done_ns);
     }
 
@@ -115,7 +118,13 @@ impl FlowStats {
         let mut all = self.read.clone();
         all.merge(&self.write);
         let span_s = self.span_ns() as f64 / 1e9;
-        let per_s = |x: f64| if span_s > 0.0 { round3(x / span_s) } else { 0.0 };
+        let per_s = |x: f64| {
+            if span_s > 0.0 {
+                round3(x / span_s)
+            } else {
+                0.0
+            }
+        };
         json!({
             "requests": {"count": count, "read": reads, "write": writes, "trim": self.trim_count},
             "latency_ns": {"read": self.read.to_json(), "write": self.write.to_json(), "all": all.to_json()},

@@ -1,0 +1,174 @@
+//! Exact-timing tests on the small test device (tests/data/small.toml): firmware 1 µs,
+//! tR 50/70/90 µs, tPROG 500/600/700 µs, tBERS 3 ms, 1000 MT/s × 1 B (1 ns per byte), ECC 2 µs.
+//! Static CWDP striping over 2 channels × 2 ways × 2 planes: page k of the write stream goes to
+//! plane (k mod 2)·4 + ((k / 2) mod 2)·2 + (k / 4) mod 2, and holds units 4k..4k+3.
+
+mod common;
+
+use common::small;
+use ssdlab::config::Config;
+use ssdlab::sim::{Flow, RequestRecord, RunOptions, Simulation};
+use ssdlab::trace::{Op, TraceRequest};
+
+const FW: u64 = 1_000;
+const ECC: u64 = 2_000;
+const TR_LSB: u64 = 50_000;
+const TPROG_LSB: u64 = 500_000;
+const KIB4: u64 = 4096;
+
+fn req(at: u64, unit: u64, units: u64, op: Op) -> TraceRequest {
+    TraceRequest {
+        arrival_ns: at,
+        offset_bytes: unit * KIB4,
+        size_bytes: units * KIB4,
+        op,
+    }
+}
+
+/// Run the requests (the units they read are preconditioned by the trace footprint, in
+/// ascending order) and return the per-request records in completion order.
+fn run(config: Config, requests: Vec<TraceRequest>) -> (Vec<RequestRecord>, serde_json::Value) {
+    let flow = Flow::new("t".into(), requests, config.host.mode, 1, 1.0, 0);
+    let opts = RunOptions {
+        verify: true,
+        request_log: true,
+    };
+    let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
+    sim.run().unwrap();
+    let s = sim.summary();
+    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
+    (sim.log.take().unwrap(), s)
+}
+
+fn latency_of(log: &[RequestRecord], offset_unit: u64) -> u64 {
+    log.iter()
+        .find(|r| r.offset_bytes == offset_unit * KIB4)
+        .unwrap()
+        .latency_ns
+}
+
+/// Sequential precondition of the first 32 units: pages 0..7 of the stream, one per plane.
+const FILL_8_PAGES: &str = "precondition.fill_fraction=0.000434028";
+/// Sequential precondition of 1% of the device (pages 0..184).
+const FILL_1PCT: &str = "precondition.fill_fraction=0.01";
+
+#[test]
+fn one_4k_read_on_an_idle_device() {
+    // Unit 0 sits on page 0 (LSB) of plane 0; dma moves only its 4 KiB.
+    let (log, s) = run(small(&[FILL_1PCT]), vec![req(0, 0, 1, Op::Read)]);
+    assert_eq!(log[0].latency_ns, FW + TR_LSB + KIB4 + ECC);
+    assert_eq!(s["raf"], 4.0, "one 16 KiB page sensed for 4 KiB asked");
+    // The full-page policy moves 16 KiB.
+    let (log, _) = run(
+        small(&[FILL_1PCT, "ftl.read_policy.policy=full"]),
+        vec![req(0, 0, 1, Op::Read)],
+    );
+    assert_eq!(log[0].latency_ns, FW + TR_LSB + 4 * KIB4 + ECC);
+}
+
+#[test]
+fn page_type_sets_the_sensing_time() {
+    // Unit 32 is on page 8 of the stream: plane 0 again, page index 1 of its block (CSB).
+    let (log, _) = run(small(&[FILL_1PCT]), vec![req(0, 32, 1, Op::Read)]);
+    assert_eq!(log[0].latency_ns, FW + 70_000 + KIB4 + ECC);
+}
+
+#[test]
+fn a_read_spanning_pages_completes_with_its_last_page() {
+    // Units 2..6 span page 0 (units 2, 3 → plane 0, die 0, channel 0) and page 1 (units 4, 5 →
+    // plane 4, die 2, channel 1): two commands in parallel, 8 KiB each.
+    let (log, s) = run(small(&[FILL_1PCT]), vec![req(0, 2, 4, Op::Read)]);
+    assert_eq!(log[0].latency_ns, FW + TR_LSB + 2 * KIB4 + ECC);
+    assert_eq!(s["flash_ops"]["read"]["host"], 2);
+}
+
+#[test]
+fn two_reads_on_one_die_serialize_sensing() {
+    // Units 0 (page 0, plane 0) and 16 (page 4, plane 1): both on die 0.
+    // The die stays busy until the first page register has been emptied over the bus.
+    let reqs = vec![req(0, 0, 1, Op::Read), req(0, 16, 1, Op::Read)];
+    let (log, _) = run(small(&[FILL_1PCT]), reqs);
+    assert_eq!(latency_of(&log, 0), FW + TR_LSB + KIB4 + ECC);
+    assert_eq!(
+        latency_of(&log, 16),
+        FW + TR_LSB + KIB4 + TR_LSB + KIB4 + ECC
+    );
+}
+
+#[test]
+fn reads_on_two_dies_of_one_channel_overlap_sensing_and_serialize_transfers() {
+    // Unit 0: page 0 → die 0 (channel 0, way 0). Unit 8: page 2 → die 1 (channel 0, way 1).
+    let reqs = vec![req(0, 0, 1, Op::Read), req(0, 8, 1, Op::Read)];
+    let (log, _) = run(small(&[FILL_1PCT]), reqs);
+    assert_eq!(latency_of(&log, 0), FW + TR_LSB + KIB4 + ECC);
+    assert_eq!(latency_of(&log, 8), FW + TR_LSB + 2 * KIB4 + ECC);
+    // On two channels (unit 4: page 1 → channel 1) nothing is shared.
+    let reqs = vec![req(0, 0, 1, Op::Read), req(0, 4, 1, Op::Read)];
+    let (log, _) = run(small(&[FILL_1PCT]), reqs);
+    assert_eq!(latency_of(&log, 4), FW + TR_LSB + KIB4 + ECC);
+}
+
+#[test]
+fn one_page_program_with_program_ack() {
+    // A 16 KiB write fills the stream's first page (plane 0, LSB): bus in, then tPROG.
+    let (log, s) = run(
+        small(&["ftl.write_ack=\"program\""]),
+        vec![req(0, 100, 4, Op::Write)],
+    );
+    assert_eq!(log[0].latency_ns, FW + 4 * KIB4 + TPROG_LSB);
+    assert_eq!(s["flash_ops"]["program"]["host"], 1);
+    // With buffer acknowledgement the host sees only the firmware time.
+    let (log, _) = run(small(&[]), vec![req(0, 100, 4, Op::Write)]);
+    assert_eq!(log[0].latency_ns, FW);
+}
+
+#[test]
+fn a_partial_page_is_programmed_at_the_buffer_timeout_or_at_the_end() {
+    let timeout = 200_000;
+    // A later trim keeps the flow open, so only the timeout can flush the lone unit.
+    let (log, s) = run(
+        small(&[
+            "ftl.write_ack=\"program\"",
+            &format!("ftl.write_buffer_timeout_ns={timeout}"),
+        ]),
+        vec![req(0, 100, 1, Op::Write), req(10_000_000, 500, 1, Op::Trim)],
+    );
+    assert_eq!(latency_of(&log, 100), FW + timeout + 4 * KIB4 + TPROG_LSB);
+    assert_eq!(s["write_buffer"]["padded_slots"], 3);
+    // Without a timeout the end of the input flushes it at once.
+    let (log, _) = run(
+        small(&["ftl.write_ack=\"program\""]),
+        vec![req(0, 100, 1, Op::Write)],
+    );
+    assert_eq!(log[0].latency_ns, FW + 4 * KIB4 + TPROG_LSB);
+}
+
+/// Five pages written at once after 8 preconditioned pages: pages 8 and 12 go to die 0 (planes
+/// 0 and 1, page index 1 = CSB, tPROG 600 µs); a read of unit 0 (die 0) arrives at 30 µs.
+fn read_behind_programs(read_priority: bool) -> u64 {
+    let cfg = small(&[
+        FILL_8_PAGES,
+        &format!("scheduler.read_priority={read_priority}"),
+    ]);
+    let reqs = vec![req(0, 1000, 20, Op::Write), req(30_000, 0, 1, Op::Read)];
+    let (log, _) = run(cfg, reqs);
+    latency_of(&log, 0)
+}
+
+#[test]
+fn read_priority_lets_a_read_overtake_queued_programs() {
+    const TPROG_CSB: u64 = 600_000;
+    // Page 8: bus in 1 µs → 17.384 µs, tPROG → 617.384 µs. Page 12 queues behind it on die 0.
+    let page8_done = FW + 4 * KIB4 + TPROG_CSB;
+    // FIFO: page 12 (bus in, tPROG) runs before the read.
+    let page12_done = page8_done + 4 * KIB4 + TPROG_CSB;
+    assert_eq!(
+        read_behind_programs(false),
+        page12_done + TR_LSB + KIB4 + ECC - 30_000
+    );
+    // Read priority: the read runs as soon as page 8's program ends (no program suspension).
+    assert_eq!(
+        read_behind_programs(true),
+        page8_done + TR_LSB + KIB4 + ECC - 30_000
+    );
+}
