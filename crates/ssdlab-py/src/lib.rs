@@ -1,1 +1,227 @@
+//! `ssdlab._core`: the private extension behind the `ssdlab` Python package.
+//!
+//! Deliberately thin. Each function converts its arguments, does the engine's work with the GIL
+//! released, and maps `ssdlab::Error` to `SsdlabError`. Defaults, path-or-preset handling and
+//! pandas live in `python/ssdlab/__init__.py`; the signatures are mirrored in `_core.pyi`.
 
+use std::io::Write;
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use ssdlab::config::{preset_names, preset_source, FlowConfig, ReplayMode};
+use ssdlab::run::{load_flows, simulate_flows};
+use ssdlab::sim::RequestRecord;
+use ssdlab::trace::{Op, TraceFormat};
+use ssdlab::{Config, Error, RunOptions};
+
+pyo3::create_exception!(
+    ssdlab,
+    SsdlabError,
+    PyValueError,
+    "A config, trace or simulation error reported by the ssdlab engine; the message names the \
+     file, line, field or config key at fault."
+);
+
+fn py_err(e: Error) -> PyErr {
+    SsdlabError::new_err(e.to_string())
+}
+
+/// The request-log columns, in the order of `requests.csv` written by `ssdlab run --out`.
+const REQUEST_COLUMNS: [&str; 7] = [
+    "flow",
+    "op",
+    "offset_bytes",
+    "size_bytes",
+    "arrival_ns",
+    "completion_ns",
+    "latency_ns",
+];
+
+fn trace_format(name: &str) -> Result<TraceFormat, Error> {
+    TraceFormat::ALL
+        .into_iter()
+        .find(|f| f.name() == name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = TraceFormat::ALL.iter().map(|f| f.name()).collect();
+            Error::config(
+                "format",
+                format!(
+                    "unknown trace format `{name}` (known: {})",
+                    known.join(", ")
+                ),
+            )
+        })
+}
+
+fn replay_mode(name: &str) -> Result<ReplayMode, Error> {
+    match name {
+        "open" => Ok(ReplayMode::Open),
+        "closed" => Ok(ReplayMode::Closed),
+        _ => Err(Error::config(
+            "mode",
+            format!("unknown replay mode `{name}` (known: open, closed)"),
+        )),
+    }
+}
+
+/// What `simulate` computes without the GIL.
+struct Run {
+    summary_json: String,
+    requests: Option<Vec<RequestRecord>>,
+}
+
+/// Everything `ssdlab run` does between parsing its arguments and printing: resolve the config,
+/// add one flow per trace, validate, load the traces, simulate.
+fn run(
+    preset: &str,
+    config_path: Option<PathBuf>,
+    sets: &[String],
+    flows: Vec<FlowConfig>,
+    options: &RunOptions,
+) -> Result<Run, Error> {
+    let mut config = Config::resolve(preset, config_path.as_deref(), sets)?;
+    config.flows.extend(flows);
+    if config.flows.is_empty() {
+        return Err(Error::config(
+            "flows",
+            "no trace to replay: pass a trace or give [[flows]] in the config",
+        ));
+    }
+    config.validate()?;
+    let loaded = load_flows(&config)?;
+    let result = simulate_flows(&config, loaded, options, &mut |_, _| {})?;
+    Ok(Run {
+        summary_json: result.summary.to_string(),
+        requests: result.requests,
+    })
+}
+
+/// The request log as `{column: list}`, which `pandas.DataFrame` takes without a per-row pass.
+fn request_columns<'py>(py: Python<'py>, rows: &[RequestRecord]) -> PyResult<Bound<'py, PyDict>> {
+    let ops = [
+        PyString::intern(py, "read"),
+        PyString::intern(py, "write"),
+        PyString::intern(py, "trim"),
+    ];
+    let op_name = |op: Op| match op {
+        Op::Read => &ops[0],
+        Op::Write => &ops[1],
+        Op::Trim => &ops[2],
+    };
+    let columns = PyDict::new(py);
+    let [flow, op, offset, size, arrival, completion, latency] = REQUEST_COLUMNS;
+    columns.set_item(flow, PyList::new(py, rows.iter().map(|r| r.flow))?)?;
+    columns.set_item(op, PyList::new(py, rows.iter().map(|r| op_name(r.op)))?)?;
+    columns.set_item(
+        offset,
+        PyList::new(py, rows.iter().map(|r| r.offset_bytes))?,
+    )?;
+    columns.set_item(size, PyList::new(py, rows.iter().map(|r| r.size_bytes))?)?;
+    columns.set_item(arrival, PyList::new(py, rows.iter().map(|r| r.arrival_ns))?)?;
+    let completions = rows.iter().map(|r| r.completion_ns);
+    columns.set_item(completion, PyList::new(py, completions)?)?;
+    columns.set_item(latency, PyList::new(py, rows.iter().map(|r| r.latency_ns))?)?;
+    Ok(columns)
+}
+
+#[pymodule]
+mod _core {
+    use super::*;
+
+    #[pymodule_export]
+    use super::SsdlabError;
+
+    /// Run one simulation; returns `(summary_json, request_columns or None)`.
+    ///
+    /// `traces` are `(path, format)` pairs, each added as a flow with `mode` and `queue_depth`
+    /// (None: the config's `host` defaults). The GIL is released while the engine runs.
+    #[pyfunction]
+    #[pyo3(signature = (
+        preset, config_path, sets, traces, mode=None, queue_depth=None, verify=false,
+        log_requests=false
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn simulate<'py>(
+        py: Python<'py>,
+        preset: String,
+        config_path: Option<PathBuf>,
+        sets: Vec<String>,
+        traces: Vec<(PathBuf, String)>,
+        mode: Option<String>,
+        queue_depth: Option<u32>,
+        verify: bool,
+        log_requests: bool,
+    ) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
+        let mode = mode
+            .as_deref()
+            .map(replay_mode)
+            .transpose()
+            .map_err(py_err)?;
+        let flows = traces
+            .into_iter()
+            .map(|(trace, format)| {
+                Ok(FlowConfig {
+                    name: String::new(),
+                    trace,
+                    format: trace_format(&format)?,
+                    mode,
+                    queue_depth,
+                    time_scale: None,
+                    offset_bytes: 0,
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()
+            .map_err(py_err)?;
+        let options = RunOptions {
+            verify,
+            request_log: log_requests,
+        };
+        let done = py
+            .detach(|| run(&preset, config_path, &sets, flows, &options))
+            .map_err(py_err)?;
+        let requests = match &done.requests {
+            Some(rows) => Some(request_columns(py, rows)?),
+            None => None,
+        };
+        Ok((done.summary_json, requests))
+    }
+
+    /// Names of the presets compiled into the engine.
+    #[pyfunction]
+    fn presets() -> Vec<&'static str> {
+        preset_names()
+    }
+
+    /// The TOML text of a preset.
+    #[pyfunction]
+    fn preset_toml(name: &str) -> PyResult<&'static str> {
+        preset_source(name).ok_or_else(|| {
+            py_err(Error::UnknownPreset {
+                name: name.to_string(),
+                known: preset_names().join(", "),
+            })
+        })
+    }
+
+    /// The engine's version.
+    #[pyfunction]
+    fn version() -> &'static str {
+        ssdlab::VERSION
+    }
+
+    /// Run the `ssdlab` command line (`argv[0]` is the program name) and return its exit code.
+    /// It writes to the process's stdout and stderr directly, not to `sys.stdout`.
+    #[pyfunction]
+    fn cli_main(py: Python<'_>, argv: Vec<String>) -> i32 {
+        py.detach(|| {
+            let code = ssdlab::cli::main_with_args(argv);
+            // No Rust `main` returns here to flush a final partial line before Python exits.
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().flush();
+            code
+        })
+    }
+}

@@ -14,7 +14,7 @@ use super::Simulation;
 /// An in-flight host request.
 pub(super) struct Request {
     flow: u32,
-    op: Op,
+    pub(super) op: Op,
     arrival_ns: u64,
     offset_bytes: u64,
     pub(super) first_lpn: u32,
@@ -102,8 +102,9 @@ impl Simulation {
         };
         match r.op {
             Op::Read => self.issue_read(id),
-            Op::Write => self.admit_write(id, 0),
-            Op::Trim => self.trim(id),
+            // Writes and trims change the mapping, so they take effect in arrival order: a trim
+            // behind a write that waits for buffer room waits too.
+            Op::Write | Op::Trim => self.admit_write(id, 0),
         }
         self.maybe_final_flush();
     }
@@ -191,7 +192,7 @@ impl Simulation {
         }
     }
 
-    fn trim(&mut self, id: u32) {
+    pub(super) fn trim(&mut self, id: u32) {
         let (first, units) = {
             let r = &self.requests[id as usize];
             (r.first_lpn, r.units)

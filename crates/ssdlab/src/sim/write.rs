@@ -10,9 +10,13 @@ use super::event::Event;
 use super::{ProgramRecord, Simulation};
 
 impl Simulation {
-    /// Admit the units of write request `id` from unit index `from`; waits in line for buffer
-    /// room if needed.
+    /// Admit write (or trim) request `id` from unit index `from`, behind any request already
+    /// waiting for buffer room.
     pub(super) fn admit_write(&mut self, id: u32, from: u32) {
+        if !self.write_waiters.is_empty() {
+            self.write_waiters.push_back((id, from, self.now));
+            return;
+        }
         if let Some(next) = self.admit_units(id, from) {
             self.write_waiters.push_back((id, next, self.now));
         }
@@ -20,10 +24,14 @@ impl Simulation {
 
     /// Admit as many units as fit; returns the index of the first unit left over, if any.
     fn admit_units(&mut self, id: u32, from: u32) -> Option<u32> {
-        let (first, units) = {
+        let (first, units, op) = {
             let r = &self.requests[id as usize];
-            (r.first_lpn, r.units)
+            (r.first_lpn, r.units, r.op)
         };
+        if op == crate::trace::Op::Trim {
+            self.trim(id);
+            return None;
+        }
         let mut encode_ns = 0;
         for i in from..units {
             if !self.ftl.buffer.has_room() {

@@ -1,0 +1,175 @@
+//! Bad input gets a clear error naming where and why, and a non-zero exit code; never a panic.
+
+use std::path::Path;
+use std::process::Command;
+
+use ssdlab::config::Config;
+
+fn err(preset: &str, file: Option<&Path>, sets: &[&str]) -> String {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    match Config::resolve(preset, file, &sets) {
+        Ok(_) => panic!("expected an error for {sets:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn unknown_key_is_named() {
+    let e = err("default", None, &["ftl.gc_treshold=0.1"]);
+    assert!(e.contains("gc_treshold"), "{e}");
+    let dir = std::env::temp_dir().join("ssdlab-bad-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("typo.toml");
+    std::fs::write(&f, "[geometry]\nchanels = 4\n").unwrap();
+    let e = err("default", Some(&f), &[]);
+    assert!(e.contains("chanels") && e.contains("typo.toml"), "{e}");
+}
+
+#[test]
+fn impossible_values_name_the_key_and_reason() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["geometry.channels=0"], "geometry.channels", "at least 1"),
+        (
+            &["ftl.overprovisioning_ratio=0.01"],
+            "ftl.overprovisioning_ratio",
+            "cannot hold the data",
+        ),
+        (
+            &["ftl.overprovisioning_ratio=1.5"],
+            "ftl.overprovisioning_ratio",
+            "(0, 1)",
+        ),
+        (
+            &["geometry.pages_per_block=100"],
+            "geometry.pages_per_block",
+            "multiple of 3",
+        ),
+        (
+            &["geometry.codeword_size_bytes=3000"],
+            "geometry.codeword_size_bytes",
+            "does not divide",
+        ),
+        (
+            &["ftl.mapping_unit_kib=3"],
+            "ftl.mapping_unit_kib",
+            "does not divide",
+        ),
+        (
+            &["ftl.allocation.order=\"CWDX\""],
+            "ftl.allocation.order",
+            "permutation",
+        ),
+        (
+            &["timing.channel_rate_mts=0.0"],
+            "timing.channel_rate_mts",
+            "positive",
+        ),
+        (
+            &["ftl.write_buffer_units=1"],
+            "ftl.write_buffer_units",
+            "at least one page",
+        ),
+        (
+            &["precondition.fill_fraction=1.5"],
+            "precondition.fill_fraction",
+            "[0, 1]",
+        ),
+    ];
+    for (sets, key, reason) in cases {
+        let e = err("default", None, sets);
+        assert!(e.contains(key) && e.contains(reason), "{sets:?} gave: {e}");
+    }
+    // A missing timing table for a cell mode in use.
+    let e = err(
+        "default",
+        None,
+        &["geometry.cell_mode=\"mlc\"", "geometry.pages_per_block=384"],
+    );
+    assert!(e.contains("timing.mlc"), "{e}");
+    // Wrong type and malformed override.
+    let e = err("default", None, &["geometry.channels=\"eight\""]);
+    assert!(e.contains("channels") || e.contains("invalid type"), "{e}");
+    let e = err("default", None, &["no_equals_sign"]);
+    assert!(e.contains("key=value"), "{e}");
+    let e = err("nosuch", None, &[]);
+    assert!(e.contains("unknown preset") && e.contains("default"), "{e}");
+}
+
+fn ssdlab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_reports_bad_traces_with_file_line_and_field() {
+    let dir = std::env::temp_dir().join("ssdlab-bad-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("neg.csv");
+    std::fs::write(
+        &f,
+        "128166385295514663,hm,0,Write,9056014336,2048,2833\n128166385295514700,hm,0,Read,4096,-4096,10\n",
+    )
+    .unwrap();
+    let (code, out, err) = ssdlab(&["run", "--trace", f.to_str().unwrap(), "--format", "msr"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(
+        err.contains("neg.csv:2") && err.contains("Size") && err.contains("-4096"),
+        "{err}"
+    );
+    // Malformed line (too few fields) in an MQSim trace.
+    let f = dir.join("short.trace");
+    std::fs::write(&f, "0 0 8 8 1\n100 0 8\n").unwrap();
+    let (code, _, err) = ssdlab(&["run", "--trace", f.to_str().unwrap(), "--format", "mqsim"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("short.trace:2"), "{err}");
+    // An address past the logical capacity, then the same folded with wrap.
+    let f = dir.join("far.trace");
+    std::fs::write(&f, "0 0 99999999999 8 1\n").unwrap();
+    let (code, _, err) = ssdlab(&["run", "--trace", f.to_str().unwrap(), "--format", "mqsim"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("far.trace:1") && err.contains("start_sector"),
+        "{err}"
+    );
+    let (code, out, err) = ssdlab(&[
+        "run",
+        "--trace",
+        f.to_str().unwrap(),
+        "--format",
+        "mqsim",
+        "--set",
+        "host.out_of_range=wrap",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
+    assert_eq!(v["requests"]["count"], 1);
+}
+
+#[test]
+fn cli_usage_errors_and_help() {
+    let (code, out, _) = ssdlab(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("run") && out.contains("presets") && out.contains("bench"));
+    let (code, _, err) = ssdlab(&["run", "--no-such-flag"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = ssdlab(&["run", "--preset", "default"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no trace"), "{err}");
+    let (code, out, _) = ssdlab(&["presets"]);
+    assert_eq!(code, 0);
+    for p in ["default", "pr-ssd", "spread", "ipu", "rosa", "melded"] {
+        assert!(out.contains(p), "{out}");
+    }
+    let (code, out, _) = ssdlab(&["presets", "--show", "spread"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("[geometry]"));
+}
