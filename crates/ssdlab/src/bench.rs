@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::config::Config;
 use crate::error::Error;
-use crate::sim::{Flow, RunOptions, Simulation};
+use crate::sim::{Flow, RequestSource, RunOptions, Simulation};
 use crate::trace::{Op, TraceRequest};
 
 /// Parameters of the benchmark workload.
@@ -42,32 +42,64 @@ impl Default for BenchWorkload {
 }
 
 impl BenchWorkload {
-    /// The request sequence (deterministic in the seed).
-    pub fn generate(&self) -> Vec<TraceRequest> {
-        let mut rng = Pcg64Mcg::seed_from_u64(self.seed);
-        let gap = Exp::new(self.iops / 1e9).unwrap_or_else(|_| unreachable!("iops is positive"));
-        let mut t = 0f64;
-        (0..self.requests)
-            .map(|_| {
-                let kib = 4 * rng.gen_range(self.min_kib / 4..=self.max_kib / 4);
-                let size = kib * 1024;
-                let slots = (self.span_bytes - size) / 4096;
-                let offset = rng.gen_range(0..=slots) * 4096;
-                let op = if rng.gen_bool(self.read_fraction) {
-                    Op::Read
-                } else {
-                    Op::Write
-                };
-                let r = TraceRequest {
-                    arrival_ns: t as u64,
-                    offset_bytes: offset,
-                    size_bytes: size,
-                    op,
-                };
-                t += gap.sample(&mut rng);
-                r
-            })
-            .collect()
+    /// The request sequence as a generator (deterministic in the seed; nothing is stored).
+    pub fn source(&self) -> BenchSource {
+        BenchSource::new(self.clone())
+    }
+}
+
+/// Generates the benchmark workload on demand.
+pub struct BenchSource {
+    w: BenchWorkload,
+    rng: Pcg64Mcg,
+    gap: Exp<f64>,
+    issued: usize,
+    t: f64,
+}
+
+impl BenchSource {
+    fn new(w: BenchWorkload) -> BenchSource {
+        let gap = Exp::new(w.iops / 1e9).unwrap_or_else(|_| unreachable!("iops is positive"));
+        BenchSource {
+            rng: Pcg64Mcg::seed_from_u64(w.seed),
+            gap,
+            issued: 0,
+            t: 0.0,
+            w,
+        }
+    }
+}
+
+impl RequestSource for BenchSource {
+    fn len(&self) -> u64 {
+        self.w.requests as u64
+    }
+    fn rewind(&mut self) {
+        *self = BenchSource::new(self.w.clone());
+    }
+    fn next_request(&mut self) -> Option<TraceRequest> {
+        if self.issued == self.w.requests {
+            return None;
+        }
+        self.issued += 1;
+        let rng = &mut self.rng;
+        let kib = 4 * rng.gen_range(self.w.min_kib / 4..=self.w.max_kib / 4);
+        let size = kib * 1024;
+        let slots = (self.w.span_bytes - size) / 4096;
+        let offset = rng.gen_range(0..=slots) * 4096;
+        let op = if rng.gen_bool(self.w.read_fraction) {
+            Op::Read
+        } else {
+            Op::Write
+        };
+        let r = TraceRequest {
+            arrival_ns: self.t as u64,
+            offset_bytes: offset,
+            size_bytes: size,
+            op,
+        };
+        self.t += self.gap.sample(rng);
+        Some(r)
     }
 }
 
@@ -81,11 +113,10 @@ pub fn peak_rss_mib() -> Option<f64> {
 
 /// Run one scenario and report its figures.
 pub fn run_scenario(name: &str, config: &Config, workload: &BenchWorkload) -> Result<Value, Error> {
-    let trace = workload.generate();
-    let n = trace.len() as u64;
-    let flow = Flow::new(
+    let n = workload.requests as u64;
+    let flow = Flow::from_source(
         "bench".into(),
-        trace,
+        Box::new(workload.source()),
         config.host.mode,
         config.host.queue_depth,
         1.0,

@@ -48,6 +48,12 @@ enum Command {
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,
+        /// Device preset to measure.
+        #[arg(long, default_value = "default")]
+        preset: String,
+        /// Override config keys for both scenarios (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
     },
 }
 
@@ -121,7 +127,9 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             requests,
             scenario,
             json,
-        } => cmd_bench(requests, scenario, json),
+            preset,
+            sets,
+        } => cmd_bench(requests, scenario, json, &preset, &sets),
     };
     match result {
         Ok(code) => code,
@@ -371,26 +379,33 @@ fn human_summary(s: &Value, config: &Config) -> String {
     o
 }
 
-fn cmd_bench(requests: usize, scenario: Scenario, json: bool) -> Result<i32, Error> {
+fn cmd_bench(
+    requests: usize,
+    scenario: Scenario,
+    json: bool,
+    preset: &str,
+    user_sets: &[String],
+) -> Result<i32, Error> {
     let workload = BenchWorkload {
         requests,
         ..BenchWorkload::default()
     };
     let mut results = Vec::new();
     if scenario != Scenario::Steady {
-        let config = Config::resolve("default", None, &[])?;
+        let config = Config::resolve(preset, None, user_sets)?;
         results.push(run_scenario("fresh", &config, &workload)?);
         if !json {
             print_bench(results.last());
         }
     }
     if scenario != Scenario::Fresh {
-        let sets = [
+        let mut sets = vec![
             "precondition.fill_fraction=0.8".to_string(),
             "precondition.pattern=\"random\"".to_string(),
             "precondition.overwrite_fraction=0.5".to_string(),
         ];
-        let config = Config::resolve("default", None, &sets)?;
+        sets.extend_from_slice(user_sets);
+        let config = Config::resolve(preset, None, &sets)?;
         results.push(run_scenario(
             "steady (80% fill + 50% random overwrites)",
             &config,

@@ -279,19 +279,14 @@ pub enum GcVictimConfig {
     Random,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ReadPolicyConfig {
     /// Sense the whole page, move the whole page over the bus (pageFTL).
     Full,
     /// Sense the whole page, move only the wanted codewords (dynamic DMA, dmaFTL).
+    #[default]
     Dma,
-}
-
-impl Default for ReadPolicyConfig {
-    fn default() -> Self {
-        ReadPolicyConfig::Dma
-    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

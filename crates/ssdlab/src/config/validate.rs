@@ -36,7 +36,7 @@ impl Config {
         positive("geometry.codeword_size_bytes", g.codeword_size_bytes as u64)?;
         positive("ftl.mapping_unit_kib", self.ftl.mapping_unit_kib as u64)?;
         let bits = g.cell_mode.bits_per_cell();
-        if g.pages_per_block % bits != 0 {
+        if !g.pages_per_block.is_multiple_of(bits) {
             return Err(Error::config(
                 "geometry.pages_per_block",
                 format!(
@@ -47,7 +47,7 @@ impl Config {
             ));
         }
         let page = g.page_size_kib as u64 * 1024;
-        if page % g.codeword_size_bytes as u64 != 0 {
+        if !page.is_multiple_of(g.codeword_size_bytes as u64) {
             return Err(Error::config(
                 "geometry.codeword_size_bytes",
                 format!(
@@ -66,7 +66,7 @@ impl Config {
             ));
         }
         let unit = self.ftl.mapping_unit_kib as u64 * 1024;
-        if page % unit != 0 {
+        if !page.is_multiple_of(unit) {
             return Err(Error::config(
                 "ftl.mapping_unit_kib",
                 format!(
@@ -75,7 +75,7 @@ impl Config {
                 ),
             ));
         }
-        if unit % g.codeword_size_bytes as u64 != 0 {
+        if !unit.is_multiple_of(g.codeword_size_bytes as u64) {
             return Err(Error::config(
                 "ftl.mapping_unit_kib",
                 format!(
@@ -114,7 +114,7 @@ impl Config {
                     ),
                 ));
             }
-            if bits % r.cell_mode.bits_per_cell() != 0 {
+            if !bits.is_multiple_of(r.cell_mode.bits_per_cell()) {
                 return Err(Error::config(
                     &format!("{key}.cell_mode"),
                     "the die's wordlines do not split evenly into this mode's pages",

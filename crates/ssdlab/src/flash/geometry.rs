@@ -266,6 +266,16 @@ impl StripeOrder {
         Some(StripeOrder { levels })
     }
 
+    /// An odometer over the same sequence: `next()` yields `plane(0)`, `plane(1)`, … without
+    /// divisions (it is called for every page written).
+    pub fn cursor(&self) -> StripeCursor {
+        StripeCursor {
+            levels: self.levels,
+            digits: [0; 4],
+            plane: 0,
+        }
+    }
+
     pub fn plane(&self, k: u64) -> PlaneId {
         let mut rest = k;
         let mut plane = 0u64;
@@ -274,6 +284,29 @@ impl StripeOrder {
             rest /= radix as u64;
         }
         plane as PlaneId
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct StripeCursor {
+    levels: [(u32, u32); 4],
+    digits: [u32; 4],
+    plane: u32,
+}
+
+impl StripeCursor {
+    pub fn next_plane(&mut self) -> PlaneId {
+        let current = self.plane;
+        for (i, &(radix, mult)) in self.levels.iter().enumerate() {
+            self.digits[i] += 1;
+            self.plane += mult;
+            if self.digits[i] < radix {
+                break;
+            }
+            self.plane -= radix * mult;
+            self.digits[i] = 0;
+        }
+        current
     }
 }
 
@@ -341,6 +374,13 @@ mod tests {
             let mut seen: Vec<_> = (0..24).map(|k| s.plane(k)).collect();
             seen.sort();
             assert_eq!(seen, (0..24).collect::<Vec<_>>(), "{order}");
+        }
+        for order in ["CWDP", "PCWD", "DWPC"] {
+            let s = StripeOrder::new(order, &g).unwrap();
+            let mut c = s.cursor();
+            for k in 0..100 {
+                assert_eq!(c.next_plane(), s.plane(k), "{order} k={k}");
+            }
         }
         assert!(StripeOrder::new("CWDD", &g).is_none());
         assert!(StripeOrder::new("CWD", &g).is_none());

@@ -5,6 +5,6 @@ pub mod geometry;
 pub mod scheduler;
 pub mod timing;
 
-pub use geometry::{BlockId, DieId, Geometry, PageId, PlaneId, SlotId, StripeOrder};
+pub use geometry::{BlockId, DieId, Geometry, PageId, PlaneId, SlotId, StripeCursor, StripeOrder};
 pub use scheduler::{FlashOp, OpKind, OpSource, Scheduler, TxnId};
 pub use timing::{ModeTiming, Timing};

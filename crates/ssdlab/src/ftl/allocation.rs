@@ -1,7 +1,7 @@
 //! Which plane a sealed page is programmed on.
 
 use crate::config::AllocationConfig;
-use crate::flash::{Geometry, PlaneId, Scheduler, StripeOrder};
+use crate::flash::{Geometry, PlaneId, Scheduler, StripeCursor, StripeOrder};
 
 pub trait PlaneAllocator: Send {
     /// Plane for the next page of a write stream. `has_room(plane)` says whether the plane can
@@ -11,15 +11,12 @@ pub trait PlaneAllocator: Send {
 
 /// Static striping: page k goes to the plane given by k's digits in the configured order.
 pub struct StaticStripe {
-    order: StripeOrder,
-    next: u64,
+    cursor: StripeCursor,
 }
 
 impl PlaneAllocator for StaticStripe {
     fn next_plane(&mut self, _s: &Scheduler, _room: &dyn Fn(PlaneId) -> bool) -> PlaneId {
-        let p = self.order.plane(self.next);
-        self.next += 1;
-        p
+        self.cursor.next_plane()
     }
 }
 
@@ -50,8 +47,9 @@ impl PlaneAllocator for LeastBusy {
 pub fn build(config: &AllocationConfig, g: &Geometry) -> Box<dyn PlaneAllocator> {
     match config {
         AllocationConfig::Static { order } => Box::new(StaticStripe {
-            order: StripeOrder::new(order, g).expect("stripe order checked by validation"),
-            next: 0,
+            cursor: StripeOrder::new(order, g)
+                .expect("stripe order checked by validation")
+                .cursor(),
         }),
         AllocationConfig::Dynamic => Box::new(LeastBusy {
             planes: g.planes(),

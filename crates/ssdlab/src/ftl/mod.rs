@@ -10,6 +10,7 @@ pub mod placement;
 pub mod precondition;
 pub mod read_policy;
 pub mod reduction;
+pub(crate) mod table;
 pub mod verify;
 pub mod write_buffer;
 
@@ -23,8 +24,13 @@ use write_buffer::WriteBuffer;
 /// `l2p` encoding: 0 = unmapped, `BUFFERED | entry` = in the write buffer, else flash slot + 1.
 pub const UNMAPPED: u32 = 0;
 pub const BUFFERED: u32 = 1 << 31;
-/// `p2l` value of a slot holding no unit (padding of a partly filled page).
-pub const NO_LPN: u32 = u32::MAX;
+/// `p2l` holds, per slot, the unit written there and a valid bit, so GC finds a victim's valid
+/// units in the victim's own (sequential) reverse map instead of probing the mapping table at
+/// random. A unit number never reaches bit 31 (validation caps the slots below 2^31).
+pub const P2L_VALID: u32 = 1 << 31;
+/// `p2l` value of a slot holding no unit (padding of a partly filled page), and the buffer's
+/// mark of a dead entry.
+pub const NO_LPN: u32 = P2L_VALID - 1;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Location {
@@ -55,6 +61,9 @@ pub struct BlockInfo {
     pub programmed: u32,
     pub erase_count: u32,
     pub last_write_ns: u64,
+    /// Index of the block's pool (plane and region), precomputed: it is needed on every
+    /// invalidation.
+    pub pool: u32,
 }
 
 /// Who takes a page from a pool.
@@ -110,7 +119,7 @@ impl Ftl {
         let regions = g.regions.len();
         let mut pools = Vec::with_capacity(g.planes() as usize * regions);
         let mut blocks = Vec::with_capacity(g.blocks() as usize);
-        for _ in 0..g.blocks() {
+        for b in 0..g.blocks() {
             blocks.push(BlockInfo {
                 state: BlockState::Free,
                 valid_units: 0,
@@ -118,6 +127,7 @@ impl Ftl {
                 programmed: 0,
                 erase_count: 0,
                 last_write_ns: 0,
+                pool: (g.plane_of_block(b) as usize * regions + g.region_of(b)) as u32,
             });
         }
         for plane in 0..g.planes() {
@@ -149,12 +159,17 @@ impl Ftl {
                 (start..end).fold(0u64, |m, c| m | (1 << c))
             })
             .collect();
-        let oracle = verify.then(|| verify::Oracle::new(logical_units, g.total_slots()));
+        let oracle = verify.then(|| verify::Oracle {
+            versions: table::zeroed_u32(logical_units as usize),
+            slot_version: table::zeroed_u32(g.total_slots() as usize),
+            checked_reads: 0,
+            violations: 0,
+            messages: Vec::new(),
+        });
         Ftl {
-            // `vec![0; n]` is allocated zeroed by the OS and costs memory only where touched,
-            // which keeps a fresh 512 GiB device cheap.
-            l2p: vec![UNMAPPED; logical_units as usize],
-            p2l: vec![0; g.total_slots() as usize],
+            // Zeroed tables cost memory only where touched: a fresh 512 GiB device is cheap.
+            l2p: table::zeroed_u32(logical_units as usize),
+            p2l: table::zeroed_u32(g.total_slots() as usize),
             blocks,
             pools,
             buffer: WriteBuffer::new(config, g),
@@ -171,10 +186,7 @@ impl Ftl {
     }
 
     pub fn pool_of_block(&self, block: BlockId) -> usize {
-        self.pool_index(
-            self.geometry.plane_of_block(block),
-            self.geometry.region_of(block),
-        )
+        self.blocks[block as usize].pool as usize
     }
 
     pub fn lookup(&self, lpn: u32) -> Location {
@@ -187,8 +199,12 @@ impl Ftl {
 
     /// Whether `slot` holds the current copy of its unit.
     pub fn slot_is_valid(&self, slot: SlotId) -> bool {
-        let lpn = self.p2l[slot as usize];
-        lpn != NO_LPN && (lpn as usize) < self.l2p.len() && self.l2p[lpn as usize] == slot + 1
+        self.p2l[slot as usize] & P2L_VALID != 0
+    }
+
+    /// The unit written in `slot` (valid or not).
+    pub fn unit_in_slot(&self, slot: SlotId) -> u32 {
+        self.p2l[slot as usize] & !P2L_VALID
     }
 
     /// Is the page's program complete (else its data is still in controller memory)?
@@ -216,15 +232,17 @@ impl Ftl {
     fn invalidate_slot(&mut self, slot: SlotId) {
         let block = self.geometry.block_of_slot(slot);
         let pool = self.pool_of_block(block);
-        if self.blocks[block as usize].valid_units == 0 {
+        if self.p2l[slot as usize] & P2L_VALID == 0 || self.blocks[block as usize].valid_units == 0
+        {
             // Only a corrupted mapping gets here; the oracle reports it, other runs carry on.
-            let msg = format!("slot {slot} is mapped but its block {block} counts no valid unit");
+            let msg = format!("slot {slot} (block {block}) is mapped but not valid");
             match &mut self.oracle {
                 Some(o) => o.violation(msg),
                 None => debug_assert!(false, "{msg}"),
             }
             return;
         }
+        self.p2l[slot as usize] &= !P2L_VALID;
         self.blocks[block as usize].valid_units -= 1;
         self.pools[pool].valid_units -= 1;
         self.pools[pool].invalid_slots += 1;
@@ -290,7 +308,7 @@ impl Ftl {
             let slot = self.geometry.slot_id(page, used);
             match unit {
                 Some((lpn, version)) => {
-                    self.p2l[slot as usize] = lpn;
+                    self.p2l[slot as usize] = lpn | P2L_VALID;
                     self.l2p[lpn as usize] = slot + 1;
                     if let Some(o) = &mut self.oracle {
                         o.slot_version[slot as usize] = version;

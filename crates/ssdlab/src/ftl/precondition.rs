@@ -7,7 +7,12 @@ use rand_pcg::Pcg64Mcg;
 
 use super::allocation::PlaneAllocator;
 use super::gc_victim::{Candidate, VictimPolicy};
-use super::{Ftl, Location, Writer};
+use super::{table, Ftl, Writer, UNMAPPED};
+
+/// Units generated at a time, and how far ahead of the write their mapping entry is prefetched
+/// (about the number of cache misses a core keeps in flight).
+const BATCH: usize = 256;
+const PREFETCH_DISTANCE: usize = 12;
 use crate::config::{FillPattern, PreconditionConfig};
 use crate::error::Error;
 use crate::flash::{PageId, Scheduler};
@@ -25,8 +30,30 @@ pub struct Preconditioner<'a> {
     pub victim: &'a mut dyn VictimPolicy,
     pub sched: &'a Scheduler,
     open: Vec<u32>,
+    page_units: Vec<Option<(u32, u32)>>,
     candidates: Vec<Candidate>,
     pub report: PreconditionReport,
+}
+
+/// `l2p` marks left by `mark_trace_footprint` until preconditioning resolves them. Buffer entry
+/// ids never come near these values.
+const FIRST_TOUCH_READ: u32 = u32::MAX;
+const FIRST_TOUCH_WRITE: u32 = u32::MAX - 1;
+
+/// Mark, in the mapping table itself (no extra memory), whether a workload reads units
+/// `first..=last` before writing them. Call for every request in arrival order, then
+/// `Preconditioner::resolve_footprint` (after `run`) with the same sequence.
+pub fn mark_footprint(ftl: &mut Ftl, first: u64, last: u64, is_read: bool) {
+    for lpn in first..=last {
+        let e = &mut ftl.l2p[lpn as usize];
+        if *e == UNMAPPED {
+            *e = if is_read {
+                FIRST_TOUCH_READ
+            } else {
+                FIRST_TOUCH_WRITE
+            };
+        }
+    }
 }
 
 impl<'a> Preconditioner<'a> {
@@ -42,57 +69,83 @@ impl<'a> Preconditioner<'a> {
             victim,
             sched,
             open: Vec::new(),
+            page_units: Vec::new(),
             candidates: Vec::new(),
             report: PreconditionReport::default(),
         }
     }
 
-    /// Fill, overwrite, then write the trace's read-before-write footprint (`footprint`, sorted).
-    pub fn run(
-        &mut self,
-        cfg: &PreconditionConfig,
-        seed: u64,
-        footprint: &[u32],
-    ) -> Result<(), Error> {
+    /// Fill, then overwrite at random (GC runs as needed).
+    pub fn run(&mut self, cfg: &PreconditionConfig, seed: u64) -> Result<(), Error> {
         let n = self.ftl.logical_units as u64;
         let fill = ((cfg.fill_fraction * n as f64).round() as u64).min(n);
         let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e_6421);
-        match cfg.pattern {
-            FillPattern::Sequential => {
-                for lpn in 0..fill {
-                    self.write(lpn as u32)?;
-                }
-            }
-            FillPattern::Random => {
-                let mut perm = Permutation::new(n, rng.gen());
-                for _ in 0..fill {
-                    self.write(perm.next_index() as u32)?;
-                }
-            }
-        }
-        let overwrites = (cfg.overwrite_fraction * n as f64).round() as u64;
-        if overwrites > 0 && fill > 0 {
-            for _ in 0..overwrites {
-                // Uniform over the filled units: draw until a mapped one comes up.
-                let lpn = loop {
-                    let lpn = rng.gen_range(0..n) as u32;
-                    if self.ftl.lookup(lpn) != Location::Unmapped || self.open.contains(&lpn) {
-                        break lpn;
-                    }
+        // The filled units are perm(0..fill): sequential, or a seeded pseudo-random permutation.
+        let perm = match cfg.pattern {
+            FillPattern::Sequential => None,
+            FillPattern::Random => Some(Permutation::new(n, rng.gen())),
+        };
+        let at = |i: u64| perm.as_ref().map_or(i, |p| p.at(i)) as u32;
+        let overwrites = if fill > 0 {
+            (cfg.overwrite_fraction * n as f64).round() as u64
+        } else {
+            0
+        };
+        // Units are written in batches whose mapping entries are prefetched first: the writes
+        // land at random in a table far larger than the caches.
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut i = 0;
+        while i < fill + overwrites {
+            batch.clear();
+            while batch.len() < BATCH && i < fill + overwrites {
+                let lpn = if i < fill {
+                    at(i)
+                } else {
+                    at(rng.gen_range(0..fill))
                 };
-                self.write(lpn)?;
+                if batch.len() < 2 * PREFETCH_DISTANCE {
+                    table::prefetch(&self.ftl.l2p, lpn as usize);
+                }
+                batch.push(lpn);
+                i += 1;
             }
-        }
-        for &lpn in footprint {
-            if self.ftl.lookup(lpn) == Location::Unmapped && !self.open.contains(&lpn) {
+            // Two stages ahead: the mapping entry of a unit 2·D writes away, and the reverse-map
+            // slot of its old copy (an overwrite clears its valid bit) D writes away, when that
+            // entry has arrived.
+            for (j, &lpn) in batch.iter().enumerate() {
+                if let Some(&ahead) = batch.get(j + 2 * PREFETCH_DISTANCE) {
+                    table::prefetch(&self.ftl.l2p, ahead as usize);
+                }
+                if let Some(&near) = batch.get(j + PREFETCH_DISTANCE) {
+                    let e = self.ftl.l2p[near as usize];
+                    if e != UNMAPPED && e & super::BUFFERED == 0 {
+                        table::prefetch(&self.ftl.p2l, (e - 1) as usize);
+                    }
+                }
                 self.write(lpn)?;
             }
         }
         self.flush()
     }
 
+    /// After `run`: write the units of `first..=last` that `mark_footprint` marked as read
+    /// first, and clear the marks. Call `flush` after the last range.
+    pub fn resolve_footprint(&mut self, first: u64, last: u64) -> Result<(), Error> {
+        for lpn in first..=last {
+            match self.ftl.l2p[lpn as usize] {
+                FIRST_TOUCH_READ => self.write(lpn as u32)?,
+                FIRST_TOUCH_WRITE => self.ftl.l2p[lpn as usize] = UNMAPPED,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Write one unit (state only).
     pub fn write(&mut self, lpn: u32) -> Result<(), Error> {
+        if self.ftl.l2p[lpn as usize] >= FIRST_TOUCH_WRITE {
+            self.ftl.l2p[lpn as usize] = UNMAPPED;
+        }
         if let Some(pos) = self.open.iter().position(|&x| x == lpn) {
             self.open.remove(pos);
         }
@@ -109,7 +162,6 @@ impl<'a> Preconditioner<'a> {
         if self.open.is_empty() {
             return Ok(());
         }
-        let units = std::mem::take(&mut self.open);
         let ftl = &*self.ftl;
         let plane = self.allocator.next_plane(self.sched, &|p| {
             ftl.has_room(ftl.pool_index(p, 0), Writer::Host { stream: 0 })
@@ -125,13 +177,14 @@ impl<'a> Preconditioner<'a> {
             }
         }
         let page = self.take_page(pool, writer)?;
-        let mut versioned = Vec::with_capacity(units.len());
-        for lpn in units {
+        self.page_units.clear();
+        for &lpn in &self.open {
             self.ftl.unmap(lpn);
             let v = self.ftl.oracle.as_mut().map_or(0, |o| o.bump(lpn));
-            versioned.push(Some((lpn, v)));
+            self.page_units.push(Some((lpn, v)));
         }
-        self.ftl.fill_page(page, versioned);
+        self.open.clear();
+        self.ftl.fill_page(page, self.page_units.iter().copied());
         self.ftl.complete_program(page);
         while self.ftl.pools[pool].needs_gc() {
             if !self.gc(pool)? {
@@ -177,7 +230,7 @@ impl<'a> Preconditioner<'a> {
                         .oracle
                         .as_ref()
                         .map_or(0, |o| o.slot_version[slot as usize]);
-                    moving.push((self.ftl.p2l[slot as usize], v));
+                    moving.push((self.ftl.unit_in_slot(slot), v));
                 }
             }
         }
@@ -196,37 +249,48 @@ impl<'a> Preconditioner<'a> {
     }
 }
 
-/// A pseudo-random permutation of `0..n` in O(1) memory: a full-period LCG modulo the next power
-/// of two (Hull–Dobell: multiplier ≡ 1 mod 4, odd increment), skipping values ≥ n.
+/// A pseudo-random permutation of `0..n` with O(1) memory and random access: a four-round
+/// Feistel network over the smallest even-bit power of two ≥ n, cycle-walking past values ≥ n.
 struct Permutation {
     n: u64,
-    mask: u64,
-    state: u64,
-    increment: u64,
+    half_bits: u32,
+    keys: [u64; 4],
 }
 
 impl Permutation {
     fn new(n: u64, seed: u64) -> Permutation {
-        let m = n.max(1).next_power_of_two();
+        let bits = (64 - n.max(2).saturating_sub(1).leading_zeros()).max(2);
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
         Permutation {
             n,
-            mask: m - 1,
-            state: seed & (m - 1),
-            increment: (seed >> 17) | 1,
+            half_bits: bits.div_ceil(2),
+            keys: [rng.gen(), rng.gen(), rng.gen(), rng.gen()],
         }
     }
 
-    fn next_index(&mut self) -> u64 {
-        loop {
-            self.state = (self
-                .state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(self.increment))
-                & self.mask;
-            if self.state < self.n {
-                return self.state;
-            }
+    fn round(&self, x: u64, key: u64) -> u64 {
+        // Multiply-shift hash: cheap, and mixing quality is all a fill order needs.
+        (x ^ key).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32
+    }
+
+    fn encrypt(&self, x: u64) -> u64 {
+        let mask = (1u64 << self.half_bits) - 1;
+        let (mut l, mut r) = (x >> self.half_bits, x & mask);
+        for &k in &self.keys {
+            let next = l ^ (self.round(r, k) & mask);
+            l = r;
+            r = next;
         }
+        (l << self.half_bits) | r
+    }
+
+    /// The i-th element (i < n).
+    fn at(&self, i: u64) -> u64 {
+        let mut x = self.encrypt(i);
+        while x >= self.n {
+            x = self.encrypt(x);
+        }
+        x
     }
 }
 
@@ -237,8 +301,8 @@ mod tests {
     #[test]
     fn permutation_visits_every_index_once() {
         for n in [1u64, 2, 7, 100, 1000, 4097] {
-            let mut p = Permutation::new(n, 12345);
-            let mut seen: Vec<u64> = (0..n).map(|_| p.next_index()).collect();
+            let p = Permutation::new(n, 12345);
+            let mut seen: Vec<u64> = (0..n).map(|i| p.at(i)).collect();
             seen.sort();
             assert_eq!(seen, (0..n).collect::<Vec<_>>(), "n = {n}");
         }

@@ -2,7 +2,7 @@
 //! final sweep check that the mapping leads to the last version written, and the structural
 //! invariants are recounted from the raw mapping at GC and at the end.
 
-use super::{BlockState, Ftl, Location, NO_LPN};
+use super::{BlockState, Ftl, Location, P2L_VALID};
 
 /// Violations kept verbatim for the report; further ones are only counted.
 const KEPT_MESSAGES: usize = 20;
@@ -18,16 +18,6 @@ pub struct Oracle {
 }
 
 impl Oracle {
-    pub fn new(logical_units: u32, slots: u64) -> Oracle {
-        Oracle {
-            versions: vec![0; logical_units as usize],
-            slot_version: vec![0; slots as usize],
-            checked_reads: 0,
-            violations: 0,
-            messages: Vec::new(),
-        }
-    }
-
     /// A new version of `lpn` is being written.
     pub fn bump(&mut self, lpn: u32) -> u32 {
         let v = &mut self.versions[lpn as usize];
@@ -67,7 +57,8 @@ impl Ftl {
         }
     }
 
-    /// Recount a block's valid units from the mapping and compare with its counter.
+    /// Recount a block's valid slots and compare with its counter; every valid slot's unit must
+    /// map back to it (else a unit is mapped twice or a valid bit is stale).
     pub fn verify_block(&mut self, block: u32) {
         if self.oracle.is_none() {
             return;
@@ -75,16 +66,32 @@ impl Ftl {
         let g = &self.geometry;
         let info = self.blocks[block as usize];
         let mut valid = 0;
+        let mut msgs = Vec::new();
         for page in 0..info.write_ptr {
-            valid += self.valid_slots(g.page_id(block, page)).count_ones();
+            for s in 0..g.slots_per_page {
+                let slot = g.slot_id(g.page_id(block, page), s);
+                if !self.slot_is_valid(slot) {
+                    continue;
+                }
+                valid += 1;
+                let lpn = self.unit_in_slot(slot);
+                if self.l2p.get(lpn as usize) != Some(&(slot + 1)) {
+                    msgs.push(format!(
+                        "slot {slot} is valid for unit {lpn}, which maps elsewhere \
+                         (a unit mapped twice, or a stale valid bit)"
+                    ));
+                }
+            }
         }
         if valid != info.valid_units {
-            let msg = format!(
-                "block {block}: valid counter {} but {valid} slots are mapped to it",
+            msgs.push(format!(
+                "block {block}: valid counter {} but {valid} slots are valid",
                 info.valid_units
-            );
-            if let Some(o) = &mut self.oracle {
-                o.violation(msg);
+            ));
+        }
+        if let Some(o) = &mut self.oracle {
+            for m in msgs {
+                o.violation(m);
             }
         }
     }
@@ -99,10 +106,11 @@ impl Ftl {
         for lpn in 0..self.logical_units {
             self.verify_read(lpn);
             if let Location::Flash(slot) = self.lookup(lpn) {
-                if self.p2l[slot as usize] != lpn {
+                if self.p2l[slot as usize] != lpn | P2L_VALID {
                     let msg = format!(
-                        "unit {lpn} maps to slot {slot}, whose reverse map names unit {}",
-                        self.p2l[slot as usize]
+                        "unit {lpn} maps to slot {slot}, whose reverse map says unit {} (valid: {})",
+                        self.unit_in_slot(slot),
+                        self.slot_is_valid(slot)
                     );
                     if let Some(o) = &mut self.oracle {
                         o.violation(msg);
@@ -130,7 +138,7 @@ impl Ftl {
                     let page = g.page_id(b, page);
                     for s in 0..g.slots_per_page {
                         let slot = g.slot_id(page, s);
-                        if self.p2l[slot as usize] != NO_LPN && self.slot_is_valid(slot) {
+                        if self.slot_is_valid(slot) {
                             valid += 1;
                         }
                     }

@@ -93,7 +93,7 @@ impl Simulation {
             let i = slots.trailing_zeros();
             slots &= slots - 1;
             let slot = self.ftl.geometry.slot_id(page, i);
-            let lpn = self.ftl.p2l[slot as usize];
+            let lpn = self.ftl.unit_in_slot(slot);
             let dest = self.migration.destination(lpn, region);
             self.gc[job].copies[dest].push((lpn, slot));
         }
@@ -119,7 +119,7 @@ impl Simulation {
                 // A unit the host rewrote (or trimmed) since it was read is not copied.
                 let live: Vec<(u32, u32)> = chunk
                     .into_iter()
-                    .filter(|&(lpn, slot)| self.ftl.l2p[lpn as usize] == slot + 1)
+                    .filter(|&(_, slot)| self.ftl.slot_is_valid(slot))
                     .collect();
                 if live.is_empty() {
                     continue;

@@ -41,17 +41,18 @@ pub struct RequestRecord {
 impl Simulation {
     /// Schedule a flow's first request(s).
     pub(super) fn prime_flow(&mut self, flow: u32) {
-        let f = &self.flows[flow as usize];
         let fw = self.timing.firmware_ns;
+        let f = &mut self.flows[flow as usize];
+        f.start();
         match f.mode {
             ReplayMode::Open => {
-                if let Some(r) = f.requests.first() {
+                if let Some(r) = &f.upcoming {
                     let at = scaled(r.arrival_ns, f.time_scale) + fw;
                     self.events.push(at, Event::Arrival { flow });
                 }
             }
             ReplayMode::Closed => {
-                let n = (f.queue_depth as usize).min(f.requests.len());
+                let n = (f.queue_depth as u64).min(f.source.len());
                 for _ in 0..n {
                     self.events.push(fw, Event::Arrival { flow });
                 }
@@ -63,20 +64,20 @@ impl Simulation {
     pub(super) fn on_arrival(&mut self, flow: u32) {
         let fw = self.timing.firmware_ns;
         let f = &mut self.flows[flow as usize];
-        let Some(&r) = f.requests.get(f.next) else {
+        let Some(r) = f.take_next() else {
             return;
         };
-        f.next += 1;
         f.outstanding += 1;
         let arrival_ns = self.now - fw;
-        if f.mode == ReplayMode::Open {
-            if let Some(n) = f.requests.get(f.next) {
+        if let Some(n) = &f.upcoming {
+            if f.mode == ReplayMode::Open {
                 let at = scaled(n.arrival_ns, f.time_scale) + fw;
                 self.events.push(at.max(self.now), Event::Arrival { flow });
             }
         }
-        let unit = self.ftl.geometry.unit_bytes as u64;
         let start = r.offset_bytes + f.offset_bytes;
+        self.prefetch_upcoming(flow);
+        let unit = self.ftl.geometry.unit_bytes as u64;
         let first = start / unit;
         let last = (start + r.size_bytes.max(1) - 1) / unit;
         let req = Request {
@@ -109,6 +110,16 @@ impl Simulation {
         self.maybe_final_flush();
     }
 
+    /// Start loading the mapping entry of the flow's request after next: by the time it arrives
+    /// the entry is in cache (the table is far larger than the caches and read at random).
+    fn prefetch_upcoming(&self, flow: u32) {
+        let f = &self.flows[flow as usize];
+        if let Some(r) = &f.after {
+            let lpn = (r.offset_bytes + f.offset_bytes) / self.ftl.geometry.unit_bytes as u64;
+            crate::ftl::table::prefetch(&self.ftl.l2p, lpn as usize);
+        }
+    }
+
     fn issue_read(&mut self, id: u32) {
         let (first, units) = {
             let r = &self.requests[id as usize];
@@ -128,7 +139,7 @@ impl Simulation {
                         self.fatal = Some(crate::error::Error::Simulation(format!(
                             "flow `{}` request {} reads unit {lpn}, which was never written \
                              (ftl.unmapped_read = \"error\")",
-                            flow.name, flow.next
+                            flow.name, flow.issued
                         )));
                         return;
                     }

@@ -4,6 +4,7 @@
 //! `write.rs` (buffer, sealing, programs), `gc.rs` (garbage collection and wear levelling).
 
 pub mod event;
+mod flow;
 mod gc;
 mod host;
 mod summary;
@@ -13,63 +14,24 @@ mod write;
 
 use std::collections::VecDeque;
 
-use crate::config::{Config, ReplayMode, UnmappedRead, WriteAck};
+use crate::config::{Config, UnmappedRead, WriteAck};
 use crate::error::Error;
 use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, Timing};
 use crate::ftl::allocation::{self, PlaneAllocator};
 use crate::ftl::gc_victim::{self, Candidate, VictimPolicy};
 use crate::ftl::migration::{self, Migration};
 use crate::ftl::placement::{self, Placement};
-use crate::ftl::precondition::{PreconditionReport, Preconditioner};
+use crate::ftl::precondition::{mark_footprint, PreconditionReport, Preconditioner};
 use crate::ftl::read_policy::{self, ReadPolicy};
 use crate::ftl::reduction::{self, DataReduction};
 use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::Ftl;
-use crate::stats::{DeviceStats, FlowStats};
-use crate::trace::{Op, TraceRequest};
+use crate::stats::DeviceStats;
+use crate::trace::Op;
 use event::{Event, EventQueue};
 
+pub use flow::{Flow, RequestSource, VecSource};
 pub use host::RequestRecord;
-
-/// One source of host requests with its own replay mode and statistics.
-pub struct Flow {
-    pub name: String,
-    pub requests: Vec<TraceRequest>,
-    pub mode: ReplayMode,
-    pub queue_depth: u32,
-    pub time_scale: f64,
-    /// Byte offset added to every address.
-    pub offset_bytes: u64,
-    next: usize,
-    outstanding: u32,
-    pub stats: FlowStats,
-}
-
-impl Flow {
-    pub fn new(
-        name: String,
-        requests: Vec<TraceRequest>,
-        mode: ReplayMode,
-        queue_depth: u32,
-        time_scale: f64,
-        offset_bytes: u64,
-    ) -> Flow {
-        Flow {
-            name,
-            requests,
-            mode,
-            queue_depth,
-            time_scale,
-            offset_bytes,
-            next: 0,
-            outstanding: 0,
-            stats: FlowStats::default(),
-        }
-    }
-    fn exhausted(&self) -> bool {
-        self.next >= self.requests.len()
-    }
-}
 
 /// Options of one run that are not device configuration.
 #[derive(Clone, Debug, Default)]
@@ -141,7 +103,11 @@ pub struct Simulation {
 
 impl Simulation {
     /// Build the device, precondition it, and line up the flows. `config` must be validated.
-    pub fn new(config: Config, flows: Vec<Flow>, options: RunOptions) -> Result<Simulation, Error> {
+    pub fn new(
+        config: Config,
+        mut flows: Vec<Flow>,
+        options: RunOptions,
+    ) -> Result<Simulation, Error> {
         let geometry = Geometry::new(&config);
         let timing = Timing::new(&config.timing);
         let placement = placement::build(&config.ftl.placement);
@@ -155,16 +121,33 @@ impl Simulation {
         let pools = ftl.pools.len();
         let regions = ftl.geometry.regions.len();
 
-        for f in &flows {
+        for f in flows.iter_mut() {
             check_flow_capacity(f, &ftl)?;
         }
-        let footprint = if config.precondition.trace_footprint {
-            read_before_write_footprint(&flows, &ftl)
-        } else {
-            Vec::new()
-        };
+        let unit_bytes = ftl.geometry.unit_bytes as u64;
+        // Units the flows read before writing them are preconditioned too (MQSim does the same).
+        let footprint = config.precondition.trace_footprint;
+        if footprint {
+            for f in flows.iter_mut() {
+                f.for_each_unit_range(unit_bytes, |a, b, r| {
+                    mark_footprint(&mut ftl, a, b, r.op == Op::Read)
+                });
+            }
+        }
         let mut pre = Preconditioner::new(&mut ftl, allocator.as_mut(), victim.as_mut(), &sched);
-        pre.run(&config.precondition, config.seed, &footprint)?;
+        pre.run(&config.precondition, config.seed)?;
+        if footprint {
+            let mut result = Ok(());
+            for f in flows.iter_mut() {
+                f.for_each_unit_range(unit_bytes, |a, b, _| {
+                    if result.is_ok() {
+                        result = pre.resolve_footprint(a, b);
+                    }
+                });
+            }
+            result?;
+            pre.flush()?;
+        }
         let precondition = pre.report;
 
         let mut sim = Simulation {
@@ -221,7 +204,7 @@ impl Simulation {
     }
 
     pub fn total_requests(&self) -> u64 {
-        self.flows.iter().map(|f| f.requests.len() as u64).sum()
+        self.flows.iter().map(|f| f.source.len()).sum()
     }
 
     /// Run to completion.
@@ -245,7 +228,7 @@ impl Simulation {
                 return Err(e);
             }
             n += 1;
-            if n % every == 0 {
+            if n.is_multiple_of(every) {
                 progress(self);
             }
         }
@@ -324,44 +307,24 @@ impl Simulation {
 }
 
 /// Every address of a flow must fall inside the logical capacity.
-fn check_flow_capacity(f: &Flow, ftl: &Ftl) -> Result<(), Error> {
+fn check_flow_capacity(f: &mut Flow, ftl: &Ftl) -> Result<(), Error> {
     let capacity = ftl.logical_units as u64 * ftl.geometry.unit_bytes as u64;
-    for (i, r) in f.requests.iter().enumerate() {
-        let end = r.offset_bytes + f.offset_bytes + r.size_bytes;
-        if end > capacity {
-            return Err(Error::Simulation(format!(
-                "flow `{}` request {} ends at byte {end}, past the logical capacity {capacity} \
-                 (the flow's offset_bytes is {})",
-                f.name,
-                i + 1,
-                f.offset_bytes
-            )));
+    let offset = f.offset_bytes;
+    let mut bad = None;
+    let mut i = 0u64;
+    f.for_each_unit_range(1, |_, _, r| {
+        i += 1;
+        let end = r.offset_bytes + offset + r.size_bytes;
+        if end > capacity && bad.is_none() {
+            bad = Some((i, end));
         }
+    });
+    match bad {
+        Some((i, end)) => Err(Error::Simulation(format!(
+            "flow `{}` request {i} ends at byte {end}, past the logical capacity {capacity} \
+             (the flow's offset_bytes is {offset})",
+            f.name
+        ))),
+        None => Ok(()),
     }
-    Ok(())
-}
-
-/// Units the flows read before any flow writes them, sorted (MQSim preconditions these too).
-fn read_before_write_footprint(flows: &[Flow], ftl: &Ftl) -> Vec<u32> {
-    let unit = ftl.geometry.unit_bytes as u64;
-    // One bit per logical unit: 0 = untouched, set once written or pre-written.
-    let mut touched = vec![0u64; (ftl.logical_units as usize).div_ceil(64)];
-    let mut out = Vec::new();
-    for f in flows {
-        for r in &f.requests {
-            let first = (r.offset_bytes + f.offset_bytes) / unit;
-            let last = (r.offset_bytes + f.offset_bytes + r.size_bytes.max(1) - 1) / unit;
-            for lpn in first..=last {
-                let (w, b) = ((lpn / 64) as usize, lpn % 64);
-                if touched[w] & (1 << b) == 0 {
-                    touched[w] |= 1 << b;
-                    if r.op == Op::Read {
-                        out.push(lpn as u32);
-                    }
-                }
-            }
-        }
-    }
-    out.sort_unstable();
-    out
 }

@@ -2,6 +2,7 @@
 //! oracle catching a planted GC bug.
 
 use super::*;
+use crate::config::ReplayMode;
 use crate::trace::TraceRequest;
 
 fn small(sets: &[&str]) -> Config {

@@ -1,0 +1,53 @@
+//! Large flat tables (the mapping, the reverse map, the oracle). They are allocated zeroed, so the
+//! OS backs only the pages that are touched, and on Linux they ask for transparent huge pages:
+//! the mapping is accessed at random, and 2 MiB pages cut the TLB misses that dominate that.
+
+pub fn zeroed_u32(len: usize) -> Vec<u32> {
+    let v = vec![0u32; len];
+    advise_huge_pages(&v);
+    v
+}
+
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(v: &[u32]) {
+    const HUGE: usize = 2 << 20;
+    let bytes = std::mem::size_of_val(v);
+    if bytes < 4 * HUGE {
+        return;
+    }
+    let start = v.as_ptr() as usize;
+    let aligned = start.div_ceil(HUGE) * HUGE;
+    let end = (start + bytes) / HUGE * HUGE;
+    if end > aligned {
+        // SAFETY: the range lies inside the vector's allocation; MADV_HUGEPAGE only changes how
+        // the kernel backs the pages, never their contents. A failure is harmless (no THP).
+        unsafe {
+            libc::madvise(
+                aligned as *mut libc::c_void,
+                end - aligned,
+                libc::MADV_HUGEPAGE,
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_v: &[u32]) {}
+
+/// Ask the CPU to start loading `v[i]` into cache (a hint; never faults). Batching random
+/// lookups behind prefetches overlaps their memory latency.
+#[inline(always)]
+pub fn prefetch<T>(v: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if i < v.len() {
+        // SAFETY: the pointer is inside the slice; prefetching has no architectural effect.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(
+                v.as_ptr().add(i) as *const i8,
+                std::arch::x86_64::_MM_HINT_T0,
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
+}

@@ -1,0 +1,274 @@
+"""ssdlab: a fast, faithful, extensible discrete-event SSD simulator.
+
+The engine is Rust (the private ``ssdlab._core`` extension); this package is its Python face::
+
+    import ssdlab
+
+    r = ssdlab.simulate("default", "traces/msr_hm_0_first1000.csv.gz")
+    r.summary["latency_ns"]["read"]["p99"]
+
+    r = ssdlab.simulate("my_device.toml", ["a.csv.gz", ("b.trace", "mqsim")],
+                        set={"ftl.gc_threshold": 0.05}, log_requests=True)
+    r.requests.groupby("op").latency_ns.describe()
+
+The summary's keys are described in ``docs/results.md``. Errors in configs, ``set`` keys and
+traces raise :class:`SsdlabError` (a ``ValueError``) whose message names the file, line, field
+or key at fault.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Union
+
+from ssdlab import _core
+from ssdlab._core import SsdlabError
+
+if TYPE_CHECKING:
+    import pandas
+
+__all__ = ["Result", "SsdlabError", "__version__", "preset_toml", "presets", "simulate"]
+
+__version__: str = _core.version()
+
+StrPath = Union[str, "os.PathLike[str]"]
+TraceSpec = Union[StrPath, tuple[StrPath, str]]
+
+
+class Result:
+    """What one simulation produced.
+
+    Attributes:
+        summary: the JSON summary as a dict (latencies, IOPS, WAF, GC and flash-op counts,
+            integrity checks, the resolved config, version and seed; see ``docs/results.md``).
+        requests: with ``log_requests=True``, a :class:`pandas.DataFrame` with one row per host
+            request and the columns ``flow`` (index into ``summary["flows"]``), ``op``
+            ("read"/"write"/"trim"), ``offset_bytes``, ``size_bytes``, ``arrival_ns``,
+            ``completion_ns`` and ``latency_ns``; otherwise None.
+    """
+
+    __slots__ = ("requests", "summary")
+
+    def __init__(self, summary: dict[str, Any], requests: pandas.DataFrame | None = None) -> None:
+        self.summary = summary
+        self.requests = requests
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The summary as JSON text, as ``ssdlab run --json`` prints it."""
+        return json.dumps(self.summary, indent=indent)
+
+    def __repr__(self) -> str:
+        count = self.summary.get("requests", {}).get("count")
+        mean = self.summary.get("latency_ns", {}).get("all", {}).get("mean")
+        parts = [f"{count} requests"]
+        if isinstance(mean, (int, float)):
+            parts.append(f"mean latency {mean / 1000:.1f} us")
+        if self.requests is not None:
+            parts.append("request log")
+        return f"<ssdlab.Result: {', '.join(parts)}>"
+
+
+def presets() -> list[str]:
+    """Names of the presets shipped with the engine (``ssdlab presets``)."""
+    return _core.presets()
+
+
+def preset_toml(name: str) -> str:
+    """The TOML text of a preset; raises :class:`SsdlabError` for an unknown name."""
+    return _core.preset_toml(name)
+
+
+def simulate(
+    config: StrPath = "default",
+    trace: TraceSpec | Sequence[TraceSpec] | None = None,
+    *,
+    format: str = "msr",
+    preset: str | None = None,
+    set: Mapping[str, Any] | Iterable[str] | None = None,
+    config_file: StrPath | None = None,
+    mode: str | None = None,
+    queue_depth: int | None = None,
+    seed: int | None = None,
+    verify: bool = False,
+    log_requests: bool = False,
+) -> Result:
+    """Replay traces on a simulated SSD, like ``ssdlab run``.
+
+    Args:
+        config: a preset name (see :func:`presets`) or the path of a TOML file, which is merged
+            over ``preset``. A preset name wins over a file of the same name in the working
+            directory; write ``./default`` to mean the file.
+        trace: a trace path, or a list of them; each becomes one flow. An item may also be a
+            ``(path, format)`` tuple. None replays only the ``[[flows]]`` of the config.
+        format: format of the traces given without one: "msr" or "mqsim". Gzipped files are
+            read directly.
+        preset: the preset a config file is merged over (default "default"); only with a file.
+        set: config overrides, as ``{"ftl.gc_threshold": 0.05}`` (Python values: bool, int,
+            float, str, list, dict) or as ``["ftl.gc_threshold=0.05"]`` (the text of
+            ``--set``, read as TOML, else as a plain string).
+        config_file: a TOML file merged over the preset named by ``config``; the same as passing
+            the file as ``config`` and the preset as ``preset``.
+        mode: replay mode of the given traces, "open" (at trace timestamps) or "closed" (keep
+            ``queue_depth`` requests outstanding); None: the config's ``host.mode``.
+        queue_depth: queue depth of the given traces in closed mode; None: ``host.queue_depth``.
+        seed: random seed, overriding the config's.
+        verify: check every read and the final mapping against an integrity oracle; the result
+            is ``summary["integrity"]``.
+        log_requests: also return one row per request as ``Result.requests``.
+
+    Raises:
+        SsdlabError: unknown preset, bad TOML or ``set`` key, unreadable or malformed trace, a
+            device the data does not fit; the message names the file, line, field or key.
+
+    The simulation runs with the GIL released, so other Python threads keep running and several
+    simulations can run in parallel threads.
+    """
+    preset_name, path = _config_source(config, preset, config_file)
+    sets = _overrides(set)
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+        sets.append(f"seed={int(seed)}")
+    if not isinstance(format, str):
+        raise TypeError(f"format must be a str, not {type(format).__name__}")
+    summary_json, columns = _core.simulate(
+        preset_name,
+        path,
+        sets,
+        _traces(trace, format),
+        mode,
+        queue_depth,
+        bool(verify),
+        bool(log_requests),
+    )
+    requests = None
+    if columns is not None:
+        import pandas
+
+        requests = pandas.DataFrame(columns)
+    return Result(json.loads(summary_json), requests)
+
+
+def _config_source(
+    config: StrPath, preset: str | None, config_file: StrPath | None
+) -> tuple[str, str | None]:
+    """Split ``config`` into (preset name, config file or None)."""
+    if isinstance(config, os.PathLike) or (
+        isinstance(config, str) and config not in _core.presets() and _looks_like_path(config)
+    ):
+        if config_file is not None:
+            raise TypeError("give the config file as `config` or as `config_file`, not both")
+        return ("default" if preset is None else preset), os.fsdecode(config)
+    if not isinstance(config, str):
+        raise TypeError(f"config must be a preset name or a path, not {type(config).__name__}")
+    if preset is not None and preset != config:
+        raise TypeError(
+            f"`preset={preset!r}` applies only when `config` is a file; "
+            f"`config={config!r}` already names the preset"
+        )
+    return config, (None if config_file is None else os.fsdecode(config_file))
+
+
+def _looks_like_path(s: str) -> bool:
+    return s.endswith(".toml") or "/" in s or os.sep in s or os.path.isfile(s)
+
+
+def _traces(trace: TraceSpec | Sequence[TraceSpec] | None, format: str) -> list[tuple[str, str]]:
+    """Normalise ``trace`` into (path, format) pairs."""
+    if trace is None:
+        return []
+    if isinstance(trace, (str, bytes, os.PathLike)):
+        return [(os.fsdecode(trace), format)]
+    pairs: list[tuple[str, str]] = []
+    for item in trace:
+        if isinstance(item, (str, bytes, os.PathLike)):
+            pairs.append((os.fsdecode(item), format))
+        elif (
+            isinstance(item, tuple)
+            and len(item) == 2
+            and isinstance(item[0], (str, bytes, os.PathLike))
+            and isinstance(item[1], str)
+        ):
+            pairs.append((os.fsdecode(item[0]), item[1]))
+        else:
+            raise TypeError(f"a trace must be a path or a (path, format) tuple, not {item!r}")
+    return pairs
+
+
+def _overrides(set_: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
+    """``set=`` as the ``key=value`` strings of the CLI's ``--set``."""
+    if set_ is None:
+        return []
+    if isinstance(set_, str):
+        return [set_]
+    if isinstance(set_, Mapping):
+        out = []
+        for key, value in set_.items():
+            if not isinstance(key, str):
+                raise TypeError(f"config keys must be str, not {key!r}")
+            out.append(f"{key}={_toml_value(value)}")
+        return out
+    out = []
+    for item in set_:
+        if not isinstance(item, str):
+            raise TypeError(f"overrides must be 'key=value' strings, not {item!r}")
+        out.append(item)
+    return out
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _toml_value(value: Any) -> str:
+    """A Python value as a TOML literal (the right-hand side of ``key = ...``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if math.isnan(f):
+            return "nan"
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return repr(f)
+    if isinstance(value, (str, os.PathLike)):
+        return _toml_string(os.fsdecode(value))
+    if isinstance(value, Mapping):
+        items = (f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
+        return "{ " + ", ".join(items) + " }" if value else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot express {type(value).__name__} {value!r} as a config value")
+
+
+def _toml_string(s: str) -> str:
+    out = []
+    for ch in s:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ch < " " or ch == "\x7f":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _toml_key(key: Any) -> str:
+    if not isinstance(key, str):
+        raise TypeError(f"config keys must be str, not {key!r}")
+    return key if _BARE_KEY.match(key) else _toml_string(key)

@@ -1,0 +1,37 @@
+"""The private Rust extension behind :mod:`ssdlab`; use the functions of ``ssdlab`` instead."""
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from typing_extensions import TypeAlias
+
+__all__ = ["SsdlabError", "cli_main", "preset_toml", "presets", "simulate", "version"]
+
+_StrPath: TypeAlias = str | os.PathLike[str]
+
+class SsdlabError(ValueError):
+    """A config, trace or simulation error; the message names the file, line, field or key."""
+
+def simulate(
+    preset: str,
+    config_path: _StrPath | None,
+    sets: Sequence[str],
+    traces: Sequence[tuple[_StrPath, str]],
+    mode: str | None = None,
+    queue_depth: int | None = None,
+    verify: bool = False,
+    log_requests: bool = False,
+) -> tuple[str, dict[str, list[Any]] | None]:
+    """Run one simulation with the GIL released.
+
+    Returns the summary as JSON text and, with ``log_requests``, the request log as
+    ``{column: list}`` with the columns flow, op, offset_bytes, size_bytes, arrival_ns,
+    completion_ns, latency_ns.
+    """
+
+def presets() -> list[str]: ...
+def preset_toml(name: str) -> str: ...
+def version() -> str: ...
+def cli_main(argv: Sequence[str]) -> int:
+    """Run the ``ssdlab`` command line; ``argv[0]`` is the program name. Returns the exit code."""

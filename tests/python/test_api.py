@@ -1,0 +1,428 @@
+"""Tests of the Python package: `ssdlab.simulate` and friends, the `_core` bindings under them, and
+the `ssdlab` console script. They run the installed package (`pip install .`) on the traces
+committed under traces/ and the small test device of the engine's own tests."""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import inspect
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import ssdlab
+from ssdlab import SsdlabError, _core
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = ROOT / "crates" / "ssdlab" / "tests" / "data" / "small.toml"
+MSR = ROOT / "traces" / "msr_hm_0_first1000.csv.gz"
+MQSIM = ROOT / "traces" / "tpcc_small_mqsim.trace.gz"
+# The small device (192 MiB raw) is far smaller than the traced disks: fold addresses into it.
+WRAP = {"host.out_of_range": "wrap"}
+COLUMNS = ["flow", "op", "offset_bytes", "size_bytes", "arrival_ns", "completion_ns", "latency_ns"]
+
+
+def trace_lines(path: Path) -> int:
+    """Requests in a committed trace: one per non-blank line (neither format has a header)."""
+    with gzip.open(path, "rt") as f:
+        return sum(1 for line in f if line.strip())
+
+
+def without_wall_time(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k != "wall_time_s"}
+
+
+def run_small(trace=MSR, **kw) -> ssdlab.Result:
+    kw.setdefault("set", WRAP)
+    return ssdlab.simulate(SMALL, trace, **kw)
+
+
+# --- results -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("trace, fmt", [(MSR, "msr"), (MQSIM, "mqsim")])
+def test_summary_of_a_verified_run(trace, fmt):
+    r = run_small(trace, format=fmt, verify=True)
+    s = r.summary
+    n = trace_lines(trace)
+    assert s["requests"]["count"] == n
+    assert s["requests"]["read"] + s["requests"]["write"] + s["requests"]["trim"] == n
+    assert s["latency_ns"]["read"]["mean"] > 0
+    assert s["latency_ns"]["all"]["count"] == n
+    assert s["integrity"]["enabled"] is True
+    assert s["integrity"]["checked_reads"] > 0
+    assert s["integrity"]["violations"] == 0
+    assert s["version"] == ssdlab.__version__
+    assert s["config"]["name"] == "small"
+    assert s["config"]["host"]["out_of_range"] == "wrap"
+    assert [f["trace"] for f in s["config"]["flows"]] == [str(trace)]
+    assert [f["format"] for f in s["config"]["flows"]] == [fmt]
+    assert r.requests is None
+    assert json.loads(r.to_json()) == s
+
+
+def test_without_verify_the_oracle_is_off():
+    s = run_small().summary
+    assert s["integrity"]["enabled"] is False
+
+
+def test_request_log_dataframe():
+    r = run_small(log_requests=True)
+    df = r.requests
+    assert list(df.columns) == COLUMNS
+    assert len(df) == r.summary["requests"]["count"] == trace_lines(MSR)
+    assert set(df["op"]) <= {"read", "write", "trim"}
+    assert (df["op"] == "read").sum() == r.summary["requests"]["read"]
+    assert (df["op"] == "write").sum() == r.summary["requests"]["write"]
+    assert (df["flow"] == 0).all()
+    assert (df["latency_ns"] == df["completion_ns"] - df["arrival_ns"]).all()
+    assert (df["size_bytes"] > 0).all()
+    for col in COLUMNS:
+        if col != "op":
+            assert df[col].dtype.kind in "iu", col
+    assert df["latency_ns"].max() == r.summary["latency_ns"]["all"]["max"]
+
+
+def test_two_traces_are_two_flows():
+    r = run_small([MSR, (MQSIM, "mqsim")], log_requests=True)
+    s = r.summary
+    assert s["requests"]["count"] == trace_lines(MSR) + trace_lines(MQSIM)
+    assert [f["name"] for f in s["flows"]] == [MSR.name, MQSIM.name]
+    assert [f["requests"]["count"] for f in s["flows"]] == [trace_lines(MSR), trace_lines(MQSIM)]
+    assert r.requests["flow"].value_counts().sort_index().tolist() == [
+        trace_lines(MSR),
+        trace_lines(MQSIM),
+    ]
+
+
+def test_identical_runs_give_identical_results():
+    a = run_small(MQSIM, format="mqsim", verify=True, log_requests=True)
+    b = run_small(MQSIM, format="mqsim", verify=True, log_requests=True)
+    assert "wall_time_s" in a.summary
+    assert without_wall_time(a.summary) == without_wall_time(b.summary)
+    assert a.requests.equals(b.requests)
+
+
+def test_config_file_given_three_ways_is_the_same_config():
+    by_path = run_small(MSR)
+    by_pathlib = ssdlab.simulate(Path(SMALL), str(MSR), set=WRAP, preset="default")
+    by_keyword = ssdlab.simulate("default", MSR, config_file=SMALL, set=WRAP)
+    expected = without_wall_time(by_path.summary)
+    assert without_wall_time(by_pathlib.summary) == expected
+    assert without_wall_time(by_keyword.summary) == expected
+
+
+def test_default_preset_by_name():
+    assert "default" in ssdlab.presets()
+    s = ssdlab.simulate("default", MSR).summary
+    assert s["requests"]["count"] == trace_lines(MSR)
+    assert s["config"]["name"] == ssdlab.simulate(trace=MSR).summary["config"]["name"]
+
+
+def test_overrides_as_dict_or_list_and_seed():
+    text = 'a "quoted" \\ back\tslash, ünïcode'
+    by_dict = run_small(
+        set={
+            **WRAP,
+            "description": text,
+            "ftl.gc_threshold": 0.2,
+            "ftl.gc_victim": {"policy": "greedy"},
+        },
+        seed=42,
+    ).summary
+    assert by_dict["config"]["description"] == text
+    assert by_dict["config"]["ftl"]["gc_threshold"] == 0.2
+    assert by_dict["seed"] == by_dict["config"]["seed"] == 42
+    by_list = run_small(
+        set=[
+            "host.out_of_range=wrap",
+            "ftl.gc_threshold=0.2",
+            "ftl.gc_victim.policy=greedy",
+            "seed=42",
+        ]
+    ).summary
+    assert by_list["config"]["ftl"] == by_dict["config"]["ftl"]
+    assert by_list["seed"] == 42
+
+
+def test_closed_loop_mode_and_queue_depth():
+    s = run_small(mode="closed", queue_depth=4).summary
+    assert s["requests"]["count"] == trace_lines(MSR)
+    assert [(f["mode"], f["queue_depth"]) for f in s["config"]["flows"]] == [("closed", 4)]
+
+
+def test_result_repr():
+    r = run_small()
+    assert repr(r).startswith(f"<ssdlab.Result: {trace_lines(MSR)} requests")
+
+
+def test_presets_and_preset_toml():
+    names = ssdlab.presets()
+    assert names == _core.presets()
+    assert "default" in names
+    text = ssdlab.preset_toml("default")
+    assert "[geometry]" in text
+    with pytest.raises(SsdlabError, match="unknown preset `nope`"):
+        ssdlab.preset_toml("nope")
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+def test_error_class():
+    assert issubclass(SsdlabError, ValueError)
+    assert SsdlabError is _core.SsdlabError
+    assert SsdlabError.__module__ == "ssdlab"
+
+
+def test_unknown_preset():
+    with pytest.raises(SsdlabError, match=r"unknown preset `no-such-preset` \(known: .*default"):
+        ssdlab.simulate("no-such-preset", MSR)
+
+
+def test_bad_set_key_names_the_key():
+    with pytest.raises(SsdlabError) as e:
+        run_small(set={**WRAP, "ftl.no_such_key": 1})
+    assert "no_such_key" in str(e.value)
+    assert str(SMALL) in str(e.value)
+    with pytest.raises(SsdlabError, match="--set nokv: expected key=value"):
+        run_small(set=["nokv"])
+
+
+def test_malformed_trace_names_file_line_and_field(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        "128166385295514663,hm,0,Write,4096,2048,2833\n"
+        "128166385295514878,hm,0,Frobnicate,8192,512,2617\n"
+    )
+    with pytest.raises(SsdlabError) as e:
+        run_small(bad)
+    msg = str(e.value)
+    assert msg.startswith(f"{bad}:2:"), msg
+    assert "Type" in msg and "Frobnicate" in msg
+
+
+def test_missing_trace_names_the_file(tmp_path):
+    missing = tmp_path / "missing.csv"
+    with pytest.raises(SsdlabError, match="missing.csv: cannot read trace"):
+        run_small(missing)
+
+
+def test_address_past_capacity_without_wrap():
+    with pytest.raises(SsdlabError, match=r"msr_hm_0_first1000\.csv\.gz:1: field `Offset`"):
+        ssdlab.simulate(SMALL, MSR)
+
+
+@pytest.mark.parametrize(
+    "kw, pattern",
+    [
+        ({"format": "blktrace"}, "unknown trace format `blktrace`"),
+        ({"mode": "sideways"}, "unknown replay mode `sideways`"),
+    ],
+)
+def test_bad_format_or_mode(kw, pattern):
+    with pytest.raises(SsdlabError, match=pattern):
+        run_small(**kw)
+
+
+def test_no_trace_at_all():
+    with pytest.raises(SsdlabError, match="no trace to replay"):
+        ssdlab.simulate(SMALL, set=WRAP)
+
+
+def test_argument_type_errors():
+    with pytest.raises(TypeError, match="not both"):
+        ssdlab.simulate(SMALL, MSR, config_file=SMALL)
+    with pytest.raises(TypeError, match="applies only when `config` is a file"):
+        ssdlab.simulate("default", MSR, preset="pr-ssd")
+    with pytest.raises(TypeError, match="a trace must be"):
+        ssdlab.simulate(SMALL, [MSR, 3])
+    with pytest.raises(TypeError, match="cannot express"):
+        run_small(set={"seed": object()})
+    with pytest.raises(TypeError):
+        run_small(seed="7")
+
+
+# --- the GIL -----------------------------------------------------------------------------------
+
+GIL_CHILD = textwrap.dedent(
+    """
+    import gzip, sys, threading
+    import ssdlab
+
+    fifo, small, msr = sys.argv[1:]
+    with gzip.open(msr, "rt") as f:
+        text = f.read()
+
+    def feed():
+        # open() blocks until the engine opens the FIFO to read it, so this write can only
+        # happen while `simulate` is running: it needs this thread to get the GIL meanwhile.
+        with open(fifo, "w") as f:
+            f.write(text)
+
+    threading.Thread(target=feed, daemon=True).start()
+    r = ssdlab.simulate(small, fifo, set={"host.out_of_range": "wrap"})
+    print(r.summary["requests"]["count"])
+    """
+)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX named pipes")
+def test_simulate_releases_the_gil(tmp_path):
+    """The engine reads its trace from a named pipe that a Python thread fills. If `simulate` held
+    the GIL, that thread could never write and the run would hang (caught by the timeout), so the
+    outcome does not depend on timing."""
+    fifo = tmp_path / "trace.csv"
+    os.mkfifo(fifo)
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", GIL_CHILD, str(fifo), str(SMALL), str(MSR)],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("simulate() did not let another Python thread run (GIL held?)")
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) == trace_lines(MSR)
+
+
+def test_parallel_simulations_agree_with_a_serial_one():
+    serial = without_wall_time(run_small(MQSIM, format="mqsim").summary)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = [pool.submit(run_small, MQSIM, format="mqsim") for _ in range(3)]
+        results = [without_wall_time(f.result().summary) for f in futures]
+    assert all(r == serial for r in results)
+
+
+# --- the type stub -------------------------------------------------------------------------------
+
+
+def test_stub_matches_the_extension():
+    stub = Path(ssdlab.__file__).with_name("_core.pyi")
+    assert stub.with_name("py.typed").exists()
+    tree = ast.parse(stub.read_text())
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    runtime = {
+        name
+        for name, obj in vars(_core).items()
+        if not name.startswith("_") and (callable(obj) or isinstance(obj, type))
+    }
+    assert runtime == set(functions) | classes
+    for name, node in functions.items():
+        stub_params = [a.arg for a in node.args.args]
+        assert list(inspect.signature(getattr(_core, name)).parameters) == stub_params, name
+
+
+# --- set= values as TOML -------------------------------------------------------------------------
+
+
+def test_python_values_become_toml_literals():
+    tomllib = pytest.importorskip("tomllib")
+    hypothesis = pytest.importorskip("hypothesis")
+    st = pytest.importorskip("hypothesis.strategies")
+
+    scalars = (
+        st.booleans()
+        | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+        | st.floats(allow_nan=False)
+        | st.text()
+    )
+    values = st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+        max_leaves=12,
+    )
+
+    @hypothesis.settings(max_examples=300, deadline=None)
+    @hypothesis.given(values)
+    def round_trip(value):
+        literal = ssdlab._toml_value(value)
+        assert tomllib.loads(f"v = {literal}")["v"] == value
+
+    round_trip()
+
+
+# --- the console script --------------------------------------------------------------------------
+
+
+def ssdlab_script() -> str:
+    """The installed `ssdlab` console script (found even when the venv is not activated)."""
+    for scheme in (None, f"{os.name}_user"):
+        scripts = (
+            sysconfig.get_path("scripts")
+            if scheme is None
+            else sysconfig.get_path("scripts", scheme)
+        )
+        for name in ("ssdlab", "ssdlab.exe"):
+            path = Path(scripts) / name
+            if path.is_file():
+                return str(path)
+    found = shutil.which("ssdlab")
+    if found is None:
+        pytest.fail("the `ssdlab` console script is not installed")
+    return found
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [ssdlab_script(), *args], check=False, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_cli_presets():
+    out = cli("presets")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == "default"
+    assert {line.split()[0] for line in out.stdout.splitlines() if line.strip()} == set(
+        ssdlab.presets()
+    )
+    shown = cli("presets", "--show", "default")
+    assert shown.returncode == 0
+    assert shown.stdout == ssdlab.preset_toml("default")
+
+
+def test_cli_run_json_is_the_api_summary():
+    args = ["run", "--json", "--config", str(SMALL), "--set", "host.out_of_range=wrap"]
+    out = cli(*args, "--trace", str(MSR), "--verify")
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)  # nothing but JSON on stdout
+    assert summary["requests"]["count"] == trace_lines(MSR)
+    assert summary["integrity"]["violations"] == 0
+    api = run_small(MSR, verify=True).summary
+    assert without_wall_time(summary) == without_wall_time(api)
+
+
+def test_cli_errors_and_version():
+    out = cli("run", "--preset", "no-such-preset", "--trace", str(MSR))
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert "unknown preset `no-such-preset`" in out.stderr
+    out = cli("--version")
+    assert out.returncode == 0
+    assert out.stdout.strip() == f"ssdlab {ssdlab.__version__}"
+    out = cli("frobnicate")
+    assert out.returncode == 2
+    assert "Usage: ssdlab" in out.stderr
+
+
+def test_python_dash_m():
+    out = subprocess.run(
+        [sys.executable, "-m", "ssdlab", "presets"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "default" in out.stdout
