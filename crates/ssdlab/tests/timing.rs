@@ -172,3 +172,22 @@ fn read_priority_lets_a_read_overtake_queued_programs() {
         page8_done + TR_LSB + KIB4 + ECC - 30_000
     );
 }
+
+#[test]
+fn multiplane_reads_share_one_sensing_and_move_back_to_back() {
+    // Units 0 and 16: page index 0 of planes 0 and 1 of die 0 — a multi-plane pair.
+    let reqs = vec![req(0, 0, 1, Op::Read), req(0, 16, 1, Op::Read)];
+    let (log, s) = run(small(&[FILL_1PCT, "scheduler.multiplane=true"]), reqs);
+    for unit in [0, 16] {
+        assert_eq!(latency_of(&log, unit), FW + TR_LSB + 2 * KIB4 + ECC);
+    }
+    assert_eq!(s["flash_ops"]["read"]["host"], 2);
+    // Units 0 and 20 are on planes 0 and 1 but at page indices 0 and 1: no pairing.
+    // (Unit 20 = stream page 5 → plane 5, die 2: pick unit 48 = page 12 → plane 1, index 1.)
+    let reqs = vec![req(0, 0, 1, Op::Read), req(0, 48, 1, Op::Read)];
+    let (log, _) = run(small(&[FILL_1PCT, "scheduler.multiplane=true"]), reqs);
+    assert_eq!(
+        latency_of(&log, 48),
+        FW + TR_LSB + KIB4 + 70_000 + KIB4 + ECC
+    );
+}

@@ -175,6 +175,10 @@ pub struct SchedulerConfig {
     /// Reads (host and GC) overtake queued programs and erases on a die.
     #[serde(default)]
     pub read_priority: bool,
+    /// A die runs queued operations of one kind on different planes as one multi-plane command
+    /// (same page index for reads and programs).
+    #[serde(default)]
+    pub multiplane: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -4,6 +4,12 @@
 //! wait for die → sense → wait for channel → transfer out. A program: wait for die → wait for
 //! channel → transfer in → tPROG. An erase: wait for die → tBERS. The scheduler knows nothing of
 //! what an operation is for; its `owner` tag is handed back on completion.
+//!
+//! With multi-plane operations on, a die starting an operation also takes queued operations of
+//! the same kind on its other planes (same page index for reads and programs, any block for
+//! erases, as multi-plane commands require) and runs them as one: the array phase lasts as long
+//! as the slowest plane's, the bus carries every plane's data back to back, and all complete
+//! together.
 
 use std::collections::VecDeque;
 
@@ -48,6 +54,9 @@ pub struct FlashOp {
     pub kind: OpKind,
     pub source: OpSource,
     pub die: DieId,
+    /// Plane within the die, and page index within the block (for multi-plane pairing).
+    pub plane_in_die: u32,
+    pub page_in_block: u32,
     /// Physical page (read, program) or block (erase).
     pub target: u32,
     /// Array time: sensing (read), tPROG (program), tBERS (erase).
@@ -68,11 +77,17 @@ enum Phase {
 
 struct Die {
     phase: Phase,
-    current: Option<TxnId>,
+    /// The operations running together (one, or several planes' in a multi-plane command).
+    current: Vec<TxnId>,
+    kind: OpKind,
+    array_ns: u64,
+    transfer_ns: u64,
     reads: VecDeque<TxnId>,
     others: VecDeque<TxnId>,
     busy_since: u64,
     busy_ns: u64,
+    /// Listed in `to_start`: idle with queued work, to be started at the end of this instant.
+    start_pending: bool,
 }
 
 struct Channel {
@@ -86,22 +101,31 @@ pub struct Scheduler {
     channels: Vec<Channel>,
     dies_per_channel: u32,
     read_priority: bool,
+    /// Most operations one command may combine (planes per die, or 1 without multi-plane).
+    max_group: usize,
     txns: Vec<FlashOp>,
     free_txns: Vec<TxnId>,
+    /// Idle dies with queued work. They start once everything submitted at the current instant
+    /// is queued, so simultaneous commands can pair (multi-plane) or be reordered (read priority).
+    to_start: Vec<DieId>,
     /// Operations that finished during the last `on_*` call, for the engine to act on.
     pub completed: Vec<FlashOp>,
 }
 
 impl Scheduler {
-    pub fn new(g: &Geometry, read_priority: bool) -> Scheduler {
+    pub fn new(g: &Geometry, read_priority: bool, multiplane: bool) -> Scheduler {
         let dies = (0..g.dies())
             .map(|_| Die {
                 phase: Phase::Idle,
-                current: None,
+                current: Vec::new(),
+                kind: OpKind::Read,
+                array_ns: 0,
+                transfer_ns: 0,
                 reads: VecDeque::new(),
                 others: VecDeque::new(),
                 busy_since: 0,
                 busy_ns: 0,
+                start_pending: false,
             })
             .collect();
         let channels = (0..g.channels)
@@ -116,8 +140,14 @@ impl Scheduler {
             channels,
             dies_per_channel: g.ways * g.dies_per_way,
             read_priority,
+            max_group: if multiplane {
+                g.planes_per_die as usize
+            } else {
+                1
+            },
             txns: Vec::new(),
             free_txns: Vec::new(),
+            to_start: Vec::new(),
             completed: Vec::new(),
         }
     }
@@ -140,15 +170,32 @@ impl Scheduler {
         } else {
             die.others.push_back(id);
         }
-        if die.phase == Phase::Idle {
-            self.start_next(op.die, now, events);
+        if die.phase == Phase::Idle && !die.start_pending {
+            die.start_pending = true;
+            self.to_start.push(op.die);
         }
+    }
+
+    /// Start the idle dies that have work; the engine calls this once every event of the
+    /// current instant has run, so every command of that instant has been submitted.
+    pub fn start_pending(&mut self, now: u64, events: &mut EventQueue) {
+        // In the order the dies became ready, so the first to ask gets the bus first.
+        let mut i = 0;
+        while i < self.to_start.len() {
+            let d = self.to_start[i];
+            self.dies[d as usize].start_pending = false;
+            if self.dies[d as usize].phase == Phase::Idle {
+                self.start_next(d, now, events);
+            }
+            i += 1;
+        }
+        self.to_start.clear();
     }
 
     /// Operations queued or running on a die (the dynamic allocator's load measure).
     pub fn die_load(&self, die: DieId) -> usize {
         let d = &self.dies[die as usize];
-        d.reads.len() + d.others.len() + d.current.is_some() as usize
+        d.reads.len() + d.others.len() + d.current.len()
     }
 
     pub fn die_busy_ns(&self) -> impl Iterator<Item = u64> + '_ {
@@ -163,18 +210,54 @@ impl Scheduler {
 
     fn start_next(&mut self, die_id: DieId, now: u64, events: &mut EventQueue) {
         let die = &mut self.dies[die_id as usize];
-        let Some(id) = die.reads.pop_front().or_else(|| die.others.pop_front()) else {
+        let from_reads = !die.reads.is_empty();
+        let queue = if from_reads {
+            &mut die.reads
+        } else {
+            &mut die.others
+        };
+        let Some(id) = queue.pop_front() else {
             die.phase = Phase::Idle;
-            die.current = None;
             return;
         };
-        die.current = Some(id);
+        let first = self.txns[id as usize];
+        die.current.clear();
+        die.current.push(id);
+        // Multi-plane: pair queued operations of the same kind on other planes.
+        let mut i = 0;
+        while die.current.len() < self.max_group && i < queue.len() {
+            let op = &self.txns[queue[i] as usize];
+            let pairs = op.kind == first.kind
+                && (op.kind == OpKind::Erase || op.page_in_block == first.page_in_block)
+                && die
+                    .current
+                    .iter()
+                    .all(|&c| self.txns[c as usize].plane_in_die != op.plane_in_die);
+            if pairs {
+                if let Some(taken) = queue.remove(i) {
+                    die.current.push(taken);
+                }
+            } else {
+                i += 1;
+            }
+        }
+        die.kind = first.kind;
+        die.array_ns = die
+            .current
+            .iter()
+            .map(|&c| self.txns[c as usize].array_ns)
+            .max()
+            .unwrap_or(0);
+        die.transfer_ns = die
+            .current
+            .iter()
+            .map(|&c| self.txns[c as usize].transfer_ns)
+            .sum();
         die.busy_since = now;
-        let op = self.txns[id as usize];
-        match op.kind {
+        match first.kind {
             OpKind::Read | OpKind::Erase => {
                 die.phase = Phase::Array;
-                events.push(now + op.array_ns, Event::DieDone(die_id));
+                events.push(now + die.array_ns, Event::DieDone(die_id));
             }
             OpKind::Program => self.request_bus(die_id, now, events),
         }
@@ -193,29 +276,33 @@ impl Scheduler {
     fn begin_transfer(&mut self, ch: usize, die_id: DieId, now: u64, events: &mut EventQueue) {
         let die = &mut self.dies[die_id as usize];
         die.phase = Phase::Bus;
-        let op = &self.txns[die.current.unwrap_or_default() as usize];
         let channel = &mut self.channels[ch];
         channel.current = Some(die_id);
-        channel.busy_ns += op.transfer_ns;
-        events.push(now + op.transfer_ns, Event::BusDone(ch as u32));
+        channel.busy_ns += die.transfer_ns;
+        events.push(now + die.transfer_ns, Event::BusDone(ch as u32));
     }
 
-    fn finish(&mut self, die_id: DieId, now: u64, events: &mut EventQueue) {
+    /// The die's command is done: hand back its operations and queue the die to start again.
+    fn finish(&mut self, die_id: DieId, now: u64) {
         let die = &mut self.dies[die_id as usize];
-        let id = die.current.take().unwrap_or_default();
         die.busy_ns += now - die.busy_since;
         die.phase = Phase::Idle;
-        self.completed.push(self.txns[id as usize]);
-        self.free_txns.push(id);
-        self.start_next(die_id, now, events);
+        for &id in &die.current {
+            self.completed.push(self.txns[id as usize]);
+            self.free_txns.push(id);
+        }
+        die.current.clear();
+        if !die.start_pending {
+            die.start_pending = true;
+            self.to_start.push(die_id);
+        }
     }
 
     /// The array phase of a die's current operation ended.
     pub fn on_die_done(&mut self, die_id: DieId, now: u64, events: &mut EventQueue) {
-        let id = self.dies[die_id as usize].current.unwrap_or_default();
-        match self.txns[id as usize].kind {
+        match self.dies[die_id as usize].kind {
             OpKind::Read => self.request_bus(die_id, now, events),
-            OpKind::Program | OpKind::Erase => self.finish(die_id, now, events),
+            OpKind::Program | OpKind::Erase => self.finish(die_id, now),
         }
     }
 
@@ -230,13 +317,12 @@ impl Scheduler {
         if let Some(next) = channel.waiting.pop_front() {
             self.begin_transfer(ch as usize, next, now, events);
         }
-        let id = self.dies[die_id as usize].current.unwrap_or_default();
-        let op = self.txns[id as usize];
-        match op.kind {
-            OpKind::Read => self.finish(die_id, now, events),
+        let die = &mut self.dies[die_id as usize];
+        match die.kind {
+            OpKind::Read => self.finish(die_id, now),
             _ => {
-                self.dies[die_id as usize].phase = Phase::Array;
-                events.push(now + op.array_ns, Event::DieDone(die_id));
+                die.phase = Phase::Array;
+                events.push(now + die.array_ns, Event::DieDone(die_id));
             }
         }
     }

@@ -63,6 +63,10 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(u64, Event)> {
         self.heap.pop().map(|e| (e.time, e.event))
     }
+    /// Time of the earliest event.
+    pub fn peek_time(&self) -> Option<u64> {
+        self.heap.peek().map(|e| e.time)
+    }
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }

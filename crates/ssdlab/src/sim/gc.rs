@@ -193,6 +193,8 @@ impl Simulation {
             kind: OpKind::Erase,
             source,
             die: g.die_of_plane(g.plane_of_block(victim)),
+            plane_in_die: g.plane_of_block(victim) % g.planes_per_die,
+            page_in_block: 0,
             target: victim,
             array_ns: self.timing.mode(mode).tbers_ns,
             transfer_ns: 0,

@@ -196,6 +196,8 @@ impl Simulation {
             kind: OpKind::Read,
             source,
             die: g.die_of_plane(g.plane_of_block(block)),
+            plane_in_die: g.plane_of_block(block) % g.planes_per_die,
+            page_in_block: g.page_in_block(page),
             target: page,
             array_ns: plan.sense_ns,
             transfer_ns: self.timing.transfer_ns(plan.transfer_bytes as u64),

@@ -115,7 +115,11 @@ impl Simulation {
         let mut ftl = Ftl::new(&config, geometry, options.verify, streams);
         let keys = ftl.geometry.regions.len() * streams;
         ftl.buffer.ensure_streams(keys);
-        let sched = Scheduler::new(&ftl.geometry, config.scheduler.read_priority);
+        let sched = Scheduler::new(
+            &ftl.geometry,
+            config.scheduler.read_priority,
+            config.scheduler.multiplane,
+        );
         let mut allocator = allocation::build(&config.ftl.allocation, &ftl.geometry);
         let mut victim = gc_victim::build(&config.ftl.gc_victim, config.seed);
         let pools = ftl.pools.len();
@@ -220,7 +224,14 @@ impl Simulation {
     ) -> Result<(), Error> {
         self.maybe_final_flush();
         let mut n = 0u64;
-        while let Some((time, event)) = self.events.pop() {
+        loop {
+            // Dies start once the current instant is over (see `Scheduler::start_pending`).
+            if self.events.peek_time() != Some(self.now) {
+                self.sched.start_pending(self.now, &mut self.events);
+            }
+            let Some((time, event)) = self.events.pop() else {
+                break;
+            };
             debug_assert!(time >= self.now);
             self.now = time;
             self.dispatch(event);

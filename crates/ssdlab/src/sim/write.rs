@@ -175,6 +175,8 @@ impl Simulation {
             kind: OpKind::Program,
             source,
             die: g.die_of_plane(g.plane_of_block(block)),
+            plane_in_die: g.plane_of_block(block) % g.planes_per_die,
+            page_in_block: g.page_in_block(page),
             target: page,
             array_ns: self.timing.mode(mode).tprog_ns[g.page_type(page) as usize],
             transfer_ns: self.timing.transfer_ns(g.page_bytes as u64),
