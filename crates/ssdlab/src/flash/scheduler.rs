@@ -152,8 +152,8 @@ impl Scheduler {
         }
     }
 
-    /// Queue an operation on its die at time `now`.
-    pub fn submit(&mut self, op: FlashOp, now: u64, events: &mut EventQueue) {
+    /// Queue an operation on its die (it starts, if the die is idle, when the instant ends).
+    pub fn submit(&mut self, op: FlashOp) {
         let id = match self.free_txns.pop() {
             Some(id) => {
                 self.txns[id as usize] = op;

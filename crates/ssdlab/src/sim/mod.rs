@@ -305,7 +305,7 @@ impl Simulation {
     /// Submit a flash operation now and count it.
     fn submit(&mut self, op: FlashOp) {
         self.device.count_op(op.kind, op.source);
-        self.sched.submit(op, self.now, &mut self.events);
+        self.sched.submit(op);
     }
 
     fn unmapped_read_is_error(&self) -> bool {
