@@ -150,7 +150,7 @@ fn cmd_presets(show: Option<String>) -> Result<i32, Error> {
                 name: name.clone(),
                 known: preset_names().join(", "),
             })?;
-            print!("{src}");
+            out(src);
         }
         None => {
             for name in preset_names() {
@@ -162,7 +162,7 @@ fn cmd_presets(show: Option<String>) -> Result<i32, Error> {
                             .map(String::from)
                     })
                     .unwrap_or_default();
-                println!("{name:<10} {desc}");
+                out(&format!("{name:<10} {desc}\n"));
             }
         }
     }
@@ -212,9 +212,9 @@ fn cmd_run(a: RunArgs) -> Result<i32, Error> {
     }
     let s = &result.summary;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(s).unwrap_or_default());
+        out(&(serde_json::to_string_pretty(s).unwrap_or_default() + "\n"));
     } else {
-        print!("{}", human_summary(s, &config));
+        out(&human_summary(s, &config));
     }
     let violations = s["integrity"]["violations"].as_u64().unwrap_or(0);
     if violations > 0 {
@@ -281,6 +281,15 @@ impl Progress {
             b.finish_and_clear();
         }
     }
+}
+
+/// Write to stdout; a closed pipe (`ssdlab ... | head`) ends the output quietly instead of
+/// panicking like `print!` would.
+fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush());
 }
 
 fn us(v: &Value) -> String {
@@ -372,8 +381,8 @@ fn human_summary(s: &Value, config: &Config) -> String {
     if i["enabled"].as_bool() == Some(true) {
         let _ = writeln!(
             o,
-            "integrity    {} reads checked, {} violations",
-            i["checked_reads"], i["violations"]
+            "integrity    {} unit reads checked, {} units swept at the end, {} violations",
+            i["checked_reads"], i["swept_units"], i["violations"]
         );
     }
     o
@@ -416,21 +425,16 @@ fn cmd_bench(
         }
     }
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&results).unwrap_or_default()
-        );
+        out(&(serde_json::to_string_pretty(&results).unwrap_or_default() + "\n"));
     }
     Ok(0)
 }
 
 fn print_bench(v: Option<&Value>) {
     let Some(v) = v else { return };
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(
-        out,
+    out(&format!(
         "{}: {} requests in {} s = {} requests/s; preconditioning {} s; peak RSS {} MiB; \
-         GC invocations {}; WAF {}",
+         GC invocations {}; WAF {}\n",
         v["scenario"].as_str().unwrap_or(""),
         v["requests"],
         v["run_wall_s"],
@@ -439,7 +443,7 @@ fn print_bench(v: Option<&Value>) {
         v["peak_rss_mib"],
         v["gc_invocations"],
         v["waf"]
-    );
+    ));
 }
 
 use std::fmt::Write as _;

@@ -457,10 +457,13 @@ impl Config {
         for set in sets {
             apply_override(&mut value, set)?;
         }
-        let origin = match file {
+        let mut origin = match file {
             Some(p) => format!("{} (over {origin})", p.display()),
             None => origin,
         };
+        if !sets.is_empty() {
+            origin.push_str(" with --set overrides");
+        }
         let config: Config = toml::Value::Table(value)
             .try_into()
             .map_err(|e: toml::de::Error| Error::toml(&origin, e))?;

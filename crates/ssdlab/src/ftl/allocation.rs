@@ -58,3 +58,61 @@ pub fn build(config: &AllocationConfig, g: &Geometry) -> Box<dyn PlaneAllocator>
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::flash::{FlashOp, OpKind, OpSource};
+
+    fn geometry() -> Geometry {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
+        let text = std::fs::read_to_string(path).unwrap();
+        Geometry::new(&Config::from_toml_str(&text, path).unwrap())
+    }
+
+    fn busy(sched: &mut Scheduler, die: u32) {
+        sched.submit(FlashOp {
+            kind: OpKind::Erase,
+            source: OpSource::Host,
+            die,
+            plane_in_die: 0,
+            page_in_block: 0,
+            target: 0,
+            array_ns: 1,
+            transfer_ns: 0,
+            owner: 0,
+        });
+    }
+
+    #[test]
+    fn static_stripes_in_the_configured_order() {
+        let g = geometry();
+        let mut a = build(
+            &AllocationConfig::Static {
+                order: "CWDP".into(),
+            },
+            &g,
+        );
+        let s = Scheduler::new(&g, false, false);
+        let planes: Vec<_> = (0..8).map(|_| a.next_plane(&s, &|_| true)).collect();
+        // 2 channels × 2 ways × 1 die × 2 planes: channel fastest, then way, then plane.
+        assert_eq!(planes, vec![0, 4, 2, 6, 1, 5, 3, 7]);
+    }
+
+    #[test]
+    fn dynamic_prefers_idle_dies_with_room_and_round_robins_ties() {
+        let g = geometry();
+        let mut a = build(&AllocationConfig::Dynamic, &g);
+        let mut s = Scheduler::new(&g, false, false);
+        // Idle device: round robin over planes.
+        assert_eq!(a.next_plane(&s, &|_| true), 0);
+        assert_eq!(a.next_plane(&s, &|_| true), 1);
+        // Dies 1 and 2 (planes 2–5) get queued work: the next least-busy plane is 6.
+        busy(&mut s, 1);
+        busy(&mut s, 2);
+        assert_eq!(a.next_plane(&s, &|_| true), 6);
+        // A plane without room loses to a busy plane with room.
+        assert_eq!(a.next_plane(&s, &|p| p == 3), 3);
+    }
+}

@@ -163,6 +163,7 @@ impl Ftl {
             versions: table::zeroed_u32(logical_units as usize),
             slot_version: table::zeroed_u32(g.total_slots() as usize),
             checked_reads: 0,
+            swept_units: 0,
             violations: 0,
             messages: Vec::new(),
         });

@@ -12,7 +12,10 @@ pub struct Oracle {
     pub versions: Vec<u32>,
     /// Version stored in each flash slot.
     pub slot_version: Vec<u32>,
+    /// Units checked on host reads.
     pub checked_reads: u64,
+    /// Units checked by the final sweep.
+    pub swept_units: u64,
     pub violations: u64,
     pub messages: Vec<String>,
 }
@@ -103,6 +106,7 @@ impl Ftl {
         if self.oracle.is_none() {
             return;
         }
+        let reads_before = self.oracle.as_ref().map_or(0, |o| o.checked_reads);
         for lpn in 0..self.logical_units {
             self.verify_read(lpn);
             if let Location::Flash(slot) = self.lookup(lpn) {
@@ -117,6 +121,10 @@ impl Ftl {
                     }
                 }
             }
+        }
+        if let Some(o) = &mut self.oracle {
+            o.swept_units = o.checked_reads - reads_before;
+            o.checked_reads = reads_before;
         }
         for b in 0..self.geometry.blocks() {
             if self.blocks[b as usize].state != BlockState::Free {

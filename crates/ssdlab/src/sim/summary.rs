@@ -33,7 +33,7 @@ impl Simulation {
             })
             .collect();
         let erase_counts = self.ftl.blocks.iter().map(|b| b.erase_count as f64);
-        let mut erase = spread(erase_counts);
+        let mut erase = spread(erase_counts, 3);
         let (lo, hi) = self.ftl.blocks.iter().fold((u32::MAX, 0), |(lo, hi), b| {
             (lo.min(b.erase_count), hi.max(b.erase_count))
         });
@@ -42,10 +42,17 @@ impl Simulation {
             Some(o) => json!({
                 "enabled": true,
                 "checked_reads": o.checked_reads,
+                "swept_units": o.swept_units,
                 "violations": o.violations,
                 "messages": o.messages,
             }),
-            None => json!({"enabled": false, "checked_reads": 0, "violations": 0, "messages": []}),
+            None => json!({
+                "enabled": false,
+                "checked_reads": 0,
+                "swept_units": 0,
+                "violations": 0,
+                "messages": [],
+            }),
         };
         let unit = g.unit_bytes as u64;
         let extra = json!({
@@ -79,8 +86,8 @@ impl Simulation {
                 "stall_ns": d.write_stall_ns,
             },
             "utilization": {
-                "die": spread(self.sched.die_busy_ns().map(|b| b as f64 / span)),
-                "channel": spread(self.sched.channel_busy_ns().map(|b| b as f64 / span)),
+                "die": spread(self.sched.die_busy_ns().map(|b| b as f64 / span), 6),
+                "channel": spread(self.sched.channel_busy_ns().map(|b| b as f64 / span), 6),
             },
             "erase_count": erase,
             "integrity": integrity,

@@ -191,20 +191,22 @@ pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Mean, min, max and population standard deviation of a sample.
-pub fn spread(xs: impl Iterator<Item = f64>) -> Value {
+/// Mean, min, max and population standard deviation of a sample, to `digits` decimals.
+pub fn spread(xs: impl Iterator<Item = f64>, digits: i32) -> Value {
     let v: Vec<f64> = xs.collect();
     if v.is_empty() {
         return json!({"mean": null, "min": null, "max": null, "std": null});
     }
+    let scale = 10f64.powi(digits);
+    let r = |x: f64| (x * scale).round() / scale;
     let n = v.len() as f64;
     let mean = v.iter().sum::<f64>() / n;
     let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
     json!({
-        "mean": round3(mean),
-        "min": round3(v.iter().cloned().fold(f64::INFINITY, f64::min)),
-        "max": round3(v.iter().cloned().fold(f64::NEG_INFINITY, f64::max)),
-        "std": round3(var.sqrt()),
+        "mean": r(mean),
+        "min": r(v.iter().cloned().fold(f64::INFINITY, f64::min)),
+        "max": r(v.iter().cloned().fold(f64::NEG_INFINITY, f64::max)),
+        "std": r(var.sqrt()),
     })
 }
 
@@ -227,7 +229,7 @@ mod tests {
 
     #[test]
     fn spread_of_a_sample() {
-        let j = spread([1.0, 3.0].into_iter());
+        let j = spread([1.0, 3.0].into_iter(), 3);
         assert_eq!(j["mean"], 2.0);
         assert_eq!(j["std"], 1.0);
     }
