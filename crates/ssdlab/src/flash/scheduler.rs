@@ -16,8 +16,6 @@ use std::collections::VecDeque;
 use super::geometry::{DieId, Geometry};
 use crate::sim::event::{Event, EventQueue};
 
-pub type TxnId = u32;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
     Read,
@@ -78,12 +76,14 @@ enum Phase {
 struct Die {
     phase: Phase,
     /// The operations running together (one, or several planes' in a multi-plane command).
-    current: Vec<TxnId>,
+    current: Vec<FlashOp>,
     kind: OpKind,
     array_ns: u64,
     transfer_ns: u64,
-    reads: VecDeque<TxnId>,
-    others: VecDeque<TxnId>,
+    // Operations are held in the queues themselves: a die's queue is read in order, which keeps
+    // it in cache (a shared slab of operations indexed from the queues was not).
+    reads: VecDeque<FlashOp>,
+    others: VecDeque<FlashOp>,
     busy_since: u64,
     busy_ns: u64,
     /// Listed in `to_start`: idle with queued work, to be started at the end of this instant.
@@ -103,8 +103,6 @@ pub struct Scheduler {
     read_priority: bool,
     /// Most operations one command may combine (planes per die, or 1 without multi-plane).
     max_group: usize,
-    txns: Vec<FlashOp>,
-    free_txns: Vec<TxnId>,
     /// Idle dies with queued work. They start once everything submitted at the current instant
     /// is queued, so simultaneous commands can pair (multi-plane) or be reordered (read priority).
     to_start: Vec<DieId>,
@@ -145,8 +143,6 @@ impl Scheduler {
             } else {
                 1
             },
-            txns: Vec::new(),
-            free_txns: Vec::new(),
             to_start: Vec::new(),
             completed: Vec::new(),
         }
@@ -154,21 +150,11 @@ impl Scheduler {
 
     /// Queue an operation on its die (it starts, if the die is idle, when the instant ends).
     pub fn submit(&mut self, op: FlashOp) {
-        let id = match self.free_txns.pop() {
-            Some(id) => {
-                self.txns[id as usize] = op;
-                id
-            }
-            None => {
-                self.txns.push(op);
-                (self.txns.len() - 1) as TxnId
-            }
-        };
         let die = &mut self.dies[op.die as usize];
         if self.read_priority && op.kind == OpKind::Read {
-            die.reads.push_back(id);
+            die.reads.push_back(op);
         } else {
-            die.others.push_back(id);
+            die.others.push_back(op);
         }
         if die.phase == Phase::Idle && !die.start_pending {
             die.start_pending = true;
@@ -216,23 +202,22 @@ impl Scheduler {
         } else {
             &mut die.others
         };
-        let Some(id) = queue.pop_front() else {
+        let Some(first) = queue.pop_front() else {
             die.phase = Phase::Idle;
             return;
         };
-        let first = self.txns[id as usize];
         die.current.clear();
-        die.current.push(id);
+        die.current.push(first);
         // Multi-plane: pair queued operations of the same kind on other planes.
         let mut i = 0;
         while die.current.len() < self.max_group && i < queue.len() {
-            let op = &self.txns[queue[i] as usize];
+            let op = &queue[i];
             let pairs = op.kind == first.kind
                 && (op.kind == OpKind::Erase || op.page_in_block == first.page_in_block)
                 && die
                     .current
                     .iter()
-                    .all(|&c| self.txns[c as usize].plane_in_die != op.plane_in_die);
+                    .all(|c| c.plane_in_die != op.plane_in_die);
             if pairs {
                 if let Some(taken) = queue.remove(i) {
                     die.current.push(taken);
@@ -242,17 +227,8 @@ impl Scheduler {
             }
         }
         die.kind = first.kind;
-        die.array_ns = die
-            .current
-            .iter()
-            .map(|&c| self.txns[c as usize].array_ns)
-            .max()
-            .unwrap_or(0);
-        die.transfer_ns = die
-            .current
-            .iter()
-            .map(|&c| self.txns[c as usize].transfer_ns)
-            .sum();
+        die.array_ns = die.current.iter().map(|c| c.array_ns).max().unwrap_or(0);
+        die.transfer_ns = die.current.iter().map(|c| c.transfer_ns).sum();
         die.busy_since = now;
         match first.kind {
             OpKind::Read | OpKind::Erase => {
@@ -287,11 +263,7 @@ impl Scheduler {
         let die = &mut self.dies[die_id as usize];
         die.busy_ns += now - die.busy_since;
         die.phase = Phase::Idle;
-        for &id in &die.current {
-            self.completed.push(self.txns[id as usize]);
-            self.free_txns.push(id);
-        }
-        die.current.clear();
+        self.completed.append(&mut die.current);
         if !die.start_pending {
             die.start_pending = true;
             self.to_start.push(die_id);

@@ -230,7 +230,8 @@ impl Ftl {
         self.l2p[lpn as usize] = UNMAPPED;
     }
 
-    fn invalidate_slot(&mut self, slot: SlotId) {
+    /// The unit in `slot` has a newer copy (or none): clear its valid bit and count it invalid.
+    pub fn invalidate_slot(&mut self, slot: SlotId) {
         let block = self.geometry.block_of_slot(slot);
         let pool = self.pool_of_block(block);
         if self.p2l[slot as usize] & P2L_VALID == 0 || self.blocks[block as usize].valid_units == 0

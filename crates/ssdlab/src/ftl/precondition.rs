@@ -230,17 +230,18 @@ impl<'a> Preconditioner<'a> {
                         .oracle
                         .as_ref()
                         .map_or(0, |o| o.slot_version[slot as usize]);
-                    moving.push((self.ftl.unit_in_slot(slot), v));
+                    moving.push((self.ftl.unit_in_slot(slot), v, slot));
                 }
             }
         }
         self.ftl.blocks[block as usize].state = super::BlockState::Victim;
         for chunk in moving.chunks(self.ftl.geometry.units_per_page as usize) {
             let page = self.take_page(pool, Writer::Gc)?;
-            for &(lpn, _) in chunk {
-                self.ftl.unmap(lpn);
+            for &(_, _, slot) in chunk {
+                self.ftl.invalidate_slot(slot);
             }
-            self.ftl.fill_page(page, chunk.iter().map(|&u| Some(u)));
+            self.ftl
+                .fill_page(page, chunk.iter().map(|&(lpn, v, _)| Some((lpn, v))));
             self.ftl.complete_program(page);
         }
         self.report.gc_copied_units += moving.len() as u64;

@@ -140,7 +140,9 @@ impl Simulation {
                             .oracle
                             .as_ref()
                             .map_or(0, |o| o.slot_version[slot as usize]);
-                        self.ftl.unmap(lpn);
+                        // The slot is valid, so the mapping points at it: no lookup needed
+                        // (fill_page below remaps the unit).
+                        self.ftl.invalidate_slot(slot);
                         Some((lpn, version))
                     })
                     .collect();

@@ -128,6 +128,13 @@ impl Simulation {
         // Gather (page, slot bitmap) for units on flash; consecutive units usually share a page,
         // so a short linear scan over the groups beats hashing.
         let mut groups: Vec<(u32, u64)> = Vec::new();
+        // The units' block records (is the page programmed yet?) are scattered: load them together.
+        for lpn in first..first + units {
+            if let Location::Flash(slot) = self.ftl.lookup(lpn) {
+                let block = self.ftl.geometry.block_of_slot(slot);
+                crate::ftl::table::prefetch(&self.ftl.blocks, block as usize);
+            }
+        }
         for lpn in first..first + units {
             if self.ftl.oracle.is_some() {
                 self.ftl.verify_read(lpn);

@@ -273,10 +273,14 @@ impl Simulation {
         }
     }
 
+    /// Act on the operations the scheduler finished, in order. (Acting only submits new
+    /// operations, which never completes one, so the list can be taken and given back.)
     fn drain_completions(&mut self) {
-        while let Some(op) = self.sched.completed.pop() {
+        let mut done = std::mem::take(&mut self.sched.completed);
+        for op in done.drain(..) {
             self.on_op_done(op);
         }
+        self.sched.completed = done;
     }
 
     fn on_op_done(&mut self, op: FlashOp) {

@@ -4,7 +4,7 @@
 
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::write_buffer::SealedPage;
-use crate::ftl::{Location, Writer, BUFFERED, NO_LPN};
+use crate::ftl::{table, Location, Writer, BUFFERED, NO_LPN};
 
 use super::event::Event;
 use super::{ProgramRecord, Simulation};
@@ -31,6 +31,17 @@ impl Simulation {
         if op == crate::trace::Op::Trim {
             self.trim(id);
             return None;
+        }
+        // Overwrites invalidate old copies scattered over the device: start loading their
+        // reverse-map slots and block records together rather than missing once per unit.
+        for lpn in first + from..first + units {
+            if let Location::Flash(slot) = self.ftl.lookup(lpn) {
+                table::prefetch(&self.ftl.p2l, slot as usize);
+                table::prefetch(
+                    &self.ftl.blocks,
+                    self.ftl.geometry.block_of_slot(slot) as usize,
+                );
+            }
         }
         let mut encode_ns = 0;
         for i in from..units {
