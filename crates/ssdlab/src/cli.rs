@@ -265,10 +265,15 @@ impl Progress {
         if !self.enabled || self.started.elapsed() < Duration::from_secs(1) {
             return;
         }
+        let elapsed = self.started.elapsed();
         let bar = self.bar.get_or_insert_with(|| {
-            let b = ProgressBar::new(total);
+            // Starts late (after a second): begin at the current position and time, so the rate
+            // and ETA are not skewed by the requests done before the bar appeared.
+            let b = ProgressBar::new(total)
+                .with_position(done)
+                .with_elapsed(elapsed);
             if let Ok(style) = ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:40}] {pos}/{len} requests ({per_sec}, eta {eta})",
+                "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} requests, eta {eta}",
             ) {
                 b.set_style(style.progress_chars("=> "));
             }
