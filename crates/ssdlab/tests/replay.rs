@@ -8,12 +8,19 @@ use ssdlab::run::simulate;
 use ssdlab::trace::TraceFormat;
 use ssdlab::RunOptions;
 
-fn replay(preset: &str, file: &str, format: TraceFormat, sets: &[&str]) -> serde_json::Value {
+/// Replay one committed trace with the oracle on, on a preset (and an optional config file).
+fn replay_with(
+    preset: &str,
+    file: Option<&str>,
+    trace: &str,
+    format: TraceFormat,
+    sets: &[&str],
+) -> serde_json::Value {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let mut config = Config::resolve(preset, None, &sets).unwrap();
+    let mut config = Config::resolve(preset, file.map(std::path::Path::new), &sets).unwrap();
     config.flows.push(FlowConfig {
         name: String::new(),
-        trace: common::trace(file),
+        trace: common::trace(trace),
         format,
         mode: None,
         queue_depth: None,
@@ -25,6 +32,10 @@ fn replay(preset: &str, file: &str, format: TraceFormat, sets: &[&str]) -> serde
         request_log: false,
     };
     simulate(&config, &opts).unwrap().summary
+}
+
+fn replay(preset: &str, trace: &str, format: TraceFormat, sets: &[&str]) -> serde_json::Value {
+    replay_with(preset, None, trace, format, sets)
 }
 
 /// (file, format, requests, reads) as listed in traces/PROVENANCE.md.
@@ -96,32 +107,19 @@ fn every_trace_replays_cleanly_with_verify() {
 fn a_trace_replays_under_gc_pressure_on_a_small_device() {
     // hm_0 spans 12.6 GiB; folded onto the 288 MiB test device, its writes keep GC busy.
     let config_path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
-    let sets: Vec<String> = [
-        "host.out_of_range=\"wrap\"",
-        "precondition.fill_fraction=0.95",
-        "precondition.pattern=\"random\"",
-        "precondition.overwrite_fraction=1.0",
-        "host.time_scale=0.01",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let mut config =
-        Config::resolve("default", Some(std::path::Path::new(config_path)), &sets).unwrap();
-    config.flows.push(FlowConfig {
-        name: "hm_0".into(),
-        trace: common::trace("msr_hm_0_first1000.csv.gz"),
-        format: TraceFormat::Msr,
-        mode: None,
-        queue_depth: None,
-        time_scale: None,
-        offset_bytes: 0,
-    });
-    let opts = RunOptions {
-        verify: true,
-        request_log: false,
-    };
-    let s = simulate(&config, &opts).unwrap().summary;
+    let s = replay_with(
+        "default",
+        Some(config_path),
+        "msr_hm_0_first1000.csv.gz",
+        TraceFormat::Msr,
+        &[
+            "host.out_of_range=\"wrap\"",
+            "precondition.fill_fraction=0.95",
+            "precondition.pattern=\"random\"",
+            "precondition.overwrite_fraction=1.0",
+            "host.time_scale=0.01",
+        ],
+    );
     assert!(s["gc"]["invocations"].as_u64().unwrap() > 0, "{}", s["gc"]);
     assert!(s["gc"]["copied_units"].as_u64().unwrap() > 0);
     assert!(s["waf"].as_f64().unwrap() > 1.0);

@@ -120,9 +120,6 @@ impl Geometry {
     pub fn blocks(&self) -> u32 {
         self.planes() * self.blocks_per_plane
     }
-    pub fn codewords_per_page(&self) -> u32 {
-        self.page_bytes / self.codeword_bytes
-    }
     pub fn slots_per_block(&self) -> u32 {
         self.max_pages_per_block * self.slots_per_page
     }
@@ -139,9 +136,6 @@ impl Geometry {
             * self.units_per_page as u64
     }
 
-    pub fn channel_of_die(&self, die: DieId) -> u32 {
-        die / (self.ways * self.dies_per_way)
-    }
     pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
         plane / self.planes_per_die
     }

@@ -190,9 +190,6 @@ impl Scheduler {
     pub fn channel_busy_ns(&self) -> impl Iterator<Item = u64> + '_ {
         self.channels.iter().map(|c| c.busy_ns)
     }
-    pub fn idle(&self) -> bool {
-        self.dies.iter().all(|d| d.phase == Phase::Idle)
-    }
 
     fn start_next(&mut self, die_id: DieId, now: u64, events: &mut EventQueue) {
         let die = &mut self.dies[die_id as usize];

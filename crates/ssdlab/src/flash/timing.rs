@@ -54,10 +54,6 @@ impl Timing {
         }
     }
 
-    pub fn has_mode(&self, mode: CellMode) -> bool {
-        self.modes[mode_index(mode)].is_some()
-    }
-
     /// Timing of a cell mode; validation guarantees presence for every mode in use.
     pub fn mode(&self, mode: CellMode) -> ModeTiming {
         self.modes[mode_index(mode)].unwrap_or_default()

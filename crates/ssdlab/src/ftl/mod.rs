@@ -214,11 +214,6 @@ impl Ftl {
         self.geometry.page_in_block(page) < self.blocks[g.block_of_page(page) as usize].programmed
     }
 
-    /// Codewords of `page` that hold the unit in slot index `slot_in_page`.
-    pub fn slot_codewords(&self, slot_in_page: u32) -> u64 {
-        self.slot_codewords[slot_in_page as usize]
-    }
-
     /// Drop the current copy of `lpn` (overwrite or trim): a flash slot becomes invalid, a
     /// buffered entry dead.
     pub fn unmap(&mut self, lpn: u32) {

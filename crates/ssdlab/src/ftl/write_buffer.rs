@@ -73,10 +73,6 @@ impl WriteBuffer {
         self.in_use_units < self.capacity_units
     }
 
-    pub fn in_use_units(&self) -> u32 {
-        self.in_use_units
-    }
-
     /// The unit was overwritten or trimmed while buffered.
     pub fn kill(&mut self, e: u32) {
         self.entries[e as usize].lpn = NO_LPN;

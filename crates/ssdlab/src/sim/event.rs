@@ -67,9 +67,6 @@ impl EventQueue {
     pub fn peek_time(&self) -> Option<u64> {
         self.heap.peek().map(|e| e.time)
     }
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 #[cfg(test)]
