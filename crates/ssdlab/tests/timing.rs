@@ -191,3 +191,22 @@ fn multiplane_reads_share_one_sensing_and_move_back_to_back() {
         FW + TR_LSB + KIB4 + 70_000 + KIB4 + ECC
     );
 }
+
+#[test]
+fn an_slc_mode_region_on_tlc_dies_has_its_own_timing_and_page_count() {
+    // Region 0 (where writes go) is SLC mode: 48 TLC pages per block become 16 SLC pages, one per
+    // wordline, all of one page type.
+    let cfg = small(&[
+        FILL_1PCT,
+        "geometry.regions=[{name=\"slc\", cell_mode=\"slc\", blocks_per_plane=16}, \
+         {name=\"main\", cell_mode=\"tlc\", blocks_per_plane=0}]",
+        "timing.slc={tr_ns=20000, tprog_ns=200000, tbers_ns=2000000}",
+    ]);
+    // Unit 32 is on page 8 (plane 0, page index 1): a CSB page on TLC, an SLC page here.
+    let (log, _) = run(cfg.clone(), vec![req(0, 32, 1, Op::Read)]);
+    assert_eq!(log[0].latency_ns, FW + 20_000 + KIB4 + ECC);
+    let g = ssdlab::flash::Geometry::new(&cfg);
+    assert_eq!(g.regions[0].pages_per_block, 16);
+    assert_eq!(g.regions[1].pages_per_block, 48);
+    assert_eq!(g.regions[1].blocks_per_plane, 48);
+}

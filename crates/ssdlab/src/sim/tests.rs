@@ -102,3 +102,45 @@ fn the_oracle_is_clean_under_gc_and_catches_a_planted_remap_bug() {
     assert_eq!(run_with_gc(false), 0);
     assert!(run_with_gc(true) > 0);
 }
+
+/// Rewrites of a small hot set: without wear levelling the blocks holding cold data are never
+/// erased again and the erase-count spread grows; static wear levelling moves the cold data.
+fn erase_spread_after_hot_writes(wear_leveling: bool) -> (u32, u64) {
+    let cfg = small(&[
+        "precondition.fill_fraction=0.7",
+        &format!("ftl.wear_leveling.enabled={wear_leveling}"),
+        "ftl.wear_leveling.threshold_erases=4",
+    ]);
+    let requests: Vec<TraceRequest> = (0..200_000u64)
+        .map(|i| TraceRequest {
+            arrival_ns: i * 2_000,
+            offset_bytes: (i * 7919 % 2_000) * 4096,
+            size_bytes: 4096,
+            op: Op::Write,
+        })
+        .collect();
+    let flow = Flow::new("hot".into(), requests, ReplayMode::Open, 1, 1.0, 0);
+    let mut sim = Simulation::new(cfg, vec![flow], verify()).unwrap();
+    sim.run().unwrap();
+    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    let (lo, hi) = (0..sim.ftl.pools.len())
+        .map(|p| sim.ftl.erase_spread(p))
+        .fold((u32::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
+    (hi - lo, sim.device.wl_invocations)
+}
+
+#[test]
+fn static_wear_levelling_bounds_the_erase_count_spread() {
+    let (spread_off, moves_off) = erase_spread_after_hot_writes(false);
+    let (spread_on, moves_on) = erase_spread_after_hot_writes(true);
+    assert_eq!(moves_off, 0);
+    assert!(moves_on > 0);
+    assert!(
+        spread_off > 4 + 2,
+        "the workload must skew wear (spread {spread_off})"
+    );
+    assert!(
+        spread_on <= 4 + 2,
+        "spread {spread_on} with wear levelling (threshold 4)"
+    );
+}
