@@ -173,3 +173,29 @@ fn cli_usage_errors_and_help() {
     assert_eq!(code, 0);
     assert!(out.contains("[geometry]"));
 }
+
+#[test]
+fn impossible_runs_stop_with_a_reason_not_a_hang() {
+    let dir = std::env::temp_dir().join("ssdlab-bad-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("read.trace");
+    std::fs::write(&f, "0 0 8 8 1\n").unwrap();
+    let small = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
+    // A read of a never-written unit with unmapped_read = "error".
+    let (code, _, err) = ssdlab(&[
+        "run", "--config", small, "--trace", f.to_str().unwrap(), "--format", "mqsim",
+        "--set", "ftl.unmapped_read=\"error\"", "--set", "precondition.trace_footprint=false",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("never written") && err.contains("unit 1"), "{err}");
+    // More data than the region writes go to can hold (a small SLC region, half the device
+    // filled): preconditioning says so instead of looping.
+    let (code, _, err) = ssdlab(&[
+        "run", "--config", small, "--trace", f.to_str().unwrap(), "--format", "mqsim",
+        "--set", "geometry.regions=[{name=\"slc\", cell_mode=\"slc\", blocks_per_plane=16}, {name=\"main\", cell_mode=\"tlc\", blocks_per_plane=0}]",
+        "--set", "timing.slc={tr_ns=20000, tprog_ns=200000, tbers_ns=2000000}",
+        "--set", "precondition.fill_fraction=0.5",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("does not fit"), "{err}");
+}
