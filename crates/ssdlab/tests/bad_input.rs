@@ -183,11 +183,23 @@ fn impossible_runs_stop_with_a_reason_not_a_hang() {
     let small = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
     // A read of a never-written unit with unmapped_read = "error".
     let (code, _, err) = ssdlab(&[
-        "run", "--config", small, "--trace", f.to_str().unwrap(), "--format", "mqsim",
-        "--set", "ftl.unmapped_read=\"error\"", "--set", "precondition.trace_footprint=false",
+        "run",
+        "--config",
+        small,
+        "--trace",
+        f.to_str().unwrap(),
+        "--format",
+        "mqsim",
+        "--set",
+        "ftl.unmapped_read=\"error\"",
+        "--set",
+        "precondition.trace_footprint=false",
     ]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("never written") && err.contains("unit 1"), "{err}");
+    assert!(
+        err.contains("never written") && err.contains("unit 1"),
+        "{err}"
+    );
     // More data than the region writes go to can hold (a small SLC region, half the device
     // filled): preconditioning says so instead of looping.
     let (code, _, err) = ssdlab(&[

@@ -2,6 +2,8 @@
 //! the page is full (or its timeout expires, or the input ends); the page is then sealed and
 //! programmed. Entries stay counted against the capacity until their program completes.
 
+use slab::Slab;
+
 use crate::config::Config;
 use crate::flash::Geometry;
 
@@ -36,8 +38,7 @@ pub struct SealedPage {
 }
 
 pub struct WriteBuffer {
-    entries: Vec<Entry>,
-    free: Vec<u32>,
+    entries: Slab<Entry>,
     pub open: Vec<OpenPage>,
     page_bytes: u32,
     slots_per_page: u32,
@@ -48,8 +49,7 @@ pub struct WriteBuffer {
 impl WriteBuffer {
     pub fn new(config: &Config, g: &Geometry) -> WriteBuffer {
         WriteBuffer {
-            entries: Vec::new(),
-            free: Vec::new(),
+            entries: Slab::new(),
             open: Vec::new(),
             page_bytes: g.page_bytes,
             slots_per_page: g.slots_per_page,
@@ -125,16 +125,7 @@ impl WriteBuffer {
             stored_bytes,
             open_key: key as u32,
         };
-        let id = match self.free.pop() {
-            Some(id) => {
-                self.entries[id as usize] = entry;
-                id
-            }
-            None => {
-                self.entries.push(entry);
-                (self.entries.len() - 1) as u32
-            }
-        };
+        let id = self.entries.insert(entry) as u32;
         let page = &mut self.open[key];
         let was_empty = page.entries.is_empty();
         page.entries.push(id);
@@ -177,7 +168,9 @@ impl WriteBuffer {
     /// Entries of a placed page leave the buffer's index (their data stays counted until
     /// `release`).
     pub fn retire(&mut self, entries: &[u32]) {
-        self.free.extend_from_slice(entries);
+        for &e in entries {
+            self.entries.remove(e as usize);
+        }
     }
 
     /// A program of `units` buffered units completed.

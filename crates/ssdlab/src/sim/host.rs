@@ -91,16 +91,7 @@ impl Simulation {
             pending: 1,
             done_ns: self.now,
         };
-        let id = match self.free_requests.pop() {
-            Some(id) => {
-                self.requests[id as usize] = req;
-                id
-            }
-            None => {
-                self.requests.push(req);
-                (self.requests.len() - 1) as u32
-            }
-        };
+        let id = self.requests.insert(req) as u32;
         match r.op {
             Op::Read => self.issue_read(id),
             // Writes and trims change the mapping, so they take effect in arrival order: a trim
@@ -234,15 +225,15 @@ impl Simulation {
         if r.pending > 0 {
             return;
         }
-        let (flow, op, arrival, done, bytes, offset) = (
-            r.flow,
-            r.op,
-            r.arrival_ns,
-            r.done_ns,
-            r.bytes,
-            r.offset_bytes,
-        );
-        self.free_requests.push(id);
+        let Request {
+            flow,
+            op,
+            arrival_ns: arrival,
+            done_ns: done,
+            bytes,
+            offset_bytes: offset,
+            ..
+        } = self.requests.remove(id as usize);
         self.processed_requests += 1;
         let f = &mut self.flows[flow as usize];
         f.outstanding -= 1;

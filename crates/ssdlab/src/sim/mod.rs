@@ -14,6 +14,8 @@ mod write;
 
 use std::collections::VecDeque;
 
+use slab::Slab;
+
 use crate::config::{Config, UnmappedRead, WriteAck};
 use crate::error::Error;
 use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, Timing};
@@ -77,10 +79,10 @@ pub struct Simulation {
     allocator: Box<dyn PlaneAllocator>,
     victim: Box<dyn VictimPolicy>,
     pub flows: Vec<Flow>,
-    requests: Vec<host::Request>,
-    free_requests: Vec<u32>,
-    programs: Vec<ProgramRecord>,
-    free_programs: Vec<u32>,
+    /// In-flight host requests; a request's key is its id (operations carry it as `owner`).
+    requests: Slab<host::Request>,
+    /// In-flight programs, keyed by the `owner` of their flash operation.
+    programs: Slab<ProgramRecord>,
     gc: Vec<GcJob>,
     /// Sealed host pages waiting for a pool to have room (foreground GC), per pool.
     stalled_pages: Vec<VecDeque<SealedPage>>,
@@ -166,10 +168,8 @@ impl Simulation {
             events: EventQueue::default(),
             ftl,
             flows,
-            requests: Vec::new(),
-            free_requests: Vec::new(),
-            programs: Vec::new(),
-            free_programs: Vec::new(),
+            requests: Slab::new(),
+            programs: Slab::new(),
             gc: (0..pools)
                 .map(|_| GcJob {
                     copies: vec![Vec::new(); regions],
@@ -243,7 +243,7 @@ impl Simulation {
                 progress(self);
             }
         }
-        let unfinished = self.requests.len() - self.free_requests.len();
+        let unfinished = self.requests.len();
         if unfinished > 0 {
             return Err(Error::Simulation(format!(
                 "{unfinished} host requests never completed: the device ran out of free blocks \

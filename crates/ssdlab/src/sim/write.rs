@@ -164,16 +164,7 @@ impl Simulation {
     }
 
     pub(super) fn new_program(&mut self, record: ProgramRecord) -> u32 {
-        match self.free_programs.pop() {
-            Some(id) => {
-                self.programs[id as usize] = record;
-                id
-            }
-            None => {
-                self.programs.push(record);
-                (self.programs.len() - 1) as u32
-            }
-        }
+        self.programs.insert(record) as u32
     }
 
     /// The program command for a whole page.
@@ -196,10 +187,13 @@ impl Simulation {
     }
 
     pub(super) fn on_program_done(&mut self, owner: u32) {
-        self.free_programs.push(owner);
-        let record = &mut self.programs[owner as usize];
-        let (page, units, source, pool) = (record.page, record.units, record.source, record.pool);
-        let waiters = std::mem::take(&mut record.waiters);
+        let ProgramRecord {
+            page,
+            units,
+            waiters,
+            source,
+            pool,
+        } = self.programs.remove(owner as usize);
         self.ftl.complete_program(page);
         match source {
             OpSource::Host => {
