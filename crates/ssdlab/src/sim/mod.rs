@@ -98,6 +98,8 @@ pub struct Simulation {
     pub log: Option<Vec<RequestRecord>>,
     pub options: RunOptions,
     processed_requests: u64,
+    /// Events handled so far (a measure of simulation work, reported by `ssdlab bench`).
+    pub events_processed: u64,
     /// Test-only fault injection (see `tests.rs`).
     #[cfg(test)]
     planted_gc_remap_bug: bool,
@@ -188,6 +190,7 @@ impl Simulation {
             log: options.request_log.then(Vec::new),
             options,
             processed_requests: 0,
+            events_processed: 0,
             #[cfg(test)]
             planted_gc_remap_bug: false,
             config,
@@ -223,7 +226,6 @@ impl Simulation {
         progress: &mut dyn FnMut(&Simulation),
     ) -> Result<(), Error> {
         self.maybe_final_flush();
-        let mut n = 0u64;
         loop {
             // Dies start once the current instant is over (see `Scheduler::start_pending`).
             if self.events.peek_time() != Some(self.now) {
@@ -238,8 +240,8 @@ impl Simulation {
             if let Some(e) = self.fatal.take() {
                 return Err(e);
             }
-            n += 1;
-            if n.is_multiple_of(every) {
+            self.events_processed += 1;
+            if self.events_processed.is_multiple_of(every) {
                 progress(self);
             }
         }
