@@ -353,6 +353,20 @@ fn human_summary(s: &Value, config: &Config) -> String {
         "throughput   {} IOPS, {} MiB/s",
         s["iops"], s["bandwidth_mib_s"]
     );
+    let flows = s["flows"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if flows.len() > 1 {
+        for f in flows {
+            let _ = writeln!(
+                o,
+                "  flow {:<20} {} requests, read mean {}, write mean {}, {} IOPS",
+                f["name"].as_str().unwrap_or(""),
+                f["requests"]["count"],
+                us(&f["latency_ns"]["read"]["mean"]),
+                us(&f["latency_ns"]["write"]["mean"]),
+                f["iops"]
+            );
+        }
+    }
     let ops = &s["flash_ops"];
     let _ = writeln!(
         o,

@@ -129,8 +129,8 @@ impl Simulation {
         let pools = ftl.pools.len();
         let regions = ftl.geometry.regions.len();
 
-        for f in flows.iter_mut() {
-            check_flow_capacity(f, &ftl)?;
+        for (i, f) in flows.iter_mut().enumerate() {
+            check_flow_capacity(i, f, &ftl)?;
         }
         let unit_bytes = ftl.geometry.unit_bytes as u64;
         // Units the flows read before writing them are preconditioned too (MQSim does the same).
@@ -323,8 +323,9 @@ impl Simulation {
     }
 }
 
-/// Every address of a flow must fall inside the logical capacity.
-fn check_flow_capacity(f: &mut Flow, ftl: &Ftl) -> Result<(), Error> {
+/// Every address of a flow must fall inside the logical capacity (the trace loader checks its
+/// own file; this catches a flow's `offset_bytes` and generated flows).
+fn check_flow_capacity(index: usize, f: &mut Flow, ftl: &Ftl) -> Result<(), Error> {
     let capacity = ftl.logical_units as u64 * ftl.geometry.unit_bytes as u64;
     let offset = f.offset_bytes;
     let mut bad = None;
@@ -337,11 +338,14 @@ fn check_flow_capacity(f: &mut Flow, ftl: &Ftl) -> Result<(), Error> {
         }
     });
     match bad {
-        Some((i, end)) => Err(Error::Simulation(format!(
-            "flow `{}` request {i} ends at byte {end}, past the logical capacity {capacity} \
-             (the flow's offset_bytes is {offset})",
-            f.name
-        ))),
+        Some((i, end)) => Err(Error::config(
+            &format!("flows[{index}].offset_bytes"),
+            format!(
+                "flow `{}` request {i} ends at byte {end} with offset {offset}, past the logical \
+                 capacity of {capacity} bytes",
+                f.name
+            ),
+        )),
         None => Ok(()),
     }
 }
