@@ -200,14 +200,16 @@ fn impossible_runs_stop_with_a_reason_not_a_hang() {
         err.contains("never written") && err.contains("unit 1"),
         "{err}"
     );
-    // More data than the region writes go to can hold (a small SLC region, half the device
-    // filled): preconditioning says so instead of looping.
+    // More data than the region host writes go to can hold (a small SLC region): rejected
+    // before the run instead of failing (or looping) half way.
     let (code, _, err) = ssdlab(&[
         "run", "--config", small, "--trace", f.to_str().unwrap(), "--format", "mqsim",
         "--set", "geometry.regions=[{name=\"slc\", cell_mode=\"slc\", blocks_per_plane=16}, {name=\"main\", cell_mode=\"tlc\", blocks_per_plane=0}]",
         "--set", "timing.slc={tr_ns=20000, tprog_ns=200000, tbers_ns=2000000}",
-        "--set", "precondition.fill_fraction=0.5",
     ]);
-    assert_eq!(code, 1, "{err}");
-    assert!(err.contains("does not fit"), "{err}");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("does not fit in the region(s)") && err.contains("slc"),
+        "{err}"
+    );
 }

@@ -201,8 +201,11 @@ fn an_slc_mode_region_on_tlc_dies_has_its_own_timing_and_page_count() {
         "geometry.regions=[{name=\"slc\", cell_mode=\"slc\", blocks_per_plane=16}, \
          {name=\"main\", cell_mode=\"tlc\", blocks_per_plane=0}]",
         "timing.slc={tr_ns=20000, tprog_ns=200000, tbers_ns=2000000}",
+        // Host data lives in the small SLC region only, so the logical capacity must fit there.
+        "ftl.overprovisioning_ratio=0.95",
     ]);
     // Unit 32 is on page 8 (plane 0, page index 1): a CSB page on TLC, an SLC page here.
+    // (1% of the 4,096-unit logical space is 41 units: pages 0..10.)
     let (log, _) = run(cfg.clone(), vec![req(0, 32, 1, Op::Read)]);
     assert_eq!(log[0].latency_ns, FW + 20_000 + KIB4 + ECC);
     let g = ssdlab::flash::Geometry::new(&cfg);

@@ -223,10 +223,39 @@ impl Config {
                 ),
             ));
         }
-        if crate::ftl::logical_units(self, &geo) == 0 {
+        let logical = crate::ftl::logical_units(self, &geo) as u64;
+        if logical == 0 {
             return Err(Error::config(
                 "ftl.overprovisioning_ratio",
                 "leaves no logical capacity",
+            ));
+        }
+        // The host's data must fit in the regions host writes go to, less what GC keeps free.
+        let host_regions = crate::ftl::placement::build(&f.placement).host_regions();
+        let mut room = 0u64;
+        for &ri in &host_regions {
+            let r = &geo.regions[ri];
+            let usable = r.blocks_per_plane.saturating_sub(
+                crate::ftl::gc_threshold_blocks(self, r.blocks_per_plane)
+                    + f.gc_reserved_blocks
+                    + 2,
+            );
+            room += usable as u64
+                * r.pages_per_block as u64
+                * geo.units_per_page as u64
+                * geo.planes() as u64;
+        }
+        if logical > room {
+            let names: Vec<&str> = host_regions
+                .iter()
+                .map(|&r| geo.regions[r].name.as_str())
+                .collect();
+            return Err(Error::config(
+                "ftl.overprovisioning_ratio",
+                format!(
+                    "the logical capacity ({logical} units) does not fit in the region(s) host writes go to ({}: {room} units once GC keeps its blocks free); raise the over-provisioning or give those regions more blocks",
+                    names.join(", ")
+                ),
             ));
         }
         // Preconditioning and host.

@@ -13,6 +13,8 @@ pub struct Destination {
 pub trait Placement: Send {
     /// Number of write streams (open pages) this policy uses.
     fn streams(&self) -> usize;
+    /// Regions host data may live in (validation checks that the logical capacity fits).
+    fn host_regions(&self) -> Vec<usize>;
     fn place(&mut self, lpn: u32) -> Destination;
 }
 
@@ -22,6 +24,9 @@ pub struct SingleRegion;
 impl Placement for SingleRegion {
     fn streams(&self) -> usize {
         1
+    }
+    fn host_regions(&self) -> Vec<usize> {
+        vec![0]
     }
     fn place(&mut self, _lpn: u32) -> Destination {
         Destination {
@@ -45,6 +50,7 @@ mod tests {
     fn single_region_sends_everything_to_region_zero() {
         let mut p = SingleRegion;
         assert_eq!(p.streams(), 1);
+        assert_eq!(p.host_regions(), vec![0]);
         for lpn in [0, 5, u32::MAX - 1] {
             assert_eq!(
                 p.place(lpn),
