@@ -139,6 +139,11 @@ impl Geometry {
     pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
         plane / self.planes_per_die
     }
+    /// The die a block is on, and its plane's index within the die.
+    pub fn die_and_plane(&self, block: BlockId) -> (DieId, u32) {
+        let plane = self.plane_of_block(block);
+        (plane / self.planes_per_die, plane % self.planes_per_die)
+    }
     pub fn plane_of_block(&self, block: BlockId) -> PlaneId {
         block / self.blocks_per_plane
     }

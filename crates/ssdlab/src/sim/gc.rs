@@ -191,11 +191,12 @@ impl Simulation {
         self.gc[job].erase_issued = true;
         let g = &self.ftl.geometry;
         let mode = g.regions[g.region_of(victim)].cell_mode;
+        let (die, plane_in_die) = g.die_and_plane(victim);
         let op = FlashOp {
             kind: OpKind::Erase,
             source,
-            die: g.die_of_plane(g.plane_of_block(victim)),
-            plane_in_die: g.plane_of_block(victim) % g.planes_per_die,
+            die,
+            plane_in_die,
             page_in_block: 0,
             target: victim,
             array_ns: self.timing.mode(mode).tbers_ns,

@@ -190,11 +190,12 @@ impl Simulation {
         if source == OpSource::Host {
             self.device.host_sensed_bytes += plan.sensed_bytes as u64;
         }
+        let (die, plane_in_die) = g.die_and_plane(block);
         FlashOp {
             kind: OpKind::Read,
             source,
-            die: g.die_of_plane(g.plane_of_block(block)),
-            plane_in_die: g.plane_of_block(block) % g.planes_per_die,
+            die,
+            plane_in_die,
             page_in_block: g.page_in_block(page),
             target: page,
             array_ns: plan.sense_ns,

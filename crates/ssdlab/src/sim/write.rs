@@ -173,11 +173,12 @@ impl Simulation {
         let block = g.block_of_page(page);
         let mode = g.regions[g.region_of(block)].cell_mode;
         self.device.programmed_bytes += g.page_bytes as u64;
+        let (die, plane_in_die) = g.die_and_plane(block);
         FlashOp {
             kind: OpKind::Program,
             source,
-            die: g.die_of_plane(g.plane_of_block(block)),
-            plane_in_die: g.plane_of_block(block) % g.planes_per_die,
+            die,
+            plane_in_die,
             page_in_block: g.page_in_block(page),
             target: page,
             array_ns: self.timing.mode(mode).tprog_ns[g.page_type(page) as usize],
