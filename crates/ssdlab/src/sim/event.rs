@@ -20,16 +20,17 @@ pub enum Event {
     BufferTimeout { stream: u32, generation: u64 },
 }
 
+/// A heap entry: the ordering key (time in the high 64 bits, insertion sequence in the low 64)
+/// as one integer, so each comparison in the heap is a single one.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: u64,
-    seq: u64,
+    key: u128,
     event: Event,
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl Eq for Entry {}
@@ -41,7 +42,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest event first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -55,17 +56,16 @@ impl EventQueue {
     pub fn push(&mut self, time: u64, event: Event) {
         self.seq += 1;
         self.heap.push(Entry {
-            time,
-            seq: self.seq,
+            key: (time as u128) << 64 | self.seq as u128,
             event,
         });
     }
     pub fn pop(&mut self) -> Option<(u64, Event)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        self.heap.pop().map(|e| ((e.key >> 64) as u64, e.event))
     }
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| (e.key >> 64) as u64)
     }
 }
 
