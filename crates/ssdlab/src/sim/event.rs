@@ -91,4 +91,27 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn matches_a_sorted_reference_under_random_monotone_use() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        let mut q = EventQueue::default();
+        let mut reference: Vec<(u64, u64)> = Vec::new(); // (time, insertion number)
+        let (mut now, mut n) = (0u64, 0u64);
+        for _ in 0..20_000 {
+            if rng.gen_bool(0.55) || reference.is_empty() {
+                let t = now + [0, 1, 7, 1000, 1 << 40][rng.gen_range(0..5)] + rng.gen_range(0..3);
+                n += 1;
+                q.push(t, Event::BusDone(n as u32));
+                reference.push((t, n));
+            } else {
+                reference.sort();
+                let (t, id) = reference.remove(0);
+                assert_eq!(q.peek_time(), Some(t));
+                assert_eq!(q.pop(), Some((t, Event::BusDone(id as u32))));
+                now = t;
+            }
+        }
+    }
 }
