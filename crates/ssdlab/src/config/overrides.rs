@@ -56,24 +56,32 @@ fn parse_value(raw: &str) -> toml::Value {
 mod tests {
     use super::*;
 
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
     #[test]
-    fn sets_nested_values_with_types() {
-        let mut t: toml::Table = toml::from_str("[ftl]\ngc_threshold = 0.1\n").unwrap();
-        apply_override(&mut t, "ftl.gc_threshold=0.05").unwrap();
-        apply_override(&mut t, "ftl.gc_victim.policy=greedy").unwrap();
-        apply_override(&mut t, "seed=7").unwrap();
+    fn sets_nested_values_with_types() -> TestResult {
+        let mut t: toml::Table = toml::from_str("[ftl]\ngc_threshold = 0.1\n")?;
+        apply_override(&mut t, "ftl.gc_threshold=0.05")?;
+        apply_override(&mut t, "ftl.gc_victim.policy=greedy")?;
+        apply_override(&mut t, "seed=7")?;
         assert_eq!(t["ftl"]["gc_threshold"].as_float(), Some(0.05));
         assert_eq!(t["ftl"]["gc_victim"]["policy"].as_str(), Some("greedy"));
         assert_eq!(t["seed"].as_integer(), Some(7));
+        Ok(())
     }
 
     #[test]
-    fn rejects_malformed_overrides() {
+    fn rejects_malformed_overrides() -> TestResult {
         let mut t = toml::Table::new();
         assert!(apply_override(&mut t, "novalue").is_err());
         assert!(apply_override(&mut t, "a..b=1").is_err());
-        apply_override(&mut t, "a=1").unwrap();
-        let e = apply_override(&mut t, "a.b=1").unwrap_err().to_string();
-        assert!(e.contains("`a` is not a table"), "{e}");
+        apply_override(&mut t, "a=1")?;
+        let e = apply_override(&mut t, "a.b=1").err().map(|e| e.to_string());
+        assert!(
+            e.as_deref()
+                .is_some_and(|e| e.contains("`a` is not a table")),
+            "{e:?}"
+        );
+        Ok(())
     }
 }
