@@ -74,6 +74,24 @@ fn impossible_values_name_the_key_and_reason() {
             "precondition.fill_fraction",
             "[0, 1]",
         ),
+        (
+            &["geometry.blocks_per_plane=4000000000"],
+            "geometry",
+            "exceed the 2^31",
+        ),
+        (
+            &[
+                "geometry.channels=4000000000",
+                "geometry.ways_per_channel=4000000000",
+            ],
+            "geometry",
+            "2^64",
+        ),
+        (
+            &["ftl.write_ack=\"program\"", "host.mode=\"closed\""],
+            "ftl.write_buffer_timeout_ns",
+            "closed-loop",
+        ),
     ];
     for (sets, key, reason) in cases {
         let e = err("default", None, sets);
@@ -211,5 +229,27 @@ fn impossible_runs_stop_with_a_reason_not_a_hang() {
     assert!(
         err.contains("does not fit in the region(s)") && err.contains("slc"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_zero_length_request_at_the_end_of_the_device_is_refused_not_a_panic() {
+    use ssdlab::sim::{Flow, RunOptions, Simulation};
+    use ssdlab::trace::{Op, TraceRequest};
+    let config = Config::resolve("spread", None, &[]).unwrap();
+    let capacity = ssdlab::run::logical_capacity_bytes(&config);
+    let r = TraceRequest {
+        arrival_ns: 0,
+        offset_bytes: capacity,
+        size_bytes: 0,
+        op: Op::Read,
+    };
+    let flow = Flow::new("z".into(), vec![r], config.host.mode, 1, 1.0, 0);
+    let e = Simulation::new(config, vec![flow], RunOptions::default())
+        .err()
+        .map(|e| e.to_string());
+    assert!(
+        e.as_deref().is_some_and(|e| e.contains("past the logical")),
+        "{e:?}"
     );
 }

@@ -31,6 +31,7 @@ proptest! {
         victim in prop_oneof![Just("greedy"), Just("cost_benefit"), Just("random")],
         ack in prop_oneof![Just("buffer"), Just("program")],
         priority in any::<bool>(),
+        multiplane in any::<bool>(),
     ) {
         let config = common::small(&[
             "precondition.fill_fraction=0.9",
@@ -39,6 +40,7 @@ proptest! {
             &format!("ftl.gc_victim.policy=\"{victim}\""),
             &format!("ftl.write_ack=\"{ack}\""),
             &format!("scheduler.read_priority={priority}"),
+            &format!("scheduler.multiplane={multiplane}"),
             "ftl.write_buffer_timeout_ns=300000",
             "ftl.wear_leveling.threshold_erases=3",
         ]);

@@ -1,7 +1,7 @@
 //! Whole-config validation before the first event: each impossible value or combination is an
 //! error naming the key and the reason.
 
-use super::{AllocationConfig, CellMode, Config, ReplayMode};
+use super::{AllocationConfig, CellMode, Config, ReplayMode, WriteAck};
 use crate::error::Error;
 use crate::flash::{Geometry, StripeOrder};
 
@@ -182,6 +182,29 @@ impl Config {
                 ),
             ));
         }
+        // Slot ids are u32 with a flag bit: the whole device must stay under 2^31 slots. Checked
+        // in u64 before any geometry arithmetic (which is u32) can overflow.
+        let slots_per_page = (self.ftl.max_units_per_page as u64).max(units_per_page as u64);
+        let slots = [
+            g.channels,
+            g.ways_per_channel,
+            g.dies_per_way,
+            g.planes_per_die,
+            g.blocks_per_plane,
+            g.pages_per_block,
+        ]
+        .iter()
+        .try_fold(slots_per_page, |acc, &x| acc.checked_mul(x as u64));
+        if slots.is_none_or(|n| n >= (1u64 << 31) - 1) {
+            return Err(Error::config(
+                "geometry",
+                format!(
+                    "{} mapping slots exceed the 2^31 the mapping table addresses; use a larger \
+                     mapping unit or a smaller device",
+                    slots.map_or("more than 2^64".to_string(), |n| n.to_string())
+                ),
+            ));
+        }
         if let AllocationConfig::Static { order } = &f.allocation {
             let geo = Geometry::new(self);
             if StripeOrder::new(order, &geo).is_none() {
@@ -192,12 +215,6 @@ impl Config {
             }
         }
         let geo = Geometry::new(self);
-        if geo.total_slots() >= (1u64 << 31) - 1 {
-            return Err(Error::config(
-                "geometry",
-                format!("{} mapping slots exceed the 2^31 the mapping table addresses; use a larger mapping unit or a smaller device", geo.total_slots()),
-            ));
-        }
         // Every pool must keep enough spare blocks for GC to make progress.
         for r in &geo.regions {
             let threshold = crate::ftl::gc_threshold_blocks(self, r.blocks_per_plane);
@@ -273,6 +290,19 @@ impl Config {
             ));
         }
         let h = &self.host;
+        let closed_loop = h.mode == ReplayMode::Closed
+            || self
+                .flows
+                .iter()
+                .any(|fl| fl.mode == Some(ReplayMode::Closed));
+        if f.write_ack == WriteAck::Program && f.write_buffer_timeout_ns == 0 && closed_loop {
+            return Err(Error::config(
+                "ftl.write_buffer_timeout_ns",
+                "must be set (> 0) when writes are acknowledged on program in closed-loop replay: \
+                 otherwise a partly filled page waits for writes that its own unacknowledged \
+                 writes hold back",
+            ));
+        }
         if !(h.time_scale.is_finite() && h.time_scale > 0.0) {
             return Err(Error::config(
                 "host.time_scale",

@@ -328,7 +328,14 @@ impl Ftl {
     /// A page's program completed.
     pub fn complete_program(&mut self, page: PageId) {
         let block = self.geometry.block_of_page(page);
-        self.blocks[block as usize].programmed += 1;
+        let info = &mut self.blocks[block as usize];
+        // NAND programs a block's pages in order; `programmed` counts on it.
+        debug_assert_eq!(
+            self.geometry.page_in_block(page),
+            info.programmed,
+            "block {block} programmed out of order"
+        );
+        info.programmed += 1;
     }
 
     /// Erase a victim whose units have all moved; it returns to its pool's free list.

@@ -207,14 +207,12 @@ impl<'a> Preconditioner<'a> {
     /// One instant GC of `pool`; returns false if it could not reclaim any space.
     fn gc(&mut self, pool: usize) -> Result<bool, Error> {
         self.ftl.victim_candidates(pool, &mut self.candidates);
+        // Only blocks that free space are worth cleaning.
+        self.candidates.retain(|c| c.valid_units < c.capacity_units);
         if self.candidates.is_empty() {
             return Ok(false);
         }
         let pick = self.candidates[self.victim.choose(&self.candidates, 0)];
-        let capacity = pick.capacity_units;
-        if pick.valid_units >= capacity {
-            return Ok(false);
-        }
         self.report.gc_invocations += 1;
         let g = &self.ftl.geometry;
         let block = pick.block;

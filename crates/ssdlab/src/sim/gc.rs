@@ -19,15 +19,14 @@ impl Simulation {
             return;
         }
         self.ftl.victim_candidates(pool, &mut self.candidates);
+        // Cleaning a block with no invalid unit gains nothing: offer the policy only blocks that
+        // free space. If there are none the data does not fit (or no full block has finished
+        // programming yet: a completing program retries), and the run reports what is stuck.
+        self.candidates.retain(|c| c.valid_units < c.capacity_units);
         if self.candidates.is_empty() {
             return;
         }
         let pick = self.candidates[self.victim.choose(&self.candidates, self.now)];
-        // Cleaning a block with no invalid unit gains nothing; if that is the best there is, the
-        // data does not fit and the run will report the requests that never completed.
-        if pick.valid_units >= pick.capacity_units {
-            return;
-        }
         self.start_gc(pool, pick.block, OpSource::Gc);
     }
 

@@ -247,10 +247,21 @@ impl Simulation {
         }
         let unfinished = self.requests.len();
         if unfinished > 0 {
+            let stalled: usize = self.stalled_pages.iter().map(|q| q.len()).sum();
+            let open_waiting = self
+                .ftl
+                .buffer
+                .open
+                .iter()
+                .filter(|p| !p.waiters.is_empty())
+                .count();
             return Err(Error::Simulation(format!(
-                "{unfinished} host requests never completed: the device ran out of free blocks \
-                 and GC could not reclaim space (the data does not fit; raise \
-                 ftl.overprovisioning_ratio or lower the fill)"
+                "{unfinished} host requests never completed: {stalled} sealed pages wait for a \
+                 free block that GC could not reclaim (the data does not fit: raise \
+                 ftl.overprovisioning_ratio or lower the fill), {} writes wait for buffer room, \
+                 {open_waiting} partly filled pages hold writes acknowledged on program (set \
+                 ftl.write_buffer_timeout_ns)",
+                self.write_waiters.len()
             )));
         }
         self.ftl.verify_all();
@@ -332,7 +343,8 @@ fn check_flow_capacity(index: usize, f: &mut Flow, ftl: &Ftl) -> Result<(), Erro
     let mut i = 0u64;
     f.for_each_unit_range(1, |_, _, r| {
         i += 1;
-        let end = r.offset_bytes + offset + r.size_bytes;
+        // A zero-length request still touches the unit it points at.
+        let end = r.offset_bytes + offset + r.size_bytes.max(1);
         if end > capacity && bad.is_none() {
             bad = Some((i, end));
         }

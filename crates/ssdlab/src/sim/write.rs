@@ -196,6 +196,13 @@ impl Simulation {
             pool,
         } = self.programs.remove(owner as usize);
         self.ftl.complete_program(page);
+        // A block whose last program completes may be the victim a waiting GC needs.
+        let block = self.ftl.geometry.block_of_page(page);
+        if self.ftl.blocks[block as usize].programmed
+            == self.ftl.pools[self.ftl.pool_of_block(block)].pages_per_block
+        {
+            self.maybe_start_gc(self.ftl.pool_of_block(block));
+        }
         match source {
             OpSource::Host => {
                 self.ftl.buffer.release(units);
