@@ -113,14 +113,17 @@ impl Simulation {
                 if n == 0 || (n < upp && !force) {
                     break;
                 }
-                let chunk: Vec<(u32, u32)> =
-                    self.gc[job].copies[region].drain(..n.min(upp)).collect();
                 // A unit the host rewrote (or trimmed) since it was read is not copied.
-                let live: Vec<(u32, u32)> = chunk
-                    .into_iter()
-                    .filter(|&(_, slot)| self.ftl.slot_is_valid(slot))
-                    .collect();
+                let mut live = std::mem::take(&mut self.scratch_pairs);
+                live.clear();
+                let ftl = &self.ftl;
+                live.extend(
+                    self.gc[job].copies[region]
+                        .drain(..n.min(upp))
+                        .filter(|&(_, slot)| ftl.slot_is_valid(slot)),
+                );
                 if live.is_empty() {
+                    self.scratch_pairs = live;
                     continue;
                 }
                 let dest_pool = self.ftl.pool_index(plane, region);
@@ -131,25 +134,25 @@ impl Simulation {
                     )));
                     return;
                 };
-                let units: Vec<Option<(u32, u32)>> = live
-                    .iter()
-                    .map(|&(lpn, slot)| {
-                        let version = self
-                            .ftl
-                            .oracle
-                            .as_ref()
-                            .map_or(0, |o| o.slot_version[slot as usize]);
-                        // The slot is valid, so the mapping points at it: no lookup needed
-                        // (fill_page below remaps the unit).
-                        self.ftl.invalidate_slot(slot);
-                        Some((lpn, version))
-                    })
-                    .collect();
+                let mut units = std::mem::take(&mut self.scratch_units);
+                units.clear();
+                for &(lpn, slot) in &live {
+                    let version = self
+                        .ftl
+                        .oracle
+                        .as_ref()
+                        .map_or(0, |o| o.slot_version[slot as usize]);
+                    // The slot is valid, so the mapping points at it: no lookup needed (fill_page
+                    // below remaps the unit).
+                    self.ftl.invalidate_slot(slot);
+                    units.push(Some((lpn, version)));
+                }
                 match source {
                     OpSource::Wl => self.device.wl_copied_units += live.len() as u64,
                     _ => self.device.gc_copied_units += live.len() as u64,
                 }
-                self.ftl.fill_page(page, units);
+                self.ftl.fill_page(page, units.iter().copied());
+                self.scratch_units = units;
                 #[cfg(test)]
                 if self.planted_gc_remap_bug {
                     // The bug the oracle must catch: moved units keep pointing at the victim.
@@ -157,6 +160,7 @@ impl Simulation {
                         self.ftl.l2p[lpn as usize] = slot + 1;
                     }
                 }
+                self.scratch_pairs = live;
                 let owner = self.new_program(ProgramRecord {
                     page,
                     units: 0,

@@ -118,7 +118,8 @@ impl Simulation {
         };
         // Gather (page, slot bitmap) for units on flash; consecutive units usually share a page,
         // so a short linear scan over the groups beats hashing.
-        let mut groups: Vec<(u32, u64)> = Vec::new();
+        let mut groups = std::mem::take(&mut self.scratch_groups);
+        groups.clear();
         // The units' block records (is the page programmed yet?) are scattered: load them together.
         for lpn in first..first + units {
             if let Location::Flash(slot) = self.ftl.lookup(lpn) {
@@ -161,10 +162,11 @@ impl Simulation {
             }
         }
         self.requests[id as usize].pending += groups.len() as u32;
-        for (page, slots) in groups {
+        for &(page, slots) in &groups {
             let op = self.read_op(page, slots, OpSource::Host, id);
             self.submit(op);
         }
+        self.scratch_groups = groups;
         self.request_part_done(id, self.now);
     }
 

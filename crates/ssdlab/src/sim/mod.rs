@@ -89,6 +89,10 @@ pub struct Simulation {
     /// Write requests waiting for buffer room: (request, index of its next unit, waiting since).
     write_waiters: VecDeque<(u32, u32, u64)>,
     candidates: Vec<Candidate>,
+    /// Scratch buffers reused across events (the event loop allocates nothing per request).
+    scratch_groups: Vec<(u32, u64)>,
+    scratch_pairs: Vec<(u32, u32)>,
+    scratch_units: Vec<Option<(u32, u32)>>,
     streams: usize,
     final_flush_done: bool,
     now: u64,
@@ -181,6 +185,9 @@ impl Simulation {
             stalled_pages: (0..pools).map(|_| VecDeque::new()).collect(),
             write_waiters: VecDeque::new(),
             candidates: Vec::new(),
+            scratch_groups: Vec::new(),
+            scratch_pairs: Vec::new(),
+            scratch_units: Vec::new(),
             streams,
             final_flush_done: false,
             now: 0,

@@ -138,18 +138,17 @@ impl Simulation {
             self.stalled_pages[pool].push_front(sealed);
             return;
         };
-        let units: Vec<Option<(u32, u32)>> = sealed
-            .entries
-            .iter()
-            .map(|&e| {
-                let entry = self.ftl.buffer.entry(e);
-                let live = entry.lpn != NO_LPN && self.ftl.l2p[entry.lpn as usize] == BUFFERED | e;
-                live.then_some((entry.lpn, entry.version))
-            })
-            .collect();
+        let mut units = std::mem::take(&mut self.scratch_units);
+        units.clear();
+        units.extend(sealed.entries.iter().map(|&e| {
+            let entry = self.ftl.buffer.entry(e);
+            let live = entry.lpn != NO_LPN && self.ftl.l2p[entry.lpn as usize] == BUFFERED | e;
+            live.then_some((entry.lpn, entry.version))
+        }));
         let live = units.iter().flatten().count() as u64;
         self.device.padded_slots += self.ftl.geometry.slots_per_page as u64 - live;
-        self.ftl.fill_page(page, units);
+        self.ftl.fill_page(page, units.iter().copied());
+        self.scratch_units = units;
         self.ftl.buffer.retire(&sealed.entries);
         let owner = self.new_program(ProgramRecord {
             page,
