@@ -15,6 +15,9 @@ pub mod sim;
 pub mod stats;
 pub mod trace;
 
+#[cfg(test)]
+mod test_support;
+
 pub use config::Config;
 pub use error::Error;
 pub use run::{simulate, RunResult};

@@ -302,13 +302,7 @@ impl Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-
-    fn geometry() -> Geometry {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
-        let text = std::fs::read_to_string(path).unwrap();
-        Geometry::new(&Config::from_toml_str(&text, path).unwrap())
-    }
+    use crate::test_support::small_geometry as geometry;
 
     fn program(plane: u32, page_in_block: u32, target: u32) -> FlashOp {
         FlashOp {

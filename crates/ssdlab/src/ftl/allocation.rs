@@ -62,14 +62,8 @@ pub fn build(config: &AllocationConfig, g: &Geometry) -> Box<dyn PlaneAllocator>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
     use crate::flash::{FlashOp, OpKind, OpSource};
-
-    fn geometry() -> Geometry {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
-        let text = std::fs::read_to_string(path).unwrap();
-        Geometry::new(&Config::from_toml_str(&text, path).unwrap())
-    }
+    use crate::test_support::small_geometry as geometry;
 
     fn busy(sched: &mut Scheduler, die: u32) {
         sched.submit(FlashOp {

@@ -3,16 +3,8 @@
 
 use super::*;
 use crate::config::ReplayMode;
+use crate::test_support::small;
 use crate::trace::TraceRequest;
-
-fn small(sets: &[&str]) -> Config {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
-    let mut table: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
-    for s in sets {
-        crate::config::apply_override(&mut table, s).unwrap();
-    }
-    Config::from_toml_str(&toml::to_string(&table).unwrap(), path).unwrap()
-}
 
 fn verify() -> RunOptions {
     RunOptions {
