@@ -23,6 +23,20 @@ pub enum OpKind {
     Erase,
 }
 
+impl OpKind {
+    pub const ALL: [OpKind; 3] = [OpKind::Read, OpKind::Program, OpKind::Erase];
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "read",
+            OpKind::Program => "program",
+            OpKind::Erase => "erase",
+        }
+    }
+}
+
 /// Who asked for a flash operation (MQSim's transaction sources).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpSource {

@@ -65,7 +65,7 @@ impl Simulation {
         let job = &mut self.gc[pool];
         job.running = true;
         job.victim = victim;
-        job.source = Some(source);
+        job.source = source;
         job.started_ns = self.now;
         job.reads_outstanding = 0;
         job.programs_outstanding = 0;
@@ -106,7 +106,7 @@ impl Simulation {
     fn flush_gc_copies(&mut self, job: usize, force: bool) {
         let upp = self.ftl.geometry.units_per_page as usize;
         let plane = self.ftl.pools[job].plane;
-        let source = self.gc[job].source.unwrap_or(OpSource::Gc);
+        let source = self.gc[job].source;
         for region in 0..self.gc[job].copies.len() {
             loop {
                 let n = self.gc[job].copies[region].len();
@@ -190,7 +190,7 @@ impl Simulation {
             return;
         }
         let victim = j.victim;
-        let source = j.source.unwrap_or(OpSource::Gc);
+        let source = j.source;
         self.gc[job].erase_issued = true;
         let g = &self.ftl.geometry;
         let mode = g.regions[g.region_of(victim)].cell_mode;

@@ -96,7 +96,7 @@ impl Simulation {
             Op::Read => self.issue_read(id),
             // Writes and trims change the mapping, so they take effect in arrival order: a trim
             // behind a write that waits for buffer room waits too.
-            Op::Write | Op::Trim => self.admit_write(id, 0),
+            Op::Write | Op::Trim => self.admit_update(id, 0),
         }
         self.maybe_final_flush();
     }

@@ -48,15 +48,16 @@ struct ProgramRecord {
     units: u32,
     waiters: Vec<u32>,
     source: OpSource,
+    /// The pool programmed (host), or the pool whose GC job issued the copy (GC, WL).
     pool: usize,
 }
 
 /// Progress of GC (or a wear-levelling move) on one pool.
-#[derive(Default)]
 struct GcJob {
     running: bool,
     victim: u32,
-    source: Option<OpSource>,
+    /// `Gc` or `Wl`: whom the job's flash operations are counted for.
+    source: OpSource,
     started_ns: u64,
     reads_outstanding: u32,
     programs_outstanding: u32,
@@ -178,8 +179,14 @@ impl Simulation {
             programs: Slab::new(),
             gc: (0..pools)
                 .map(|_| GcJob {
+                    running: false,
+                    victim: 0,
+                    source: OpSource::Gc,
+                    started_ns: 0,
+                    reads_outstanding: 0,
+                    programs_outstanding: 0,
+                    erase_issued: false,
                     copies: vec![Vec::new(); regions],
-                    ..GcJob::default()
                 })
                 .collect(),
             stalled_pages: (0..pools).map(|_| VecDeque::new()).collect(),

@@ -10,9 +10,9 @@ use super::event::Event;
 use super::{ProgramRecord, Simulation};
 
 impl Simulation {
-    /// Admit write (or trim) request `id` from unit index `from`, behind any request already
-    /// waiting for buffer room.
-    pub(super) fn admit_write(&mut self, id: u32, from: u32) {
+    /// Admit a request that changes the mapping (a write, or a trim) from unit index `from`,
+    /// behind any such request already waiting for buffer room, so they take effect in order.
+    pub(super) fn admit_update(&mut self, id: u32, from: u32) {
         if !self.write_waiters.is_empty() {
             self.write_waiters.push_back((id, from, self.now));
             return;
@@ -22,7 +22,8 @@ impl Simulation {
         }
     }
 
-    /// Admit as many units as fit; returns the index of the first unit left over, if any.
+    /// Admit as many units as fit (a trim takes effect at once); returns the index of the first
+    /// unit left over, if any.
     fn admit_units(&mut self, id: u32, from: u32) -> Option<u32> {
         let (first, units, op) = {
             let r = &self.requests[id as usize];
@@ -197,10 +198,10 @@ impl Simulation {
         self.ftl.complete_program(page);
         // A block whose last program completes may be the victim a waiting GC needs.
         let block = self.ftl.geometry.block_of_page(page);
-        if self.ftl.blocks[block as usize].programmed
-            == self.ftl.pools[self.ftl.pool_of_block(block)].pages_per_block
+        let block_pool = self.ftl.pool_of_block(block);
+        if self.ftl.blocks[block as usize].programmed == self.ftl.pools[block_pool].pages_per_block
         {
-            self.maybe_start_gc(self.ftl.pool_of_block(block));
+            self.maybe_start_gc(block_pool);
         }
         match source {
             OpSource::Host => {

@@ -160,28 +160,21 @@ pub struct DeviceStats {
     pub write_stall_ns: u64,
 }
 
-pub fn kind_index(k: OpKind) -> usize {
-    match k {
-        OpKind::Read => 0,
-        OpKind::Program => 1,
-        OpKind::Erase => 2,
-    }
-}
-
 impl DeviceStats {
     pub fn count_op(&mut self, kind: OpKind, source: OpSource) {
-        self.ops[kind_index(kind)][source.index()] += 1;
+        self.ops[kind.index()][source.index()] += 1;
     }
 
     pub fn ops_json(&self) -> Value {
         let mut m = Map::new();
-        for (ki, kind) in ["read", "program", "erase"].iter().enumerate() {
+        for kind in OpKind::ALL {
+            let ops = &self.ops[kind.index()];
             let mut by = Map::new();
             for s in OpSource::ALL {
-                by.insert(s.name().into(), json!(self.ops[ki][s.index()]));
+                by.insert(s.name().into(), json!(ops[s.index()]));
             }
-            by.insert("total".into(), json!(self.ops[ki].iter().sum::<u64>()));
-            m.insert((*kind).into(), Value::Object(by));
+            by.insert("total".into(), json!(ops.iter().sum::<u64>()));
+            m.insert(kind.name().into(), Value::Object(by));
         }
         Value::Object(m)
     }
