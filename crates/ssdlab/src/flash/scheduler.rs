@@ -5,6 +5,11 @@
 //! channel → transfer in → tPROG. An erase: wait for die → tBERS. The scheduler knows nothing of
 //! what an operation is for; its `owner` tag is handed back on completion.
 //!
+//! A channel serves transfers in the order dies ask for it. Dies ask in event order, which is
+//! time order, so a channel is just the time it next falls free: a die that asks at `t` gets the
+//! bus from `max(t, free_at)`. This books a transfer when it is asked for, without an event of
+//! its own (a program is one event: its transfer and tPROG are known when it starts).
+//!
 //! With multi-plane operations on, a die starting an operation also takes queued operations of
 //! the same kind on its other planes (same page index for reads and programs, any block for
 //! erases, as multi-plane commands require) and runs them as one: the array phase lasts as long
@@ -82,17 +87,16 @@ pub struct FlashOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     Idle,
-    Array,
-    WaitBus,
-    Bus,
+    /// A read is sensing; its transfer is booked when sensing ends.
+    Sensing,
+    /// The command's last phase is booked; it completes at the die's next event.
+    Finishing,
 }
 
 struct Die {
     phase: Phase,
     /// The operations running together (one, or several planes' in a multi-plane command).
     current: Vec<FlashOp>,
-    kind: OpKind,
-    array_ns: u64,
     transfer_ns: u64,
     // Operations are held in the queues themselves: a die's queue is read in order, which keeps
     // it in cache (a shared slab of operations indexed from the queues was not).
@@ -105,8 +109,8 @@ struct Die {
 }
 
 struct Channel {
-    current: Option<DieId>,
-    waiting: VecDeque<DieId>,
+    /// When the last booked transfer ends.
+    free_at: u64,
     busy_ns: u64,
 }
 
@@ -130,8 +134,6 @@ impl Scheduler {
             .map(|_| Die {
                 phase: Phase::Idle,
                 current: Vec::new(),
-                kind: OpKind::Read,
-                array_ns: 0,
                 transfer_ns: 0,
                 reads: VecDeque::new(),
                 others: VecDeque::new(),
@@ -142,8 +144,7 @@ impl Scheduler {
             .collect();
         let channels = (0..g.channels)
             .map(|_| Channel {
-                current: None,
-                waiting: VecDeque::new(),
+                free_at: 0,
                 busy_ns: 0,
             })
             .collect();
@@ -239,36 +240,34 @@ impl Scheduler {
                 i += 1;
             }
         }
-        die.kind = first.kind;
-        die.array_ns = die.current.iter().map(|c| c.array_ns).max().unwrap_or(0);
+        let array_ns = die.current.iter().map(|c| c.array_ns).max().unwrap_or(0);
         die.transfer_ns = die.current.iter().map(|c| c.transfer_ns).sum();
         die.busy_since = now;
-        match first.kind {
-            OpKind::Read | OpKind::Erase => {
-                die.phase = Phase::Array;
-                events.push(now + die.array_ns, Event::DieDone(die_id));
+        let done = match first.kind {
+            OpKind::Read => {
+                die.phase = Phase::Sensing;
+                now + array_ns
             }
-            OpKind::Program => self.request_bus(die_id, now, events),
-        }
+            OpKind::Erase => {
+                die.phase = Phase::Finishing;
+                now + array_ns
+            }
+            OpKind::Program => {
+                die.phase = Phase::Finishing;
+                let transfer_ns = die.transfer_ns;
+                self.book_bus(die_id, now, transfer_ns) + array_ns
+            }
+        };
+        events.push(done, Event::DieDone(die_id));
     }
 
-    fn request_bus(&mut self, die_id: DieId, now: u64, events: &mut EventQueue) {
-        let ch = (die_id / self.dies_per_channel) as usize;
-        if self.channels[ch].current.is_none() {
-            self.begin_transfer(ch, die_id, now, events);
-        } else {
-            self.dies[die_id as usize].phase = Phase::WaitBus;
-            self.channels[ch].waiting.push_back(die_id);
-        }
-    }
-
-    fn begin_transfer(&mut self, ch: usize, die_id: DieId, now: u64, events: &mut EventQueue) {
-        let die = &mut self.dies[die_id as usize];
-        die.phase = Phase::Bus;
-        let channel = &mut self.channels[ch];
-        channel.current = Some(die_id);
-        channel.busy_ns += die.transfer_ns;
-        events.push(now + die.transfer_ns, Event::BusDone(ch as u32));
+    /// Book the die's channel for `transfer_ns` from `now` or when it falls free; returns when
+    /// the transfer ends.
+    fn book_bus(&mut self, die_id: DieId, now: u64, transfer_ns: u64) -> u64 {
+        let channel = &mut self.channels[(die_id / self.dies_per_channel) as usize];
+        channel.free_at = channel.free_at.max(now) + transfer_ns;
+        channel.busy_ns += transfer_ns;
+        channel.free_at
     }
 
     /// The die's command is done: hand back its operations and queue the die to start again.
@@ -283,32 +282,17 @@ impl Scheduler {
         }
     }
 
-    /// The array phase of a die's current operation ended.
+    /// A phase of a die's command ended: a read's sensing (its transfer out is booked now), or
+    /// the whole command.
     pub fn on_die_done(&mut self, die_id: DieId, now: u64, events: &mut EventQueue) {
-        match self.dies[die_id as usize].kind {
-            OpKind::Read => self.request_bus(die_id, now, events),
-            OpKind::Program | OpKind::Erase => self.finish(die_id, now),
-        }
-    }
-
-    /// A channel finished a transfer.
-    pub fn on_bus_done(&mut self, ch: u32, now: u64, events: &mut EventQueue) {
-        let channel = &mut self.channels[ch as usize];
-        let Some(die_id) = channel.current.take() else {
-            return;
-        };
-        // Hand the bus to the next waiting die first, so a die that starts a new program
-        // below queues behind transfers that were already waiting.
-        if let Some(next) = channel.waiting.pop_front() {
-            self.begin_transfer(ch as usize, next, now, events);
-        }
         let die = &mut self.dies[die_id as usize];
-        match die.kind {
-            OpKind::Read => self.finish(die_id, now),
-            _ => {
-                die.phase = Phase::Array;
-                events.push(now + die.array_ns, Event::DieDone(die_id));
-            }
+        if die.phase == Phase::Sensing {
+            die.phase = Phase::Finishing;
+            let transfer_ns = die.transfer_ns;
+            let done = self.book_bus(die_id, now, transfer_ns);
+            events.push(done, Event::DieDone(die_id));
+        } else {
+            self.finish(die_id, now);
         }
     }
 }
@@ -344,7 +328,6 @@ mod tests {
             now = t;
             match e {
                 Event::DieDone(d) => s.on_die_done(d, now, &mut events),
-                Event::BusDone(c) => s.on_bus_done(c, now, &mut events),
                 _ => {}
             }
             order.extend(s.completed.drain(..).map(|o| (o.target, now)));

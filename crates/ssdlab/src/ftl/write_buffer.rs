@@ -25,8 +25,9 @@ pub struct OpenPage {
     pub bytes: u32,
     /// Requests acknowledged when this page is programmed (`write_ack = "program"`).
     pub waiters: Vec<u32>,
-    /// Bumped at every seal, so a stale timeout event can be recognised.
-    pub generation: u64,
+    /// When the page is programmed even if not full (`write_buffer_timeout_ns` after its first
+    /// unit); `u64::MAX` when it has no deadline.
+    pub deadline_ns: u64,
 }
 
 /// A page's worth of buffered entries, ready to be placed and programmed.
@@ -61,7 +62,10 @@ impl WriteBuffer {
     /// Make sure open pages exist for `keys` stream keys.
     pub fn ensure_streams(&mut self, keys: usize) {
         while self.open.len() < keys {
-            self.open.push(OpenPage::default());
+            self.open.push(OpenPage {
+                deadline_ns: u64::MAX,
+                ..OpenPage::default()
+            });
         }
     }
 
@@ -148,7 +152,7 @@ impl WriteBuffer {
     /// Close open page `key` (if it holds anything) for placement.
     pub fn seal(&mut self, key: usize) -> Option<SealedPage> {
         let page = &mut self.open[key];
-        page.generation += 1;
+        page.deadline_ns = u64::MAX;
         if page.entries.is_empty() {
             return None;
         }

@@ -1,7 +1,7 @@
 //! The event queue: events ordered by (time, insertion sequence), so simultaneous events run in
 //! the order they were scheduled and every run is deterministic.
 
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::flash::DieId;
@@ -10,62 +10,74 @@ use crate::flash::DieId;
 pub enum Event {
     /// A flow's next request is processed (its arrival time plus firmware time).
     Arrival { flow: u32 },
-    /// A die finished its array phase (sensing, programming, erasing).
+    /// A die finished a phase of its command (a read's sensing, or the whole command).
     DieDone(DieId),
-    /// A channel finished a transfer.
-    BusDone(u32),
-    /// Data of a GC read is decoded and in controller memory.
-    GcReadDone { job: u32, page: u32 },
-    /// The write-buffer timeout of an open page expired.
-    BufferTimeout { stream: u32, generation: u64 },
+    /// The oldest GC read of a job is decoded and in controller memory (a job's reads run on
+    /// one die and take the same decode time, so they finish in the order they were read).
+    GcReadDone { job: u32 },
+    /// The write-buffer timeout of an open page may have expired.
+    BufferTimeout { stream: u32 },
 }
 
-/// A heap entry: the ordering key (time in the high 64 bits, insertion sequence in the low 64)
-/// as one integer, so each comparison in the heap is a single one.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: u128,
-    event: Event,
+/// Bits of an event's id (flow, die, job or stream); ids must be at most [`MAX_EVENT_ID`].
+const ID_BITS: u32 = 22;
+/// Bits of the event kind.
+const TAG_BITS: u32 = 2;
+/// Bits of the insertion sequence number that breaks ties between events at one time. It
+/// wraps after 2^40 (10^12) events, far beyond any run, and only needs to order events of equal
+/// time that are in the queue together.
+const SEQ_BITS: u32 = 128 - 64 - ID_BITS - TAG_BITS;
+
+/// Largest die, flow, GC job or stream index an event can name.
+pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
+
+impl Event {
+    fn pack(self) -> u32 {
+        let (tag, id) = match self {
+            Event::Arrival { flow } => (0, flow),
+            Event::DieDone(die) => (1, die),
+            Event::GcReadDone { job } => (2, job),
+            Event::BufferTimeout { stream } => (3, stream),
+        };
+        debug_assert!(id <= MAX_EVENT_ID, "event id {id} checked at construction");
+        tag << ID_BITS | id
+    }
+
+    fn unpack(bits: u32) -> Event {
+        let id = bits & MAX_EVENT_ID;
+        match bits >> ID_BITS {
+            0 => Event::Arrival { flow: id },
+            1 => Event::DieDone(id),
+            2 => Event::GcReadDone { job: id },
+            _ => Event::BufferTimeout { stream: id },
+        }
+    }
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest event first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
-    }
-}
-
+/// Events ordered by (time, insertion sequence). Each heap entry is one integer — time in the
+/// high 64 bits, then the sequence number, then the packed event — so the heap compares and
+/// moves 16 bytes and nothing else.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: BinaryHeap<Reverse<u128>>,
     seq: u64,
 }
 
 impl EventQueue {
     pub fn push(&mut self, time: u64, event: Event) {
-        self.seq += 1;
-        self.heap.push(Entry {
-            key: (time as u128) << 64 | self.seq as u128,
-            event,
-        });
+        self.seq = (self.seq + 1) & ((1 << SEQ_BITS) - 1);
+        let low = self.seq << (ID_BITS + TAG_BITS) | event.pack() as u64;
+        self.heap.push(Reverse((time as u128) << 64 | low as u128));
     }
     pub fn pop(&mut self) -> Option<(u64, Event)> {
-        self.heap.pop().map(|e| ((e.key >> 64) as u64, e.event))
+        self.heap.pop().map(|Reverse(key)| {
+            let bits = key as u32 & ((1 << (ID_BITS + TAG_BITS)) - 1);
+            ((key >> 64) as u64, Event::unpack(bits))
+        })
     }
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|e| (e.key >> 64) as u64)
+        self.heap.peek().map(|Reverse(key)| (key >> 64) as u64)
     }
 }
 
@@ -76,20 +88,34 @@ mod tests {
     #[test]
     fn orders_by_time_then_insertion() {
         let mut q = EventQueue::default();
-        q.push(10, Event::BusDone(1));
-        q.push(5, Event::BusDone(2));
-        q.push(10, Event::BusDone(3));
-        q.push(5, Event::BusDone(4));
+        q.push(10, Event::DieDone(1));
+        q.push(5, Event::DieDone(2));
+        q.push(10, Event::DieDone(3));
+        q.push(5, Event::DieDone(4));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
-                (5, Event::BusDone(2)),
-                (5, Event::BusDone(4)),
-                (10, Event::BusDone(1)),
-                (10, Event::BusDone(3)),
+                (5, Event::DieDone(2)),
+                (5, Event::DieDone(4)),
+                (10, Event::DieDone(1)),
+                (10, Event::DieDone(3)),
             ]
         );
+    }
+
+    #[test]
+    fn every_event_survives_packing() {
+        for e in [
+            Event::Arrival { flow: 0 },
+            Event::DieDone(MAX_EVENT_ID),
+            Event::GcReadDone { job: 17 },
+            Event::BufferTimeout { stream: 3 },
+        ] {
+            let mut q = EventQueue::default();
+            q.push(u64::MAX, e);
+            assert_eq!(q.pop(), Some((u64::MAX, e)));
+        }
     }
 
     #[test]
@@ -103,13 +129,13 @@ mod tests {
             if rng.gen_bool(0.55) || reference.is_empty() {
                 let t = now + [0, 1, 7, 1000, 1 << 40][rng.gen_range(0..5)] + rng.gen_range(0..3);
                 n += 1;
-                q.push(t, Event::BusDone(n as u32));
+                q.push(t, Event::DieDone(n as u32));
                 reference.push((t, n));
             } else {
                 reference.sort();
                 let (t, id) = reference.remove(0);
                 assert_eq!(q.peek_time(), Some(t));
-                assert_eq!(q.pop(), Some((t, Event::BusDone(id as u32))));
+                assert_eq!(q.pop(), Some((t, Event::DieDone(id as u32))));
                 now = t;
             }
         }

@@ -1,8 +1,8 @@
 //! Garbage collection and static wear levelling, per pool (one region of one plane). A job reads
-//! every page of the victim that holds valid units (through the read policy, so only the wanted
-//! codewords move when the policy allows), programs the still-valid units into the pool's GC
-//! block (or another region's, if the migration policy says so), and erases the victim once every
-//! copy is programmed. Reads, programs and the erase take die and bus time like host commands.
+//! every page of the victim that holds valid units, a few at a time (`ftl.gc_read_window_pages`),
+//! through the read policy so that only the wanted codewords move when the policy allows; it
+//! programs the still-valid units into the pool's GC block (or another region's, if the migration
+//! policy says so), and erases the victim once every copy is programmed. Reads, programs and the erase take die and bus time like host commands.
 
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::{BlockState, Writer};
@@ -67,12 +67,29 @@ impl Simulation {
         job.victim = victim;
         job.source = source;
         job.started_ns = self.now;
+        job.next_page = 0;
+        job.end_page = self.ftl.blocks[victim as usize].write_ptr;
         job.reads_outstanding = 0;
         job.programs_outstanding = 0;
         job.erase_issued = false;
-        let pages = self.ftl.blocks[victim as usize].write_ptr;
-        for p in 0..pages {
-            let page = self.ftl.geometry.page_id(victim, p);
+        self.issue_gc_reads(pool);
+        self.maybe_finish_gc(pool);
+    }
+
+    /// Read the victim's next pages that hold valid units, up to `ftl.gc_read_window_pages`
+    /// outstanding. Validity is checked when a page's turn comes, so units the host overwrote in
+    /// the meantime are not read at all.
+    fn issue_gc_reads(&mut self, pool: usize) {
+        let window = match self.config.ftl.gc_read_window_pages {
+            0 => u32::MAX,
+            w => w,
+        };
+        let (victim, source) = (self.gc[pool].victim, self.gc[pool].source);
+        while self.gc[pool].reads_outstanding < window
+            && self.gc[pool].next_page < self.gc[pool].end_page
+        {
+            let page = self.ftl.geometry.page_id(victim, self.gc[pool].next_page);
+            self.gc[pool].next_page += 1;
             let slots = self.ftl.valid_slots(page);
             if slots != 0 {
                 let op = self.read_op(page, slots, source, pool as u32);
@@ -80,11 +97,13 @@ impl Simulation {
                 self.gc[pool].reads_outstanding += 1;
             }
         }
-        self.maybe_finish_gc(pool);
     }
 
     /// A victim page's data is in controller memory: queue its still-valid units for copying.
-    pub(super) fn on_gc_read_done(&mut self, job: usize, page: u32) {
+    pub(super) fn on_gc_read_done(&mut self, job: usize) {
+        let Some(page) = self.gc[job].decoding.pop_front() else {
+            return;
+        };
         let g = &self.ftl.geometry;
         let region = g.region_of(g.block_of_page(page));
         let mut slots = self.ftl.valid_slots(page);
@@ -97,7 +116,9 @@ impl Simulation {
             self.gc[job].copies[dest].push((lpn, slot));
         }
         self.gc[job].reads_outstanding -= 1;
-        let last = self.gc[job].reads_outstanding == 0;
+        self.issue_gc_reads(job);
+        let j = &self.gc[job];
+        let last = j.reads_outstanding == 0 && j.next_page == j.end_page;
         self.flush_gc_copies(job, last);
         self.maybe_finish_gc(job);
     }
@@ -184,6 +205,7 @@ impl Simulation {
         if !j.running
             || j.erase_issued
             || j.reads_outstanding > 0
+            || j.next_page < j.end_page
             || j.programs_outstanding > 0
             || j.copies.iter().any(|c| !c.is_empty())
         {

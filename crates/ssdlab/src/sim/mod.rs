@@ -59,7 +59,12 @@ struct GcJob {
     /// `Gc` or `Wl`: whom the job's flash operations are counted for.
     source: OpSource,
     started_ns: u64,
+    /// Next page of the victim to consider reading, and the end of its written pages.
+    next_page: u32,
+    end_page: u32,
     reads_outstanding: u32,
+    /// Pages read and being decoded, oldest first.
+    decoding: VecDeque<u32>,
     programs_outstanding: u32,
     erase_issued: bool,
     /// Valid units read out of the victim and waiting to be programmed, by destination region:
@@ -137,6 +142,24 @@ impl Simulation {
         for (i, f) in flows.iter_mut().enumerate() {
             check_flow_capacity(i, f, &ftl)?;
         }
+        // Events name dies, flows, GC jobs (pools) and buffer streams in a few bits.
+        let ids = [
+            ("geometry (dies)", ftl.geometry.dies() as usize),
+            ("flows", flows.len()),
+            ("geometry (planes × regions)", pools),
+            ("ftl.placement (streams × regions)", keys),
+        ];
+        for (what, n) in ids {
+            if n > event::MAX_EVENT_ID as usize + 1 {
+                return Err(Error::config(
+                    what,
+                    format!(
+                        "{n} is more than the {} the engine can address",
+                        event::MAX_EVENT_ID + 1
+                    ),
+                ));
+            }
+        }
         let unit_bytes = ftl.geometry.unit_bytes as u64;
         // Units the flows read before writing them are preconditioned too (MQSim does the same).
         let footprint = config.precondition.trace_footprint;
@@ -183,7 +206,10 @@ impl Simulation {
                     victim: 0,
                     source: OpSource::Gc,
                     started_ns: 0,
+                    next_page: 0,
+                    end_page: 0,
                     reads_outstanding: 0,
+                    decoding: VecDeque::new(),
                     programs_outstanding: 0,
                     erase_issued: false,
                     copies: vec![Vec::new(); regions],
@@ -289,14 +315,8 @@ impl Simulation {
                 self.sched.on_die_done(die, self.now, &mut self.events);
                 self.drain_completions();
             }
-            Event::BusDone(ch) => {
-                self.sched.on_bus_done(ch, self.now, &mut self.events);
-                self.drain_completions();
-            }
-            Event::GcReadDone { job, page } => self.on_gc_read_done(job as usize, page),
-            Event::BufferTimeout { stream, generation } => {
-                self.on_buffer_timeout(stream as usize, generation)
-            }
+            Event::GcReadDone { job } => self.on_gc_read_done(job as usize),
+            Event::BufferTimeout { stream } => self.on_buffer_timeout(stream as usize),
         }
     }
 
@@ -317,15 +337,11 @@ impl Simulation {
                 self.request_part_done(op.owner, done);
             }
             (OpKind::Read, _) => {
-                let job = self
-                    .ftl
-                    .pool_of_block(self.ftl.geometry.block_of_page(op.target));
+                // A GC read's owner is its job.
+                self.gc[op.owner as usize].decoding.push_back(op.target);
                 self.events.push(
                     self.now + self.timing.ecc_decode_ns,
-                    Event::GcReadDone {
-                        job: job as u32,
-                        page: op.target,
-                    },
+                    Event::GcReadDone { job: op.owner },
                 );
             }
             (OpKind::Program, _) => self.on_program_done(op.owner),

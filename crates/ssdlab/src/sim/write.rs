@@ -90,14 +90,10 @@ impl Simulation {
         self.add_write_waiter(key, id);
         let timeout = self.config.ftl.write_buffer_timeout_ns;
         if was_empty && timeout > 0 {
-            let generation = self.ftl.buffer.open[key].generation;
-            self.events.push(
-                self.now + timeout,
-                Event::BufferTimeout {
-                    stream: key as u32,
-                    generation,
-                },
-            );
+            let deadline = self.now + timeout;
+            self.ftl.buffer.open[key].deadline_ns = deadline;
+            self.events
+                .push(deadline, Event::BufferTimeout { stream: key as u32 });
         }
         if let Some(sealed) = self.ftl.buffer.seal_if_full(key) {
             self.place_sealed(sealed);
@@ -233,8 +229,11 @@ impl Simulation {
         self.maybe_final_flush();
     }
 
-    pub(super) fn on_buffer_timeout(&mut self, key: usize, generation: u64) {
-        if self.ftl.buffer.open[key].generation != generation {
+    pub(super) fn on_buffer_timeout(&mut self, key: usize) {
+        // The event may be for a page sealed since; only a page whose own deadline is now goes.
+        // (A page opened at the same instant as a sealed one has the same deadline and its own
+        // event at this very time, so sealing it on the older event changes nothing.)
+        if self.ftl.buffer.open[key].deadline_ns != self.now {
             return;
         }
         if let Some(sealed) = self.ftl.buffer.seal(key) {
