@@ -326,9 +326,8 @@ mod tests {
             }
             let Some((t, e)) = events.pop() else { break };
             now = t;
-            match e {
-                Event::DieDone(d) => s.on_die_done(d, now, &mut events),
-                _ => {}
+            if let Event::DieDone(d) = e {
+                s.on_die_done(d, now, &mut events);
             }
             order.extend(s.completed.drain(..).map(|o| (o.target, now)));
         }
