@@ -24,6 +24,18 @@ pub struct Region {
     pub page_types: Vec<u8>,
 }
 
+/// What a command on one page needs to know of its address, decoded with two divisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageAddr {
+    pub block: BlockId,
+    pub page_in_block: u32,
+    pub die: DieId,
+    pub plane_in_die: u32,
+    pub region: usize,
+    /// Page type (0 = LSB/SLC, 1 = CSB or MLC MSB, 2 = MSB).
+    pub page_type: u8,
+}
+
 #[derive(Clone, Debug)]
 pub struct Geometry {
     pub channels: u32,
@@ -174,6 +186,22 @@ impl Geometry {
     pub fn block_of_slot(&self, slot: SlotId) -> BlockId {
         slot / self.slots_per_block()
     }
+    /// Decode a page's address (the same results as the single-purpose functions above).
+    pub fn page_addr(&self, page: PageId) -> PageAddr {
+        let block = page / self.max_pages_per_block;
+        let page_in_block = page - block * self.max_pages_per_block;
+        let plane = block / self.blocks_per_plane;
+        let region =
+            self.region_of_block[(block - plane * self.blocks_per_plane) as usize] as usize;
+        PageAddr {
+            block,
+            page_in_block,
+            die: plane / self.planes_per_die,
+            plane_in_die: plane % self.planes_per_die,
+            region,
+            page_type: self.regions[region].page_types[page_in_block as usize],
+        }
+    }
     /// Page type index of a page (0 = LSB).
     pub fn page_type(&self, page: PageId) -> u8 {
         let block = self.block_of_page(page);
@@ -312,6 +340,32 @@ impl StripeCursor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn page_addr_agrees_with_the_single_purpose_decoders() {
+        // Two regions (SLC then TLC) so the region lookup is exercised too.
+        let g = Geometry::new(&crate::test_support::small(&[
+            r#"geometry.regions=[{name="slc", cell_mode="slc", blocks_per_plane=16}, {name="main", cell_mode="tlc", blocks_per_plane=0}]"#,
+            "timing.slc={tr_ns=20000, tprog_ns=200000, tbers_ns=2000000}",
+            "ftl.overprovisioning_ratio=0.95",
+        ]));
+        for page in 0..g.blocks() * g.max_pages_per_block {
+            let block = g.block_of_page(page);
+            if g.page_in_block(page) >= g.regions[g.region_of(block)].pages_per_block {
+                continue;
+            }
+            let (die, plane_in_die) = g.die_and_plane(block);
+            let want = PageAddr {
+                block,
+                page_in_block: g.page_in_block(page),
+                die,
+                plane_in_die,
+                region: g.region_of(block),
+                page_type: g.page_type(page),
+            };
+            assert_eq!(g.page_addr(page), want, "page {page}");
+        }
+    }
 
     #[test]
     fn shadow_order_matches_the_textbook_sequence() {

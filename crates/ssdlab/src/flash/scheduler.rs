@@ -124,8 +124,6 @@ pub struct Scheduler {
     /// Idle dies with queued work. They start once everything submitted at the current instant
     /// is queued, so simultaneous commands can pair (multi-plane) or be reordered (read priority).
     to_start: Vec<DieId>,
-    /// Operations that finished during the last `on_*` call, for the engine to act on.
-    pub completed: Vec<FlashOp>,
 }
 
 impl Scheduler {
@@ -159,7 +157,6 @@ impl Scheduler {
                 1
             },
             to_start: Vec::new(),
-            completed: Vec::new(),
         }
     }
 
@@ -270,30 +267,30 @@ impl Scheduler {
         channel.free_at
     }
 
-    /// The die's command is done: hand back its operations and queue the die to start again.
-    fn finish(&mut self, die_id: DieId, now: u64) {
-        let die = &mut self.dies[die_id as usize];
-        die.busy_ns += now - die.busy_since;
-        die.phase = Phase::Idle;
-        self.completed.append(&mut die.current);
-        if !die.start_pending {
-            die.start_pending = true;
-            self.to_start.push(die_id);
-        }
-    }
-
     /// A phase of a die's command ended: a read's sensing (its transfer out is booked now), or
-    /// the whole command.
-    pub fn on_die_done(&mut self, die_id: DieId, now: u64, events: &mut EventQueue) {
+    /// the whole command. Returns the operations of a finished command; they stay readable until
+    /// the die starts again, at the end of the instant.
+    pub fn on_die_done(&mut self, die_id: DieId, now: u64, events: &mut EventQueue) -> &[FlashOp] {
         let die = &mut self.dies[die_id as usize];
         if die.phase == Phase::Sensing {
             die.phase = Phase::Finishing;
             let transfer_ns = die.transfer_ns;
             let done = self.book_bus(die_id, now, transfer_ns);
             events.push(done, Event::DieDone(die_id));
-        } else {
-            self.finish(die_id, now);
+            return &[];
         }
+        die.busy_ns += now - die.busy_since;
+        die.phase = Phase::Idle;
+        if !die.start_pending {
+            die.start_pending = true;
+            self.to_start.push(die_id);
+        }
+        &self.dies[die_id as usize].current
+    }
+
+    /// Operation `i` of the die's current (or just finished) command.
+    pub fn current_op(&self, die_id: DieId, i: usize) -> Option<FlashOp> {
+        self.dies[die_id as usize].current.get(i).copied()
     }
 }
 
@@ -327,9 +324,9 @@ mod tests {
             let Some((t, e)) = events.pop() else { break };
             now = t;
             if let Event::DieDone(d) = e {
-                s.on_die_done(d, now, &mut events);
+                let done = s.on_die_done(d, now, &mut events);
+                order.extend(done.iter().map(|o| (o.target, now)));
             }
-            order.extend(s.completed.drain(..).map(|o| (o.target, now)));
         }
         order
     }

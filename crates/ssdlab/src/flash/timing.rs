@@ -1,5 +1,6 @@
 //! Latencies of one flash operation by cell mode and page type, and bus transfer time.
 
+use super::Geometry;
 use crate::config::{CellMode, TimingConfig};
 
 /// tR and tPROG by page type (index 0 = LSB / SLC), tBERS, for one cell mode.
@@ -19,6 +20,12 @@ pub struct Timing {
     bytes_per_us: f64,
     pub ecc_decode_ns: u64,
     pub firmware_ns: u64,
+    /// Timing of each region's cell mode (filled by [`Timing::for_device`]).
+    regions: Vec<ModeTiming>,
+    /// Bus time of 0..=codewords-per-page codewords, the sizes commands move (filled by
+    /// [`Timing::for_device`]), so the hot path does no floating-point work.
+    codeword_bytes: u64,
+    codeword_transfer_ns: Vec<u64>,
 }
 
 fn mode_index(mode: CellMode) -> usize {
@@ -51,7 +58,28 @@ impl Timing {
             bytes_per_us: t.channel_rate_mts * t.channel_width_bytes as f64,
             ecc_decode_ns: t.ecc_decode_ns,
             firmware_ns: t.firmware_ns,
+            regions: Vec::new(),
+            codeword_bytes: 0,
+            codeword_transfer_ns: Vec::new(),
         }
+    }
+
+    /// Timing of a device: also tabulates each region's mode and the bus time of every whole
+    /// number of codewords up to a page.
+    pub fn for_device(t: &TimingConfig, g: &Geometry) -> Timing {
+        let mut timing = Timing::new(t);
+        timing.regions = g.regions.iter().map(|r| timing.mode(r.cell_mode)).collect();
+        let codewords = g.page_bytes / g.codeword_bytes.max(1);
+        timing.codeword_transfer_ns = (0..=codewords as u64)
+            .map(|n| timing.transfer_ns(n * g.codeword_bytes as u64))
+            .collect();
+        timing.codeword_bytes = g.codeword_bytes as u64;
+        timing
+    }
+
+    /// Timing of region `r` (after [`Timing::for_device`]).
+    pub fn region(&self, r: usize) -> &ModeTiming {
+        &self.regions[r]
     }
 
     /// Timing of a cell mode; validation guarantees presence for every mode in use.
@@ -62,6 +90,14 @@ impl Timing {
     /// Time to move `bytes` over one channel, rounded to the nearest nanosecond (so that e.g.
     /// SPREAD's 2 KiB in 2.5 µs at 819.2 MT/s comes out exact).
     pub fn transfer_ns(&self, bytes: u64) -> u64 {
+        if self.codeword_bytes > 0 && bytes % self.codeword_bytes == 0 {
+            if let Some(&ns) = self
+                .codeword_transfer_ns
+                .get((bytes / self.codeword_bytes) as usize)
+            {
+                return ns;
+            }
+        }
         (bytes as f64 * 1000.0 / self.bytes_per_us).round() as u64
     }
 }
@@ -88,5 +124,21 @@ mod tests {
         assert_eq!(Timing::new(&cfg(819.2)).transfer_ns(2048), 2500);
         assert_eq!(Timing::new(&cfg(819.2)).transfer_ns(16384), 20000);
         assert_eq!(Timing::new(&cfg(333.0)).transfer_ns(4096), 12300);
+    }
+
+    #[test]
+    fn tabulated_transfer_times_equal_the_formula() {
+        let g = crate::test_support::small_geometry();
+        for rate in [333.0, 400.0, 819.2, 1000.0] {
+            let plain = Timing::new(&cfg(rate));
+            let device = Timing::for_device(&cfg(rate), &g);
+            for bytes in (0..=2 * g.page_bytes as u64).step_by(512) {
+                assert_eq!(
+                    device.transfer_ns(bytes),
+                    plain.transfer_ns(bytes),
+                    "{bytes} B at {rate}"
+                );
+            }
+        }
     }
 }

@@ -215,7 +215,7 @@ impl Simulation {
         let source = j.source;
         self.gc[job].erase_issued = true;
         let g = &self.ftl.geometry;
-        let mode = g.regions[g.region_of(victim)].cell_mode;
+        let region = g.region_of(victim);
         let (die, plane_in_die) = g.die_and_plane(victim);
         let op = FlashOp {
             kind: OpKind::Erase,
@@ -224,7 +224,7 @@ impl Simulation {
             plane_in_die,
             page_in_block: 0,
             target: victim,
-            array_ns: self.timing.mode(mode).tbers_ns,
+            array_ns: self.timing.region(region).tbers_ns,
             transfer_ns: 0,
             owner: job as u32,
         };

@@ -179,10 +179,9 @@ impl Simulation {
         owner: u32,
     ) -> FlashOp {
         let g = &self.ftl.geometry;
-        let block = g.block_of_page(page);
-        let mode = g.regions[g.region_of(block)].cell_mode;
+        let a = g.page_addr(page);
         let plan = self.read_policy.plan(&PageRead {
-            tr_full_ns: self.timing.mode(mode).tr_ns[g.page_type(page) as usize],
+            tr_full_ns: self.timing.region(a.region).tr_ns[a.page_type as usize],
             page_bytes: g.page_bytes,
             codeword_bytes: g.codeword_bytes,
             wanted: self.ftl.codewords_of_slots(slots),
@@ -192,13 +191,12 @@ impl Simulation {
         if source == OpSource::Host {
             self.device.host_sensed_bytes += plan.sensed_bytes as u64;
         }
-        let (die, plane_in_die) = g.die_and_plane(block);
         FlashOp {
             kind: OpKind::Read,
             source,
-            die,
-            plane_in_die,
-            page_in_block: g.page_in_block(page),
+            die: a.die,
+            plane_in_die: a.plane_in_die,
+            page_in_block: a.page_in_block,
             target: page,
             array_ns: plan.sense_ns,
             transfer_ns: self.timing.transfer_ns(plan.transfer_bytes as u64),

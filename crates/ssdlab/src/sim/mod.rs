@@ -123,7 +123,7 @@ impl Simulation {
         options: RunOptions,
     ) -> Result<Simulation, Error> {
         let geometry = Geometry::new(&config);
-        let timing = Timing::new(&config.timing);
+        let timing = Timing::for_device(&config.timing, &geometry);
         let placement = placement::build(&config.ftl.placement);
         let streams = placement.streams();
         let mut ftl = Ftl::new(&config, geometry, options.verify, streams);
@@ -312,22 +312,21 @@ impl Simulation {
         match event {
             Event::Arrival { flow } => self.on_arrival(flow),
             Event::DieDone(die) => {
-                self.sched.on_die_done(die, self.now, &mut self.events);
-                self.drain_completions();
+                let finished = self
+                    .sched
+                    .on_die_done(die, self.now, &mut self.events)
+                    .len();
+                // Acting on a finished operation only queues new ones, and the die starts again
+                // only at the end of the instant, so its command stays readable meanwhile.
+                for i in 0..finished {
+                    if let Some(op) = self.sched.current_op(die, i) {
+                        self.on_op_done(op);
+                    }
+                }
             }
             Event::GcReadDone { job } => self.on_gc_read_done(job as usize),
             Event::BufferTimeout { stream } => self.on_buffer_timeout(stream as usize),
         }
-    }
-
-    /// Act on the operations the scheduler finished, in order. (Acting only submits new
-    /// operations, which never completes one, so the list can be taken and given back.)
-    fn drain_completions(&mut self) {
-        let mut done = std::mem::take(&mut self.sched.completed);
-        for op in done.drain(..) {
-            self.on_op_done(op);
-        }
-        self.sched.completed = done;
     }
 
     fn on_op_done(&mut self, op: FlashOp) {

@@ -166,18 +166,16 @@ impl Simulation {
     /// The program command for a whole page.
     pub(super) fn program_op(&mut self, page: u32, source: OpSource, owner: u32) -> FlashOp {
         let g = &self.ftl.geometry;
-        let block = g.block_of_page(page);
-        let mode = g.regions[g.region_of(block)].cell_mode;
+        let a = g.page_addr(page);
         self.device.programmed_bytes += g.page_bytes as u64;
-        let (die, plane_in_die) = g.die_and_plane(block);
         FlashOp {
             kind: OpKind::Program,
             source,
-            die,
-            plane_in_die,
-            page_in_block: g.page_in_block(page),
+            die: a.die,
+            plane_in_die: a.plane_in_die,
+            page_in_block: a.page_in_block,
             target: page,
-            array_ns: self.timing.mode(mode).tprog_ns[g.page_type(page) as usize],
+            array_ns: self.timing.region(a.region).tprog_ns[a.page_type as usize],
             transfer_ns: self.timing.transfer_ns(g.page_bytes as u64),
             owner,
         }
