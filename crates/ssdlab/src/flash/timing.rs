@@ -90,7 +90,7 @@ impl Timing {
     /// Time to move `bytes` over one channel, rounded to the nearest nanosecond (so that e.g.
     /// SPREAD's 2 KiB in 2.5 µs at 819.2 MT/s comes out exact).
     pub fn transfer_ns(&self, bytes: u64) -> u64 {
-        if self.codeword_bytes > 0 && bytes % self.codeword_bytes == 0 {
+        if self.codeword_bytes > 0 && bytes.is_multiple_of(self.codeword_bytes) {
             if let Some(&ns) = self
                 .codeword_transfer_ns
                 .get((bytes / self.codeword_bytes) as usize)
