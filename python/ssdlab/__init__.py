@@ -32,7 +32,16 @@ from ssdlab._core import SsdlabError
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["Result", "SsdlabError", "__version__", "preset_toml", "presets", "simulate"]
+__all__ = [
+    "Result",
+    "SsdlabError",
+    "__version__",
+    "preset_toml",
+    "presets",
+    "simulate",
+    "workload_toml",
+    "workloads",
+]
 
 __version__: str = _core.version()
 
@@ -78,6 +87,16 @@ def presets() -> list[str]:
     return _core.presets()
 
 
+def workloads() -> list[str]:
+    """Names of the shipped workloads, generators built from the papers (``ssdlab workloads``)."""
+    return _core.workloads()
+
+
+def workload_toml(name: str) -> str:
+    """The TOML text of a named workload; raises :class:`SsdlabError` for an unknown name."""
+    return _core.workload_toml(name)
+
+
 def preset_toml(name: str) -> str:
     """The TOML text of a preset; raises :class:`SsdlabError` for an unknown name."""
     return _core.preset_toml(name)
@@ -87,6 +106,7 @@ def simulate(
     config: StrPath = "default",
     trace: TraceSpec | Sequence[TraceSpec] | None = None,
     *,
+    workload: str | Sequence[str] | None = None,
     format: str = "msr",
     preset: str | None = None,
     set: Mapping[str, Any] | Iterable[str] | None = None,
@@ -105,6 +125,8 @@ def simulate(
             directory; write ``./default`` to mean the file.
         trace: a trace path, or a list of them; each becomes one flow. An item may also be a
             ``(path, format)`` tuple. None replays only the ``[[flows]]`` of the config.
+        workload: a named workload (see :func:`workloads`), or a list of them; each becomes one
+            generated flow.
         format: format of the traces given without one: "msr" or "mqsim". Gzipped files are
             read directly.
         preset: the preset a config file is merged over (default "default"); only with a file.
@@ -141,6 +163,7 @@ def simulate(
         path,
         sets,
         _traces(trace, format),
+        [workload] if isinstance(workload, str) else list(workload or []),
         mode,
         queue_depth,
         bool(verify),

@@ -18,6 +18,7 @@ def simulate(
     config_path: _StrPath | None,
     sets: Sequence[str],
     traces: Sequence[tuple[_StrPath, str]],
+    workloads: Sequence[str],
     mode: str | None = None,
     queue_depth: int | None = None,
     verify: bool = False,
@@ -35,3 +36,9 @@ def preset_toml(name: str) -> str: ...
 def version() -> str: ...
 def cli_main(argv: Sequence[str]) -> int:
     """Run the ``ssdlab`` command line; ``argv[0]`` is the program name. Returns the exit code."""
+
+def workloads() -> list[str]:
+    """Names of the named workloads compiled into the engine."""
+
+def workload_toml(name: str) -> str:
+    """The TOML text of a named workload; raises SsdlabError for an unknown name."""

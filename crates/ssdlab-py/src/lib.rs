@@ -136,11 +136,12 @@ mod _core {
 
     /// Run one simulation; returns `(summary_json, request_columns or None)`.
     ///
-    /// `traces` are `(path, format)` pairs, each added as a flow with `mode` and `queue_depth`
-    /// (None: the config's `host` defaults). The GIL is released while the engine runs.
+    /// `traces` are `(path, format)` pairs and `workloads` named workloads, each added as a flow
+    /// with `mode` and `queue_depth` (None: the config's `host` defaults, or the workload's own
+    /// arrivals). The GIL is released while the engine runs.
     #[pyfunction]
     #[pyo3(signature = (
-        preset, config_path, sets, traces, mode=None, queue_depth=None, verify=false,
+        preset, config_path, sets, traces, workloads, mode=None, queue_depth=None, verify=false,
         log_requests=false
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -150,6 +151,7 @@ mod _core {
         config_path: Option<PathBuf>,
         sets: Vec<String>,
         traces: Vec<(PathBuf, String)>,
+        workloads: Vec<String>,
         mode: Option<String>,
         queue_depth: Option<u32>,
         verify: bool,
@@ -162,16 +164,13 @@ mod _core {
             .map_err(py_err)?;
         let flows = traces
             .into_iter()
-            .map(|(trace, format)| {
-                Ok(FlowConfig {
-                    name: String::new(),
-                    trace,
-                    format: trace_format(&format)?,
-                    mode,
-                    queue_depth,
-                    time_scale: None,
-                    offset_bytes: 0,
-                })
+            .map(|(trace, format)| Ok(FlowConfig::trace(trace, trace_format(&format)?)))
+            .chain(workloads.iter().map(|w| FlowConfig::workload(w)))
+            .map(|flow: Result<FlowConfig, Error>| {
+                let mut flow = flow?;
+                flow.mode = mode;
+                flow.queue_depth = queue_depth;
+                Ok(flow)
             })
             .collect::<Result<Vec<_>, Error>>()
             .map_err(py_err)?;
@@ -187,6 +186,23 @@ mod _core {
             None => None,
         };
         Ok((done.summary_json, requests))
+    }
+
+    /// Names of the named workloads compiled into the engine.
+    #[pyfunction]
+    fn workloads() -> Vec<&'static str> {
+        ssdlab::workload::named::names()
+    }
+
+    /// The TOML text of a named workload.
+    #[pyfunction]
+    fn workload_toml(name: &str) -> PyResult<&'static str> {
+        ssdlab::workload::named::source(name).ok_or_else(|| {
+            py_err(Error::UnknownWorkload {
+                name: name.to_string(),
+                known: ssdlab::workload::named::names().join(", "),
+            })
+        })
     }
 
     /// Names of the presets compiled into the engine.

@@ -5,101 +5,36 @@
 
 use std::time::Instant;
 
-use rand::{Rng, SeedableRng};
-use rand_distr::{Distribution, Exp};
-use rand_pcg::Pcg64Mcg;
 use serde_json::{json, Value};
 
 use crate::config::Config;
 use crate::error::Error;
 use crate::sim::{Flow, RequestSource, RunOptions, Simulation};
-use crate::trace::{Op, TraceRequest};
+use crate::workload::{AddressDist, Arrival, GeneratorConfig, GeneratorSource, SizeDist};
 
-/// Parameters of the benchmark workload.
-#[derive(Clone, Debug)]
-pub struct BenchWorkload {
-    pub requests: usize,
-    pub read_fraction: f64,
-    pub min_kib: u64,
-    pub max_kib: u64,
-    pub span_bytes: u64,
-    pub iops: f64,
-    pub seed: u64,
-}
-
-impl Default for BenchWorkload {
-    fn default() -> Self {
-        BenchWorkload {
-            requests: 1_000_000,
-            read_fraction: 0.7,
-            min_kib: 4,
-            max_kib: 64,
-            span_bytes: 16 << 30,
-            iops: 20_000.0,
-            seed: 1,
-        }
-    }
-}
-
-impl BenchWorkload {
-    /// The request sequence as a generator (deterministic in the seed; nothing is stored).
-    pub fn source(&self) -> BenchSource {
-        BenchSource::new(self.clone())
-    }
-}
-
-/// Generates the benchmark workload on demand.
-pub struct BenchSource {
-    w: BenchWorkload,
-    rng: Pcg64Mcg,
-    gap: Exp<f64>,
-    issued: usize,
-    t: f64,
-}
-
-impl BenchSource {
-    fn new(w: BenchWorkload) -> BenchSource {
-        let gap = Exp::new(w.iops / 1e9).unwrap_or_else(|_| unreachable!("iops is positive"));
-        BenchSource {
-            rng: Pcg64Mcg::seed_from_u64(w.seed),
-            gap,
-            issued: 0,
-            t: 0.0,
-            w,
-        }
-    }
-}
-
-impl RequestSource for BenchSource {
-    fn len(&self) -> u64 {
-        self.w.requests as u64
-    }
-    fn rewind(&mut self) {
-        *self = BenchSource::new(self.w.clone());
-    }
-    fn next_request(&mut self) -> Option<TraceRequest> {
-        if self.issued == self.w.requests {
-            return None;
-        }
-        self.issued += 1;
-        let rng = &mut self.rng;
-        let kib = 4 * rng.gen_range(self.w.min_kib / 4..=self.w.max_kib / 4);
-        let size = kib * 1024;
-        let slots = (self.w.span_bytes - size) / 4096;
-        let offset = rng.gen_range(0..=slots) * 4096;
-        let op = if rng.gen_bool(self.w.read_fraction) {
-            Op::Read
-        } else {
-            Op::Write
-        };
-        let r = TraceRequest {
-            arrival_ns: self.t as u64,
-            offset_bytes: offset,
-            size_bytes: size,
-            op,
-        };
-        self.t += self.gap.sample(rng);
-        Some(r)
+/// The benchmark workload: `requests` requests, 70% reads, 4–64 KiB in 4 KiB steps, uniform
+/// over 16 GiB, Poisson arrivals at 20 k IOPS, seed 1 — generated on the fly, nothing stored.
+pub fn bench_workload(requests: u64) -> GeneratorConfig {
+    let size = SizeDist::Uniform {
+        min_bytes: 4096,
+        max_bytes: 65536,
+        step_bytes: 4096,
+    };
+    GeneratorConfig {
+        requests: Some(requests),
+        duration_ns: None,
+        read_fraction: 0.7,
+        working_set_bytes: 16 << 30,
+        alignment_bytes: 4096,
+        size: Some(size),
+        read_size: None,
+        write_size: None,
+        address: AddressDist::Uniform,
+        read_random_fraction: 1.0,
+        write_random_fraction: 1.0,
+        sequential_run_bytes: 0,
+        arrival: Arrival::Poisson { iops: 20_000.0 },
+        seed: Some(1),
     }
 }
 
@@ -112,11 +47,17 @@ pub fn peak_rss_mib() -> Option<f64> {
 }
 
 /// Run one scenario and report its figures.
-pub fn run_scenario(name: &str, config: &Config, workload: &BenchWorkload) -> Result<Value, Error> {
-    let n = workload.requests as u64;
+pub fn run_scenario(
+    name: &str,
+    config: &Config,
+    workload: &GeneratorConfig,
+) -> Result<Value, Error> {
+    workload.validate("bench")?;
+    let source = GeneratorSource::new(workload.clone(), config.seed);
+    let n = source.len();
     let flow = Flow::from_source(
         "bench".into(),
-        Box::new(workload.source()),
+        Box::new(source),
         config.host.mode,
         config.host.queue_depth,
         1.0,

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
-use crate::bench::{run_scenario, BenchWorkload};
+use crate::bench::{bench_workload, run_scenario};
 use crate::config::{preset_names, preset_source, Config, FlowConfig, ReplayMode};
 use crate::error::Error;
 use crate::run::{load_flows, simulate_flows};
@@ -34,6 +34,12 @@ enum Command {
     /// List the shipped presets, or print one.
     Presets {
         /// Print this preset's TOML.
+        #[arg(long, value_name = "NAME")]
+        show: Option<String>,
+    },
+    /// List the shipped workloads (generators built from the papers), or print one.
+    Workloads {
+        /// Print this workload's TOML.
         #[arg(long, value_name = "NAME")]
         show: Option<String>,
     },
@@ -78,10 +84,14 @@ struct RunArgs {
     /// Trace to replay (adds a flow; repeatable).
     #[arg(long, value_name = "FILE")]
     trace: Vec<PathBuf>,
+    /// Named workload to run (adds a generated flow; repeatable; see `ssdlab workloads`).
+    #[arg(long, value_name = "NAME")]
+    workload: Vec<String>,
     /// Format of the --trace files.
     #[arg(long, value_enum, default_value_t = TraceFormat::Msr)]
     format: TraceFormat,
-    /// Replay mode of the --trace flows (default: the config's host.mode).
+    /// Replay mode of the --trace and --workload flows (default: the config's host.mode, or
+    /// the workload's own arrivals).
     #[arg(long, value_enum)]
     mode: Option<CliMode>,
     /// Queue depth for closed-loop replay.
@@ -123,6 +133,7 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
     let result = match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Presets { show } => cmd_presets(show),
+        Command::Workloads { show } => cmd_workloads(show),
         Command::Bench {
             requests,
             scenario,
@@ -169,30 +180,50 @@ fn cmd_presets(show: Option<String>) -> Result<i32, Error> {
     Ok(0)
 }
 
+fn cmd_workloads(show: Option<String>) -> Result<i32, Error> {
+    use crate::workload::named;
+    match show {
+        Some(name) => {
+            let src = named::source(&name).ok_or_else(|| Error::UnknownWorkload {
+                name: name.clone(),
+                known: named::names().join(", "),
+            })?;
+            out(src);
+        }
+        None => {
+            for name in named::names() {
+                out(&format!("{name:<16} {}\n", named::description(name)?));
+            }
+        }
+    }
+    Ok(0)
+}
+
 fn cmd_run(a: RunArgs) -> Result<i32, Error> {
     let mut sets = a.sets.clone();
     if let Some(seed) = a.seed {
         sets.push(format!("seed={seed}"));
     }
     let mut config = Config::resolve(&a.preset, a.config.as_deref(), &sets)?;
-    for t in &a.trace {
-        config.flows.push(FlowConfig {
-            name: String::new(),
-            trace: t.clone(),
-            format: a.format,
-            mode: a.mode.map(|m| match m {
-                CliMode::Open => ReplayMode::Open,
-                CliMode::Closed => ReplayMode::Closed,
-            }),
-            queue_depth: a.queue_depth,
-            time_scale: None,
-            offset_bytes: 0,
-        });
+    let mode = a.mode.map(|m| match m {
+        CliMode::Open => ReplayMode::Open,
+        CliMode::Closed => ReplayMode::Closed,
+    });
+    let added = a
+        .trace
+        .iter()
+        .map(|t| Ok(FlowConfig::trace(t.clone(), a.format)))
+        .chain(a.workload.iter().map(|w| FlowConfig::workload(w)));
+    for flow in added {
+        let mut flow = flow?;
+        flow.mode = mode;
+        flow.queue_depth = a.queue_depth;
+        config.flows.push(flow);
     }
     if config.flows.is_empty() {
         return Err(Error::config(
             "flows",
-            "no trace to replay: give --trace FILE or [[flows]] in the config",
+            "nothing to replay: give --trace FILE, --workload NAME or [[flows]] in the config",
         ));
     }
     config.validate()?;
@@ -306,11 +337,7 @@ fn us(v: &Value) -> String {
 
 fn human_summary(s: &Value, config: &Config) -> String {
     let mut o = String::new();
-    let flows: Vec<String> = config
-        .flows
-        .iter()
-        .map(|f| format!("{} ({})", f.trace.display(), f.format.name()))
-        .collect();
+    let flows: Vec<String> = config.flows.iter().map(|f| f.describe()).collect();
     let _ = writeln!(
         o,
         "ssdlab {} | preset {} | seed {} | {}",
@@ -414,10 +441,7 @@ fn cmd_bench(
     preset: &str,
     user_sets: &[String],
 ) -> Result<i32, Error> {
-    let workload = BenchWorkload {
-        requests,
-        ..BenchWorkload::default()
-    };
+    let workload = bench_workload(requests as u64);
     let mut results = Vec::new();
     if scenario != Scenario::Steady {
         let config = Config::resolve(preset, None, user_sets)?;

@@ -17,6 +17,8 @@ pub enum Error {
     Override { set: String, reason: String },
     #[error("unknown preset `{name}` (known: {known})")]
     UnknownPreset { name: String, known: String },
+    #[error("unknown workload `{name}` (known: {known})")]
+    UnknownWorkload { name: String, known: String },
     #[error(transparent)]
     Trace(#[from] TraceError),
     #[error("{path}: {source}")]

@@ -2,7 +2,7 @@
 //!
 //! The engine: `config` (typed TOML), `flash` (geometry, timing, timed dies and channels), `ftl`
 //! (mapping, write buffer, GC, and the policies the papers vary), `sim` (the event loop), `trace`
-//! (parsers), `stats` (summaries). `run` ties them into one call.
+//! (parsers), `workload` (generators and named workloads), `stats` (summaries). `run` ties them into one call.
 
 pub mod bench;
 pub mod cli;
@@ -10,10 +10,12 @@ pub mod config;
 pub mod error;
 pub mod flash;
 pub mod ftl;
+pub mod permutation;
 pub mod run;
 pub mod sim;
 pub mod stats;
 pub mod trace;
+pub mod workload;
 
 #[cfg(test)]
 mod test_support;

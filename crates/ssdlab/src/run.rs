@@ -1,15 +1,16 @@
-//! One call from a config to a result: load the flows' traces, build and precondition the
+//! One call from a config to a result: load the flows' traces (or set up their generators), build and precondition the
 //! device, run, summarise.
 
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::config::Config;
+use crate::config::{Config, ReplayMode};
 use crate::error::Error;
 use crate::flash::Geometry;
-use crate::sim::{Flow, RequestRecord, RunOptions, Simulation};
+use crate::sim::{Flow, RequestRecord, RequestSource, RunOptions, Simulation, VecSource};
 use crate::trace::{load_trace, LoadOptions};
+use crate::workload::{Arrival, GeneratorSource};
 
 pub struct RunResult {
     /// The JSON summary (see `docs/results.md`).
@@ -24,7 +25,7 @@ pub fn logical_capacity_bytes(config: &Config) -> u64 {
     crate::ftl::logical_units(config, &g) as u64 * g.unit_bytes as u64
 }
 
-/// Load every flow named in `config.flows`.
+/// Load every flow named in `config.flows`: read its trace, or set up its generator.
 pub fn load_flows(config: &Config) -> Result<Vec<Flow>, Error> {
     let capacity = logical_capacity_bytes(config);
     config
@@ -32,30 +33,62 @@ pub fn load_flows(config: &Config) -> Result<Vec<Flow>, Error> {
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let opts = LoadOptions {
-                format: f.format,
-                capacity_bytes: capacity.saturating_sub(f.offset_bytes),
-                out_of_range: config.host.out_of_range,
-            };
-            let trace = load_trace(&f.trace, &opts)?;
-            let name = if f.name.is_empty() {
-                f.trace
-                    .file_name()
+            let name = if !f.name.is_empty() {
+                f.name.clone()
+            } else if let Some(w) = &f.workload {
+                w.clone()
+            } else if let Some(t) = &f.trace {
+                t.file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_else(|| format!("flow{i}"))
             } else {
-                f.name.clone()
+                format!("flow{i}")
             };
-            Ok(Flow::new(
+            let mut mode = f.mode.unwrap_or(config.host.mode);
+            let mut queue_depth = f.queue_depth.unwrap_or(config.host.queue_depth);
+            let time_scale = f.time_scale.unwrap_or(config.host.time_scale);
+            let source: Box<dyn RequestSource> = match (&f.trace, &f.generator) {
+                (Some(path), _) => {
+                    let opts = LoadOptions {
+                        format: f.format.ok_or_else(|| {
+                            Error::config(&format!("flows[{i}].format"), "missing")
+                        })?,
+                        capacity_bytes: capacity.saturating_sub(f.offset_bytes),
+                        out_of_range: config.host.out_of_range,
+                    };
+                    Box::new(VecSource::new(load_trace(path, &opts)?.requests))
+                }
+                (None, Some(g)) => {
+                    if let Arrival::Closed { queue_depth: qd } = g.arrival {
+                        mode = ReplayMode::Closed;
+                        queue_depth = qd;
+                    }
+                    Box::new(GeneratorSource::new(g.clone(), flow_seed(config.seed, i)))
+                }
+                (None, None) => {
+                    return Err(Error::config(
+                        &format!("flows[{i}].trace"),
+                        "a flow needs a `trace` or a `generator`",
+                    ))
+                }
+            };
+            Ok(Flow::from_source(
                 name,
-                trace.requests,
-                f.mode.unwrap_or(config.host.mode),
-                f.queue_depth.unwrap_or(config.host.queue_depth),
-                f.time_scale.unwrap_or(config.host.time_scale),
+                source,
+                mode,
+                queue_depth,
+                time_scale,
                 f.offset_bytes,
             ))
         })
         .collect()
+}
+
+/// The seed of flow `index`'s generator when it sets none: the run's seed mixed with the index,
+/// so flows draw independent streams and the whole run still follows from one seed.
+fn flow_seed(seed: u64, index: usize) -> u64 {
+    seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9)
 }
 
 /// Run the flows of `config` to completion.

@@ -181,7 +181,16 @@ fn cli_usage_errors_and_help() {
     assert_eq!(code, 2, "{err}");
     let (code, _, err) = ssdlab(&["run", "--preset", "default"]);
     assert_eq!(code, 2);
-    assert!(err.contains("no trace"), "{err}");
+    assert!(err.contains("nothing to replay"), "{err}");
+    let (code, _, err) = ssdlab(&["run", "--workload", "no-such-workload"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown workload `no-such-workload`") && err.contains("spread-kv"),
+        "{err}"
+    );
+    let (code, out, _) = ssdlab(&["workloads"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("spread-kv") && out.contains("pr-ssd-db") && out.contains("hdfs-reader"));
     let (code, out, _) = ssdlab(&["presets"]);
     assert_eq!(code, 0);
     for p in ["default", "pr-ssd", "spread", "ipu", "rosa", "melded"] {

@@ -18,15 +18,9 @@ fn replay_with(
 ) -> serde_json::Value {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let mut config = Config::resolve(preset, file.map(std::path::Path::new), &sets).unwrap();
-    config.flows.push(FlowConfig {
-        name: String::new(),
-        trace: common::trace(trace),
-        format,
-        mode: None,
-        queue_depth: None,
-        time_scale: None,
-        offset_bytes: 0,
-    });
+    config
+        .flows
+        .push(FlowConfig::trace(common::trace(trace), format));
     let opts = RunOptions {
         verify: true,
         request_log: false,

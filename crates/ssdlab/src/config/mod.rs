@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::trace::{OutOfRange, TraceFormat};
+use crate::workload::GeneratorConfig;
 
 /// The whole simulation configuration.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -429,13 +430,22 @@ impl Default for HostConfig {
     }
 }
 
+/// One flow: a trace file, or a generator (inline, or a named workload with inline keys over it).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowConfig {
     #[serde(default)]
     pub name: String,
-    pub trace: PathBuf,
-    pub format: TraceFormat,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<TraceFormat>,
+    /// A named workload (`ssdlab workloads`): its generator, with this flow's `generator` keys
+    /// merged over it when the config is resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<GeneratorConfig>,
     #[serde(default)]
     pub mode: Option<ReplayMode>,
     #[serde(default)]
@@ -445,6 +455,53 @@ pub struct FlowConfig {
     /// Added to every address of this flow (to give flows disjoint ranges).
     #[serde(default)]
     pub offset_bytes: u64,
+}
+
+impl FlowConfig {
+    /// A flow replaying a trace file.
+    pub fn trace(path: PathBuf, format: TraceFormat) -> FlowConfig {
+        FlowConfig {
+            trace: Some(path),
+            format: Some(format),
+            ..FlowConfig::empty()
+        }
+    }
+
+    /// A flow running a named workload's generator.
+    pub fn workload(name: &str) -> Result<FlowConfig, Error> {
+        Ok(FlowConfig {
+            workload: Some(name.to_string()),
+            generator: Some(crate::workload::named::generator(name)?),
+            ..FlowConfig::empty()
+        })
+    }
+
+    fn empty() -> FlowConfig {
+        FlowConfig {
+            name: String::new(),
+            trace: None,
+            format: None,
+            workload: None,
+            generator: None,
+            mode: None,
+            queue_depth: None,
+            time_scale: None,
+            offset_bytes: 0,
+        }
+    }
+
+    /// What the flow replays, for labels: the trace file or the workload.
+    pub fn describe(&self) -> String {
+        match (&self.trace, &self.workload) {
+            (Some(t), _) => format!(
+                "{} ({})",
+                t.display(),
+                self.format.map_or("?", |f| f.name())
+            ),
+            (None, Some(w)) => format!("workload {w}"),
+            (None, None) => "generator".to_string(),
+        }
+    }
 }
 
 impl Config {
@@ -473,16 +530,20 @@ impl Config {
         if !sets.is_empty() {
             origin.push_str(" with --set overrides");
         }
-        let config: Config = toml::Value::Table(value)
-            .try_into()
-            .map_err(|e: toml::de::Error| Error::toml(&origin, e))?;
-        config.validate()?;
-        Ok(config)
+        Config::from_table(value, &origin)
     }
 
     /// Parse and validate a complete TOML document.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Config, Error> {
-        let config: Config = toml::from_str(text).map_err(|e| Error::toml(origin, e))?;
+        let value: toml::Table = toml::from_str(text).map_err(|e| Error::toml(origin, e))?;
+        Config::from_table(value, origin)
+    }
+
+    fn from_table(mut value: toml::Table, origin: &str) -> Result<Config, Error> {
+        expand_named_workloads(&mut value)?;
+        let config: Config = toml::Value::Table(value)
+            .try_into()
+            .map_err(|e: toml::de::Error| Error::toml(origin, e))?;
         config.validate()?;
         Ok(config)
     }
@@ -491,6 +552,35 @@ impl Config {
         // The config is plain data; serialising it cannot fail.
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
+}
+
+/// A flow naming a `workload` gets that workload's generator, with the flow's own `generator`
+/// keys merged over it, so the resolved config (written into every result) is self-contained.
+fn expand_named_workloads(value: &mut toml::Table) -> Result<(), Error> {
+    let Some(toml::Value::Array(flows)) = value.get_mut("flows") else {
+        return Ok(());
+    };
+    for (i, flow) in flows.iter_mut().enumerate() {
+        let Some(table) = flow.as_table_mut() else {
+            continue;
+        };
+        let name = match table.get("workload") {
+            None => continue,
+            Some(toml::Value::String(n)) => n.clone(),
+            Some(_) => {
+                return Err(Error::config(
+                    &format!("flows[{i}].workload"),
+                    "must be a workload name (see `ssdlab workloads`)",
+                ))
+            }
+        };
+        let mut generator = crate::workload::named::generator_table(&name)?;
+        if let Some(toml::Value::Table(own)) = table.remove("generator") {
+            merge(&mut generator, own);
+        }
+        table.insert("generator".into(), toml::Value::Table(generator));
+    }
+    Ok(())
 }
 
 /// Recursive table merge: keys of `over` replace those of `base`, tables merge.

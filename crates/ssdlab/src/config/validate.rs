@@ -327,6 +327,33 @@ impl Config {
                     "must be at least 1 (got 0)",
                 ));
             }
+            match (&fl.trace, &fl.generator) {
+                (Some(_), None) => {
+                    if fl.format.is_none() {
+                        return Err(Error::config(
+                            &format!("flows[{i}].format"),
+                            "a trace flow needs its format",
+                        ));
+                    }
+                }
+                (None, Some(g)) => {
+                    g.validate(&format!("flows[{i}].generator"))?;
+                    if let crate::workload::Arrival::Closed { .. } = g.arrival {
+                        if fl.mode == Some(ReplayMode::Open) {
+                            return Err(Error::config(
+                                &format!("flows[{i}].mode"),
+                                "the generator's arrivals are closed-loop, the flow's mode open",
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    return Err(Error::config(
+                        &format!("flows[{i}].trace"),
+                        "a flow replays exactly one of a `trace` and a `generator` (or `workload`)",
+                    ))
+                }
+            }
         }
         Ok(())
     }

@@ -1,0 +1,302 @@
+//! The generator: a [`RequestSource`] that draws each request from a [`GeneratorConfig`].
+//!
+//! Per request, in this order: read or write (`read_fraction`); its size; its start — at random
+//! (the address distribution) when the request is random or its kind's sequential run is used
+//! up, else where the previous request of its kind ended; its arrival gap. One seeded PCG stream
+//! drives everything, so a generator is a pure function of its config and seed.
+
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Exp};
+use rand_pcg::Pcg64Mcg;
+
+use super::address::AddressSampler;
+use super::size::SizeSampler;
+use super::{Arrival, GeneratorConfig};
+use crate::sim::RequestSource;
+use crate::trace::{Op, TraceRequest};
+
+/// A sequential stream of one request kind.
+#[derive(Clone, Copy, Default)]
+struct Stream {
+    /// Where the next sequential request starts.
+    cursor: u64,
+    /// Bytes left in the current run (0: the next request starts a new run).
+    run_left: u64,
+}
+
+pub struct GeneratorSource {
+    config: GeneratorConfig,
+    seed: u64,
+    /// Requests in the whole sequence (counted once for duration-bounded generators).
+    len: u64,
+    rng: Pcg64Mcg,
+    read_size: Option<SizeSampler>,
+    write_size: Option<SizeSampler>,
+    address: AddressSampler,
+    /// The address distribution's slots: `alignment_bytes` pieces, or whole runs.
+    slot_bytes: u64,
+    streams: [Stream; 2],
+    gap: Option<Exp<f64>>,
+    issued: u64,
+    t_ns: f64,
+}
+
+impl GeneratorSource {
+    /// A generator for a validated config.
+    pub fn new(config: GeneratorConfig, seed: u64) -> GeneratorSource {
+        let seed = config.seed.unwrap_or(seed);
+        let slot_bytes = match config.sequential_run_bytes {
+            0 => config.alignment_bytes,
+            run => run,
+        };
+        let slots = (config.working_set_bytes / slot_bytes).max(1);
+        let gap = match config.arrival {
+            Arrival::Poisson { iops } | Arrival::Bursts { iops, .. } => {
+                Some(Exp::new(iops / 1e9).unwrap_or_else(|_| unreachable!("iops checked positive")))
+            }
+            Arrival::Fixed { .. } | Arrival::Closed { .. } => None,
+        };
+        let mut g = GeneratorSource {
+            read_size: config.size_of(true).map(SizeSampler::new),
+            write_size: config.size_of(false).map(SizeSampler::new),
+            address: AddressSampler::new(&config.address, slots, seed ^ 0x5ca7_7e12),
+            slot_bytes,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            streams: [Stream::default(); 2],
+            gap,
+            issued: 0,
+            t_ns: 0.0,
+            len: config.requests.unwrap_or(0),
+            config,
+            seed,
+        };
+        if let Some(limit) = g.config.duration_ns {
+            let mut n = 0;
+            while g.draw().arrival_ns < limit {
+                n += 1;
+            }
+            g.len = n;
+            g.rewind();
+        }
+        g
+    }
+
+    /// Draw the next request (ignoring the count).
+    fn draw(&mut self) -> TraceRequest {
+        let c = &self.config;
+        let read = self.rng.gen_bool(c.read_fraction);
+        let sampler = if read {
+            &self.read_size
+        } else {
+            &self.write_size
+        };
+        // Validation guarantees a sampler for every kind that can be drawn.
+        let size = sampler
+            .as_ref()
+            .map_or(c.alignment_bytes, |s| s.sample(&mut self.rng));
+        let random_fraction = if read {
+            c.read_random_fraction
+        } else {
+            c.write_random_fraction
+        };
+        let ws = c.working_set_bytes;
+        let stream = &mut self.streams[usize::from(read)];
+        let random = stream.run_left == 0 || self.rng.gen_bool(random_fraction);
+        let mut start = if random {
+            stream.run_left = c.sequential_run_bytes;
+            self.address.sample(&mut self.rng) * self.slot_bytes
+        } else {
+            stream.cursor
+        };
+        if start + size > ws {
+            // Past the end: sequential streams wrap to the start, random ones move back inside.
+            start = if random {
+                (ws - size) / c.alignment_bytes * c.alignment_bytes
+            } else {
+                0
+            };
+        }
+        stream.cursor = start + size;
+        stream.run_left = stream.run_left.saturating_sub(size);
+        if c.sequential_run_bytes == 0 {
+            // Without a run length a sequential stream goes on until a random request.
+            stream.run_left = u64::MAX;
+        }
+        let arrival_ns = self.t_ns as u64;
+        self.t_ns += match (&c.arrival, &self.gap) {
+            (Arrival::Fixed { iops }, _) => 1e9 / iops,
+            (
+                Arrival::Bursts {
+                    burst_requests,
+                    idle_ns,
+                    ..
+                },
+                Some(gap),
+            ) if (self.issued + 1).is_multiple_of(*burst_requests) => {
+                gap.sample(&mut self.rng) + *idle_ns as f64
+            }
+            (_, Some(gap)) => gap.sample(&mut self.rng),
+            (_, None) => 0.0,
+        };
+        self.issued += 1;
+        TraceRequest {
+            arrival_ns,
+            offset_bytes: start,
+            size_bytes: size,
+            op: if read { Op::Read } else { Op::Write },
+        }
+    }
+}
+
+impl RequestSource for GeneratorSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn rewind(&mut self) {
+        // The samplers hold no state; only the stream and the clock start over.
+        self.rng = Pcg64Mcg::seed_from_u64(self.seed);
+        self.streams = [Stream::default(); 2];
+        self.issued = 0;
+        self.t_ns = 0.0;
+    }
+    fn next_request(&mut self) -> Option<TraceRequest> {
+        (self.issued < self.len).then(|| self.draw())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{AddressDist, SizeDist};
+
+    fn base() -> GeneratorConfig {
+        GeneratorConfig {
+            requests: Some(50_000),
+            duration_ns: None,
+            read_fraction: 0.7,
+            working_set_bytes: 1 << 30,
+            alignment_bytes: 4096,
+            size: Some(SizeDist::Fixed { bytes: 8192 }),
+            read_size: None,
+            write_size: None,
+            address: AddressDist::Uniform,
+            read_random_fraction: 1.0,
+            write_random_fraction: 1.0,
+            sequential_run_bytes: 0,
+            arrival: Arrival::Poisson { iops: 10_000.0 },
+            seed: None,
+        }
+    }
+
+    fn all(c: GeneratorConfig) -> Vec<TraceRequest> {
+        c.validate("g").expect("valid");
+        let mut g = GeneratorSource::new(c, 7);
+        std::iter::from_fn(|| g.next_request()).collect()
+    }
+
+    #[test]
+    fn matches_its_read_ratio_rate_and_bounds() {
+        let v = all(base());
+        assert_eq!(v.len(), 50_000);
+        let reads = v.iter().filter(|r| r.op == Op::Read).count() as f64 / 50_000.0;
+        // Binomial sd at n = 5e4, p = 0.7 is 0.002.
+        assert!((reads - 0.7).abs() < 0.01, "{reads}");
+        let span_s = v.last().map_or(0, |r| r.arrival_ns) as f64 / 1e9;
+        let rate = 50_000.0 / span_s;
+        // Poisson: relative sd of the span is 1 / sqrt(n) ≈ 0.45%.
+        assert!((rate / 10_000.0 - 1.0).abs() < 0.02, "{rate}");
+        assert!(v.windows(2).all(|w| w[0].arrival_ns <= w[1].arrival_ns));
+        assert!(v
+            .iter()
+            .all(|r| r.offset_bytes % 4096 == 0 && r.offset_bytes + r.size_bytes <= 1 << 30));
+    }
+
+    #[test]
+    fn sequential_requests_continue_where_the_last_of_their_kind_ended() {
+        let v = all(GeneratorConfig {
+            read_random_fraction: 0.0,
+            write_random_fraction: 0.25,
+            ..base()
+        });
+        let (mut seq, mut writes, mut last) = (0, 0, [None, None]);
+        for r in &v {
+            let k = usize::from(r.op == Op::Read);
+            if let Some(end) = last[k] {
+                let continues =
+                    r.offset_bytes == end || (r.offset_bytes == 0 && end + 8192 > 1 << 30);
+                if k == 1 {
+                    assert!(continues, "a read broke its sequential stream");
+                } else {
+                    writes += 1;
+                    seq += u32::from(continues);
+                }
+            }
+            last[k] = Some(r.offset_bytes + r.size_bytes);
+        }
+        let share = seq as f64 / writes as f64;
+        // 75% of writes continue (a random start lands on the cursor with negligible chance).
+        assert!((share - 0.75).abs() < 0.015, "{share}");
+    }
+
+    #[test]
+    fn runs_cover_whole_aligned_blocks() {
+        // HDFS-style: 1 MiB requests reading whole 8 MiB blocks.
+        let v = all(GeneratorConfig {
+            read_fraction: 1.0,
+            read_random_fraction: 0.0,
+            sequential_run_bytes: 8 << 20,
+            size: Some(SizeDist::Fixed { bytes: 1 << 20 }),
+            ..base()
+        });
+        for block in v.chunks(8) {
+            assert_eq!(block[0].offset_bytes % (8 << 20), 0);
+            for (i, r) in block.iter().enumerate() {
+                assert_eq!(
+                    r.offset_bytes,
+                    block[0].offset_bytes + (i as u64) * (1 << 20)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn duration_bounds_arrivals_and_rewind_replays_identically() {
+        let c = GeneratorConfig {
+            requests: None,
+            duration_ns: Some(1_000_000_000),
+            arrival: Arrival::Bursts {
+                iops: 50_000.0,
+                burst_requests: 100,
+                idle_ns: 10_000_000,
+            },
+            ..base()
+        };
+        c.validate("g").expect("valid");
+        let mut g = GeneratorSource::new(c, 1);
+        let first: Vec<_> = std::iter::from_fn(|| g.next_request()).collect();
+        assert_eq!(first.len() as u64, g.len());
+        assert!(first.iter().all(|r| r.arrival_ns < 1_000_000_000));
+        // Each burst of 100 at 50 k IOPS lasts ~2 ms, then 10 ms idle: ~8,300 requests a second.
+        assert!((7_000..9_500).contains(&first.len()), "{}", first.len());
+        g.rewind();
+        let again: Vec<_> = std::iter::from_fn(|| g.next_request()).collect();
+        assert_eq!(first, again);
+    }
+
+    #[test]
+    fn a_request_kind_without_a_size_is_rejected_by_name() {
+        let c = GeneratorConfig {
+            size: None,
+            read_size: Some(SizeDist::Fixed { bytes: 4096 }),
+            ..base()
+        };
+        let e = c.validate("flows[0].generator").unwrap_err().to_string();
+        assert!(e.contains("flows[0].generator.write_size"), "{e}");
+        let c = GeneratorConfig {
+            duration_ns: Some(5),
+            ..base()
+        };
+        let e = c.validate("g").unwrap_err().to_string();
+        assert!(e.contains("g.requests"), "{e}");
+    }
+}
