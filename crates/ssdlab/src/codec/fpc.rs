@@ -285,6 +285,33 @@ mod tests {
     }
 
     #[test]
+    fn every_pattern_decodes_to_its_word_including_negative_halves() {
+        let mut f = fpc(64, 1);
+        let words = [
+            0,
+            0xffff_fff9,
+            0x7f,
+            0xffff_ff81,
+            0x7fff,
+            0xffff_8001,
+            0xfedc_0000,
+            0xff80_ff80,
+            0x0080_007f,
+            0xff7f_0001,
+            0x9999_9999,
+            0xdead_beef,
+            5,
+            0,
+            0,
+            0xffff_ffff,
+        ];
+        let unit: Vec<u8> = line(&words).repeat(64);
+        let c = f.compress(&unit).unwrap();
+        assert!(!c.failed);
+        assert_eq!(f.decompress(&c).unwrap(), unit);
+    }
+
+    #[test]
     fn known_line_sizes() {
         let f = fpc(64, 1);
         // 16 zero words: two runs of 8, 6 bits each → 12 bits → 2 bytes.
