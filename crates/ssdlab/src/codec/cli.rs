@@ -15,8 +15,9 @@ pub struct CodecStudyArgs {
     /// Unit size in KiB (a 4 KiB multiple; a file's last unit is padded with zeros).
     #[arg(long, default_value_t = 4)]
     unit_kib: u32,
-    /// Codec to study (repeatable): dpc, fpc, fpc128, bdi, bdi128, lz4, zstd, or a DPC
-    /// configuration such as dpc-g64-p2-n2. Default: all the named ones.
+    /// Codec to study (repeatable): dpc, fpc, fpc128, bdi, bdi128, lz4, zstd, a DPC
+    /// configuration such as dpc-g64-p2-n2, or FPC with segments such as fpc-s8. Default:
+    /// dpc, fpc, fpc128, bdi, bdi128, lz4, zstd (plus the sweep with --dpc-sweep).
     #[arg(long = "codec", value_name = "NAME")]
     codecs: Vec<String>,
     /// Add every DPC configuration of Fig. 8: granularity 32-1024 B, pattern 1/2/4/8 B, one or
@@ -49,13 +50,13 @@ pub struct CodecStudyArgs {
 /// Run the study and print it; returns the exit code (errors are exit 2 in the caller).
 pub fn run(a: CodecStudyArgs) -> Result<i32, Error> {
     let unit_bytes = a.unit_kib as usize * 1024;
-    if unit_bytes == 0 || unit_bytes % UNIT_BYTES != 0 {
+    if unit_bytes == 0 || !unit_bytes.is_multiple_of(UNIT_BYTES) {
         return Err(Error::config(
             "--unit-kib",
             format!("{} is not a positive multiple of 4", a.unit_kib),
         ));
     }
-    let names: Vec<String> = if a.codecs.is_empty() && !a.dpc_sweep {
+    let names: Vec<String> = if a.codecs.is_empty() {
         CODEC_NAMES.iter().map(|s| s.to_string()).collect()
     } else {
         a.codecs.clone()

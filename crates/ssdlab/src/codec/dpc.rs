@@ -179,12 +179,21 @@ impl Dpc {
             }
         };
         if p == 1 {
+            // Byte patterns: a histogram, then the best two by a branch-free maximum over
+            // (count, inverted value) keys, so ties go to the smaller byte.
             let mut counts = [0u16; 256];
             for &b in unit {
                 counts[b as usize] += 1;
             }
-            for (value, &count) in counts.iter().enumerate() {
-                offer(value as u64, count as usize);
+            let mut keys = [0u32; 256];
+            for (v, (k, &c)) in keys.iter_mut().zip(&counts).enumerate() {
+                *k = (c as u32) << 8 | (255 - v as u32);
+            }
+            let top = keys.iter().copied().max().unwrap_or(0);
+            keys[255 - (top & 0xff) as usize] = 0;
+            let second = keys.iter().copied().max().unwrap_or(0);
+            for key in [top, second] {
+                offer(255 - (key & 0xff) as u64, (key >> 8) as usize);
             }
         } else {
             self.values.clear();
@@ -199,9 +208,7 @@ impl Dpc {
                 i += run;
             }
         }
-        if self.config.patterns == 1 {
-            ([best[0].0; 2], best[0].1)
-        } else if best[1].1 == 0 {
+        if self.config.patterns == 1 || best[1].1 == 0 {
             ([best[0].0; 2], best[0].1)
         } else {
             ([best[0].0, best[1].0], best[0].1 + best[1].1)
@@ -224,7 +231,7 @@ impl Dpc {
         for &pat in &patterns[..n_patterns as usize] {
             out.extend_from_slice(&pat.to_le_bytes()[..p]);
         }
-        let code = |v: u64| -> u64 {
+        let code = |v: u64| -> u8 {
             if v == patterns[0] {
                 1
             } else if n_patterns == 2 && v == patterns[1] {
@@ -233,14 +240,27 @@ impl Dpc {
                 0
             }
         };
-        let mut w = BitWriter::new(out);
-        for chunk in unit.chunks_exact(p) {
-            w.put(code(read_le(chunk, p)), code_bits);
-        }
-        w.finish();
-        for chunk in unit.chunks_exact(p) {
-            if code(read_le(chunk, p)) == 0 {
-                out.extend_from_slice(chunk);
+        // The encoding bitmap, `8 / code_bits` codes per byte, least-significant first.
+        let per_byte = (8 / code_bits) as usize;
+        if p == 1 && n_patterns == 1 {
+            let pat = patterns[0] as u8;
+            out.extend(unit.chunks(8).map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0u8, |byte, (i, &b)| byte | ((b == pat) as u8) << i)
+            }));
+            out.extend(unit.iter().filter(|&&b| b != pat));
+        } else {
+            for group in unit.chunks(p * per_byte) {
+                let byte = group.chunks_exact(p).enumerate().fold(0u8, |byte, (i, c)| {
+                    byte | code(read_le(c, p)) << (i as u32 * code_bits)
+                });
+                out.push(byte);
+            }
+            for chunk in unit.chunks_exact(p) {
+                if code(read_le(chunk, p)) == 0 {
+                    out.extend_from_slice(chunk);
+                }
             }
         }
         len as u32
@@ -306,7 +326,7 @@ impl Dpc {
         let p = c.pattern_bytes as usize;
         let header = c.header_bytes();
         let positions = (c.granularity_bytes / c.pattern_bytes) as usize;
-        if unit.len() < header || (unit.len() - header) % p != 0 {
+        if unit.len() < header || !(unit.len() - header).is_multiple_of(p) {
             return Err(CodecError::corrupt(
                 NAME,
                 format!(
@@ -316,11 +336,16 @@ impl Dpc {
             ));
         }
         let n = c.patterns as usize;
+        let bits = c.code_bits() as usize;
         let pattern_at = |i: usize| &unit[i * p..(i + 1) * p];
-        let mut codes = BitReader::new(&unit[n * p..header], NAME);
+        let codes = &unit[n * p..header];
+        if p == 1 && n == 1 {
+            return decode_byte_pattern(unit[0], codes, &unit[header..], positions, out);
+        }
         let mut literals = unit[header..].chunks_exact(p);
-        for _ in 0..positions {
-            match codes.get(c.code_bits())? {
+        for i in 0..positions {
+            let at = i * bits;
+            match (codes[at / 8] >> (at % 8)) & ((1 << bits) - 1) {
                 0 => match literals.next() {
                     Some(l) => out.extend_from_slice(l),
                     None => return Err(CodecError::corrupt(NAME, "too few literals")),
@@ -334,6 +359,37 @@ impl Dpc {
         }
         Ok(())
     }
+}
+
+/// The default configuration's decoder (one 1-byte pattern): fill the unit with the pattern, then
+/// drop the literals into the positions whose code bit is 0 — work in proportion to the literals.
+fn decode_byte_pattern(
+    pattern: u8,
+    codes: &[u8],
+    literals: &[u8],
+    positions: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    let start = out.len();
+    out.resize(start + positions, pattern);
+    let unit = &mut out[start..];
+    let mut next = literals.iter();
+    for (byte_index, &byte) in codes.iter().enumerate() {
+        let valid = (positions - byte_index * 8).min(8);
+        let mut zeros = !byte & (((1u16 << valid) - 1) as u8);
+        while zeros != 0 {
+            let i = byte_index * 8 + zeros.trailing_zeros() as usize;
+            match next.next() {
+                Some(&l) => unit[i] = l,
+                None => return Err(CodecError::corrupt(NAME, "too few literals")),
+            }
+            zeros &= zeros - 1;
+        }
+    }
+    if next.next().is_some() {
+        return Err(CodecError::corrupt(NAME, "too many literals"));
+    }
+    Ok(())
 }
 
 /// A little-endian value of `p` ≤ 8 bytes.
@@ -549,7 +605,7 @@ mod tests {
     #[test]
     fn threshold_applies_to_the_non_zero_part() {
         // One non-zero 4 KiB unit whose units each save exactly 8 bytes after the table.
-        let mut unit = vec![0u8; 128];
+        let mut unit = [0u8; 128];
         for (i, b) in unit.iter_mut().enumerate().skip(25) {
             *b = i as u8; // 103 distinct literals, 25 zeros: 17 + 103 = 120 bytes
         }

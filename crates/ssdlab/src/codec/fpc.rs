@@ -118,10 +118,12 @@ impl Fpc {
     fn encode_line(&self, line: &[u8], out: &mut Vec<u8>) -> bool {
         let start = out.len();
         let mut w = BitWriter::new(out);
-        let words: Vec<u32> = line
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
+        // Lines are at most 128 bytes (validated): 32 words.
+        let mut buf = [0u32; 32];
+        let words = &mut buf[..line.len() / 4];
+        for (w, b) in words.iter_mut().zip(line.chunks_exact(4)) {
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
         let mut i = 0;
         while i < words.len() {
             if words[i] == 0 {

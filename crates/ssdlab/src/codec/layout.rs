@@ -60,7 +60,7 @@ impl PagePacker {
         if max_units == 0 {
             return Err(Error::config("max_units", "must be at least 1"));
         }
-        if align_bytes == 0 || page_bytes % align_bytes != 0 {
+        if align_bytes == 0 || !page_bytes.is_multiple_of(align_bytes) {
             return Err(Error::config(
                 "align_bytes",
                 format!("{align_bytes} does not divide the page ({page_bytes} bytes)"),

@@ -128,7 +128,8 @@ pub enum CodecConfig {
 impl CodecConfig {
     /// The configuration a name stands for, with the paper's defaults: `dpc`, `fpc`, `fpc128`,
     /// `bdi`, `bdi128`, `lz4`, `zstd`, or a DPC configuration such as `dpc-g64-p2-n2`
-    /// (granularity 64 B, 2-byte patterns, two patterns; `-z1024` sets the zero-filter unit).
+    /// (granularity 64 B, 2-byte patterns, two patterns; `-z1024` sets the zero-filter unit), or
+    /// FPC with segment rounding such as `fpc-s8` (the TR's 8-byte segments).
     pub fn from_name(name: &str) -> Result<CodecConfig, Error> {
         let config = match name {
             "dpc" => CodecConfig::Dpc(DpcConfig::default()),
@@ -144,15 +145,27 @@ impl CodecConfig {
             }),
             "lz4" => CodecConfig::Lz4(Lz4Config::default()),
             "zstd" => CodecConfig::Zstd(ZstdConfig::default()),
-            other => match other.strip_prefix("dpc-") {
-                Some(knobs) => CodecConfig::Dpc(DpcConfig::from_knobs(knobs).ok_or_else(|| {
-                    unknown_codec(
-                        other,
-                        "a DPC name is dpc-g<bytes>-p<bytes>-n<1|2>[-z<bytes>]",
-                    )
-                })?),
-                None => return Err(unknown_codec(other, "")),
-            },
+            other => {
+                if let Some(knobs) = other.strip_prefix("dpc-") {
+                    CodecConfig::Dpc(DpcConfig::from_knobs(knobs).ok_or_else(|| {
+                        unknown_codec(
+                            other,
+                            "a DPC name is dpc-g<bytes>-p<bytes>-n<1|2>[-z<bytes>]",
+                        )
+                    })?)
+                } else if let Some((line, segment)) = other.split_once("-s") {
+                    // FPC with segment rounding: `fpc-s8`, `fpc128-s8`.
+                    let CodecConfig::Fpc(mut f) = CodecConfig::from_name(line)? else {
+                        return Err(unknown_codec(other, "segments apply to fpc and fpc128"));
+                    };
+                    f.segment_bytes = segment
+                        .parse()
+                        .map_err(|_| unknown_codec(other, "an FPC name is fpc[128]-s<bytes>"))?;
+                    CodecConfig::Fpc(f)
+                } else {
+                    return Err(unknown_codec(other, ""));
+                }
+            }
         };
         config.validate()?;
         Ok(config)
@@ -226,7 +239,7 @@ pub fn by_name(name: &str) -> Result<Box<dyn Codec>, Error> {
 
 fn unknown_codec(name: &str, hint: &str) -> Error {
     let mut reason = format!(
-        "unknown codec `{name}` (known: {}, dpc-g<bytes>-p<bytes>-n<1|2>)",
+        "unknown codec `{name}` (known: {}, dpc-g<bytes>-p<bytes>-n<1|2>, fpc[128]-s<bytes>)",
         CODEC_NAMES.join(", ")
     );
     if !hint.is_empty() {
@@ -238,7 +251,8 @@ fn unknown_codec(name: &str, hint: &str) -> Error {
 
 /// Refuse inputs that are not whole 4 KiB units (or too large).
 pub(crate) fn check_input(codec: &'static str, input: &[u8]) -> Result<(), CodecError> {
-    if input.is_empty() || input.len() % UNIT_BYTES != 0 || input.len() > MAX_INPUT_BYTES {
+    if input.is_empty() || !input.len().is_multiple_of(UNIT_BYTES) || input.len() > MAX_INPUT_BYTES
+    {
         return Err(CodecError::InputLength {
             codec,
             len: input.len(),
@@ -303,7 +317,7 @@ pub(crate) fn copy_raw(
 /// Check the original length a `Compressed` claims before decoding into it.
 pub(crate) fn check_original(codec: &'static str, c: &Compressed) -> Result<usize, CodecError> {
     let len = c.original_bytes as usize;
-    if len == 0 || len % UNIT_BYTES != 0 || len > MAX_INPUT_BYTES {
+    if len == 0 || !len.is_multiple_of(UNIT_BYTES) || len > MAX_INPUT_BYTES {
         return Err(CodecError::corrupt(
             codec,
             format!("original length {len} is not a positive multiple of 4096"),
@@ -322,6 +336,11 @@ mod tests {
             let config = CodecConfig::from_name(name).unwrap();
             assert!(config.build().is_ok(), "{name}");
         }
+        let c = CodecConfig::from_name("fpc128-s8").unwrap();
+        let CodecConfig::Fpc(f) = c else {
+            panic!("not fpc")
+        };
+        assert_eq!((f.line_bytes, f.segment_bytes), (128, 8));
         let c = CodecConfig::from_name("dpc-g64-p2-n2-z1024").unwrap();
         let CodecConfig::Dpc(d) = c else {
             panic!("not dpc")
@@ -345,6 +364,12 @@ mod tests {
         assert!(e.contains("granularity_bytes"), "{e}");
         let e = CodecConfig::from_name("dpc-x1").unwrap_err().to_string();
         assert!(e.contains("dpc-g<bytes>"), "{e}");
+        let e = CodecConfig::from_name("fpc-s3").unwrap_err().to_string();
+        assert!(e.contains("segment_bytes"), "{e}");
+        let e = CodecConfig::from_name("bdi-s8").unwrap_err().to_string();
+        assert!(e.contains("fpc and fpc128"), "{e}");
+        let e = CodecConfig::from_name("fpc-sx").unwrap_err().to_string();
+        assert!(e.contains("fpc[128]-s<bytes>"), "{e}");
     }
 
     #[test]
