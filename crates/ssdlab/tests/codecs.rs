@@ -386,6 +386,7 @@ fn codec_study_bad_input_exits_2_naming_the_problem() {
     let cases: &[(&[&str], &str)] = &[
         (&["--codec", "lzma"], "lzma"),
         (&["--unit-kib", "3"], "--unit-kib"),
+        (&["--unit-kib", "2048"], "--unit-kib"),
         (&["--dpc-granularity-bytes", "100"], "granularity_bytes"),
         (
             &["--failure-threshold-saving", "1.5"],

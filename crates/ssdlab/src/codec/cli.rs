@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::study::{self, StudyOptions};
-use super::{CodecConfig, CODEC_NAMES, UNIT_BYTES};
+use super::{CodecConfig, CODEC_NAMES, MAX_INPUT_BYTES, UNIT_BYTES};
 use crate::error::Error;
 
 /// Measure every codec's compression ratio on real files (PR-SSD Fig. 8).
@@ -50,10 +50,10 @@ pub struct CodecStudyArgs {
 /// Run the study and print it; returns the exit code (errors are exit 2 in the caller).
 pub fn run(a: CodecStudyArgs) -> Result<i32, Error> {
     let unit_bytes = a.unit_kib as usize * 1024;
-    if unit_bytes == 0 || !unit_bytes.is_multiple_of(UNIT_BYTES) {
+    if unit_bytes == 0 || !unit_bytes.is_multiple_of(UNIT_BYTES) || unit_bytes > MAX_INPUT_BYTES {
         return Err(Error::config(
             "--unit-kib",
-            format!("{} is not a positive multiple of 4", a.unit_kib),
+            format!("{} is not a positive multiple of 4 up to 1024", a.unit_kib),
         ));
     }
     let names: Vec<String> = if a.codecs.is_empty() {

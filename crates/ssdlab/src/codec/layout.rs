@@ -16,15 +16,16 @@ pub struct Slot {
 
 impl Slot {
     /// The partial-read units of `partial_bytes` the slot touches, as a bitmap (bit i = the i-th
-    /// partial unit of the page; PR-SSD's "partial bitmap"). Empty for an empty slot. A single
-    /// set bit means one partial read serves it.
+    /// partial unit of the page; PR-SSD's "partial bitmap"). Empty for an empty slot; units past
+    /// the 64th are not represented. A single set bit means one partial read serves it.
     pub fn partial_units(self, partial_bytes: u32) -> u64 {
         if self.len == 0 || partial_bytes == 0 {
             return 0;
         }
-        let first = self.offset / partial_bytes;
-        let last = (self.offset + self.len - 1) / partial_bytes;
-        (first..=last.min(63)).fold(0, |bits, i| bits | 1 << i)
+        let last_byte = self.offset as u64 + self.len as u64 - 1;
+        let first = (self.offset / partial_bytes).min(64);
+        let last = (last_byte / partial_bytes as u64).min(63) as u32;
+        (first..=last).fold(0, |bits, i| bits | 1 << i)
     }
 }
 
@@ -173,5 +174,8 @@ mod tests {
         assert_eq!(s(100, 0).partial_units(4096), 0);
         // 2 KiB partial units (SPREAD's codewords) work the same way.
         assert_eq!(s(3000, 2000).partial_units(2048), 0b0110);
+        // Slots no packer makes still give an answer, not an overflow.
+        assert_eq!(s(u32::MAX, u32::MAX).partial_units(4096), 0);
+        assert_eq!(s(0, u32::MAX).partial_units(1), u64::MAX);
     }
 }
