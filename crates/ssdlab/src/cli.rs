@@ -61,6 +61,8 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
     },
+    /// Measure the codecs' compression ratios (and with --bench, throughput) on real files.
+    CodecStudy(crate::codec::cli::CodecStudyArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -141,6 +143,7 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             preset,
             sets,
         } => cmd_bench(requests, scenario, json, &preset, &sets),
+        Command::CodecStudy(a) => crate::codec::cli::run(a),
     };
     match result {
         Ok(code) => code,
@@ -321,7 +324,7 @@ impl Progress {
 
 /// Write to stdout; a closed pipe (`ssdlab ... | head`) ends the output quietly instead of
 /// panicking like `print!` would.
-fn out(text: &str) {
+pub(crate) fn out(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout
         .write_all(text.as_bytes())

@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod codec;
 pub mod config;
 pub mod error;
 pub mod flash;

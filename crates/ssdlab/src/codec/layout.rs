@@ -1,0 +1,181 @@
+//! Where compressed units sit in a physical page, for the FTL: PR-SSD merges compressed units
+//! into one page through a buffer (at most 12, §4.4.1; Fig. 9) and serves a read of a unit that
+//! lies inside one 4 KiB partial-read unit of the page with a partial read, any other with a full
+//! read (§4.2.3, Fig. 10).
+
+use crate::error::Error;
+
+/// A unit's place in its page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Byte offset in the page.
+    pub offset: u32,
+    /// Stored bytes.
+    pub len: u32,
+}
+
+impl Slot {
+    /// The partial-read units of `partial_bytes` the slot touches, as a bitmap (bit i = the i-th
+    /// partial unit of the page; PR-SSD's "partial bitmap"). Empty for an empty slot; units past
+    /// the 64th are not represented. A single set bit means one partial read serves it.
+    pub fn partial_units(self, partial_bytes: u32) -> u64 {
+        if self.len == 0 || partial_bytes == 0 {
+            return 0;
+        }
+        let last_byte = self.offset as u64 + self.len as u64 - 1;
+        let first = (self.offset / partial_bytes).min(64);
+        let last = (last_byte / partial_bytes as u64).min(63) as u32;
+        (first..=last).fold(0, |bits, i| bits | 1 << i)
+    }
+}
+
+/// Why a unit was not added to the page being filled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Nothing to store: an all-zero unit lives in the mapping table only.
+    Empty,
+    /// Larger than a whole page; never packable.
+    TooLarge,
+    /// The page has too little room left or already holds the maximum number of units: flush it
+    /// and put the unit in the next (PR-SSD's merge buffer, Fig. 9).
+    PageFull,
+}
+
+/// Fills one physical page with compressed units in arrival order.
+#[derive(Clone, Debug)]
+pub struct PagePacker {
+    page_bytes: u32,
+    max_units: usize,
+    align_bytes: u32,
+    used: u32,
+    slots: Vec<Slot>,
+}
+
+impl PagePacker {
+    /// A packer for pages of `page_bytes` holding at most `max_units` units (PR-SSD: 16 KiB,
+    /// 12), each starting at a multiple of `align_bytes` (1 = packed back to back).
+    pub fn new(page_bytes: u32, max_units: usize, align_bytes: u32) -> Result<PagePacker, Error> {
+        if page_bytes == 0 {
+            return Err(Error::config("page_bytes", "must be at least 1"));
+        }
+        if max_units == 0 {
+            return Err(Error::config("max_units", "must be at least 1"));
+        }
+        if align_bytes == 0 || !page_bytes.is_multiple_of(align_bytes) {
+            return Err(Error::config(
+                "align_bytes",
+                format!("{align_bytes} does not divide the page ({page_bytes} bytes)"),
+            ));
+        }
+        Ok(PagePacker {
+            page_bytes,
+            max_units,
+            align_bytes,
+            used: 0,
+            slots: Vec::new(),
+        })
+    }
+
+    /// Place a unit of `len` stored bytes after the ones already in the page.
+    pub fn push(&mut self, len: u32) -> Result<Slot, Refusal> {
+        if len == 0 {
+            return Err(Refusal::Empty);
+        }
+        if len > self.page_bytes {
+            return Err(Refusal::TooLarge);
+        }
+        let offset = self.used.next_multiple_of(self.align_bytes);
+        if self.slots.len() >= self.max_units || offset > self.page_bytes - len {
+            return Err(Refusal::PageFull);
+        }
+        let slot = Slot { offset, len };
+        self.used = offset + len;
+        self.slots.push(slot);
+        Ok(slot)
+    }
+
+    /// The units placed so far, in page order.
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// Bytes of the page not yet used (alignment padding counts as used).
+    pub fn free_bytes(&self) -> u32 {
+        self.page_bytes - self.used
+    }
+
+    /// Seal the page: return its slots and start an empty one.
+    pub fn take(&mut self) -> Vec<Slot> {
+        self.used = 0;
+        std::mem::take(&mut self.slots)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_pack_back_to_back_until_the_page_is_full() {
+        let mut p = PagePacker::new(16384, 12, 1).unwrap();
+        assert_eq!(
+            p.push(3000),
+            Ok(Slot {
+                offset: 0,
+                len: 3000
+            })
+        );
+        assert_eq!(
+            p.push(4096),
+            Ok(Slot {
+                offset: 3000,
+                len: 4096
+            })
+        );
+        assert_eq!(p.push(0), Err(Refusal::Empty));
+        assert_eq!(p.push(16385), Err(Refusal::TooLarge));
+        assert_eq!(p.push(9288).map(|s| s.offset), Ok(7096)); // exactly fills 16384
+        assert_eq!(p.free_bytes(), 0);
+        assert_eq!(p.push(1), Err(Refusal::PageFull));
+        assert_eq!(p.take().len(), 3);
+        assert_eq!((p.slots().len(), p.free_bytes()), (0, 16384));
+        assert_eq!(p.push(1).map(|s| s.offset), Ok(0));
+    }
+
+    #[test]
+    fn at_most_max_units_per_page() {
+        let mut p = PagePacker::new(16384, 12, 1).unwrap();
+        for i in 0..12 {
+            assert_eq!(p.push(100).map(|s| s.offset), Ok(i * 100));
+        }
+        assert_eq!(p.push(100), Err(Refusal::PageFull));
+    }
+
+    #[test]
+    fn alignment_pads_between_units() {
+        let mut p = PagePacker::new(16384, 12, 16).unwrap();
+        p.push(17).unwrap();
+        assert_eq!(p.push(1).map(|s| s.offset), Ok(32));
+        assert_eq!(p.free_bytes(), 16384 - 33);
+        assert!(PagePacker::new(16384, 12, 3).is_err());
+        assert!(PagePacker::new(16384, 0, 1).is_err());
+    }
+
+    #[test]
+    fn partial_units_of_a_slot() {
+        let s = |offset, len| Slot { offset, len };
+        assert_eq!(s(0, 4096).partial_units(4096), 0b0001);
+        assert_eq!(s(0, 4097).partial_units(4096), 0b0011);
+        assert_eq!(s(4095, 2).partial_units(4096), 0b0011);
+        assert_eq!(s(4096, 4096).partial_units(4096), 0b0010);
+        assert_eq!(s(3000, 9000).partial_units(4096), 0b0111);
+        assert_eq!(s(12288, 4096).partial_units(4096), 0b1000);
+        assert_eq!(s(0, 16384).partial_units(4096), 0b1111);
+        assert_eq!(s(100, 0).partial_units(4096), 0);
+        // 2 KiB partial units (SPREAD's codewords) work the same way.
+        assert_eq!(s(3000, 2000).partial_units(2048), 0b0110);
+        // Slots no packer makes still give an answer, not an overflow.
+        assert_eq!(s(u32::MAX, u32::MAX).partial_units(4096), 0);
+        assert_eq!(s(0, u32::MAX).partial_units(1), u64::MAX);
+    }
+}
