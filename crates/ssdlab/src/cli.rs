@@ -12,9 +12,12 @@ use serde_json::Value;
 use crate::bench::{run_scenario, BenchWorkload};
 use crate::config::{preset_names, preset_source, Config, FlowConfig, ReplayMode};
 use crate::error::Error;
-use crate::run::{load_flows, simulate_flows};
+use crate::run::{load_flows, resolve_trace_formats, simulate_flows};
 use crate::sim::RunOptions;
-use crate::trace::TraceFormat;
+use crate::trace::convert::{write_trace, ConvertError, ConvertTarget};
+use crate::trace::detect::detect_format;
+use crate::trace::info::TraceInfo;
+use crate::trace::{load_trace, BlkparseEvent, LoadOptions, Trace, TraceFormat};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -36,6 +39,29 @@ enum Command {
         /// Print this preset's TOML.
         #[arg(long, value_name = "NAME")]
         show: Option<String>,
+    },
+    /// Print a trace's statistics: counts, sizes, addresses, times, re-access.
+    TraceInfo {
+        /// The trace (plain, gzip or zstd).
+        file: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Print the statistics as JSON on stdout, and nothing else.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a trace in the native or the DiskSim format.
+    Convert {
+        /// The trace to read (plain, gzip or zstd).
+        input: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Output format.
+        #[arg(long, value_enum)]
+        to: ConvertTarget,
+        /// Output file (plain text; `-` for stdout).
+        #[arg(short, long, value_name = "OUT")]
+        output: PathBuf,
     },
     /// Measure simulation speed and memory on a generated 1M-request workload.
     Bench {
@@ -64,6 +90,34 @@ enum Scenario {
     All,
 }
 
+/// How to read a trace file.
+#[derive(clap::Args, Debug)]
+struct ReadArgs {
+    /// Trace format (default: detected from the first lines).
+    #[arg(long, value_enum)]
+    format: Option<TraceFormat>,
+    /// blkparse only: the event that marks a request's arrival (queue or dispatch).
+    #[arg(long, value_enum, value_name = "EVENT")]
+    blkparse_event: Option<BlkparseEvent>,
+}
+
+impl ReadArgs {
+    /// Load the whole trace at `path`, without a capacity check; returns it
+    /// with the format it was read as (detected if not given).
+    fn load(&self, path: &Path) -> Result<(Trace, TraceFormat), Error> {
+        let mut opts = LoadOptions {
+            blkparse_event: self.blkparse_event.unwrap_or_default(),
+            ..LoadOptions::default()
+        };
+        let format = match self.format {
+            Some(f) => f,
+            None => detect_format(path, &opts)?,
+        };
+        opts.format = Some(format);
+        Ok((load_trace(path, &opts)?, format))
+    }
+}
+
 #[derive(clap::Args, Debug)]
 struct RunArgs {
     /// Device preset (see `ssdlab presets`).
@@ -78,9 +132,12 @@ struct RunArgs {
     /// Trace to replay (adds a flow; repeatable).
     #[arg(long, value_name = "FILE")]
     trace: Vec<PathBuf>,
-    /// Format of the --trace files.
-    #[arg(long, value_enum, default_value_t = TraceFormat::Msr)]
-    format: TraceFormat,
+    /// Format of the --trace files (default: detected from each file's first lines).
+    #[arg(long, value_enum)]
+    format: Option<TraceFormat>,
+    /// blkparse only: the event that marks a request's arrival (queue or dispatch).
+    #[arg(long, value_enum, value_name = "EVENT")]
+    blkparse_event: Option<BlkparseEvent>,
     /// Replay mode of the --trace flows (default: the config's host.mode).
     #[arg(long, value_enum)]
     mode: Option<CliMode>,
@@ -123,6 +180,13 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
     let result = match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Presets { show } => cmd_presets(show),
+        Command::TraceInfo { file, read, json } => cmd_trace_info(&file, &read, json),
+        Command::Convert {
+            input,
+            read,
+            to,
+            output,
+        } => cmd_convert(&input, &read, to, &output),
         Command::Bench {
             requests,
             scenario,
@@ -180,6 +244,7 @@ fn cmd_run(a: RunArgs) -> Result<i32, Error> {
             name: String::new(),
             trace: t.clone(),
             format: a.format,
+            blkparse_event: a.blkparse_event.unwrap_or_default(),
             mode: a.mode.map(|m| match m {
                 CliMode::Open => ReplayMode::Open,
                 CliMode::Closed => ReplayMode::Closed,
@@ -196,6 +261,7 @@ fn cmd_run(a: RunArgs) -> Result<i32, Error> {
         ));
     }
     config.validate()?;
+    resolve_trace_formats(&mut config)?;
     let options = RunOptions {
         verify: a.verify,
         request_log: a.log_requests,
@@ -223,6 +289,36 @@ fn cmd_run(a: RunArgs) -> Result<i32, Error> {
             eprintln!("  {}", m.as_str().unwrap_or_default());
         }
         return Ok(3);
+    }
+    Ok(0)
+}
+
+fn cmd_trace_info(file: &Path, read: &ReadArgs, json: bool) -> Result<i32, Error> {
+    let (trace, format) = read.load(file)?;
+    let info = TraceInfo::of(&trace, format);
+    if json {
+        out(&(serde_json::to_string_pretty(&info).unwrap_or_default() + "\n"));
+    } else {
+        out(&info.to_text());
+    }
+    Ok(0)
+}
+
+fn cmd_convert(
+    input: &Path,
+    read: &ReadArgs,
+    to: ConvertTarget,
+    output: &Path,
+) -> Result<i32, Error> {
+    let (trace, _) = read.load(input)?;
+    if output == Path::new("-") {
+        write_trace(&trace, to, std::io::stdout().lock(), output)?;
+    } else {
+        let file = std::fs::File::create(output).map_err(|source| ConvertError::Io {
+            path: output.to_path_buf(),
+            source,
+        })?;
+        write_trace(&trace, to, file, output)?;
     }
     Ok(0)
 }
@@ -309,7 +405,10 @@ fn human_summary(s: &Value, config: &Config) -> String {
     let flows: Vec<String> = config
         .flows
         .iter()
-        .map(|f| format!("{} ({})", f.trace.display(), f.format.name()))
+        .map(|f| {
+            let format = f.format.map_or("detected", TraceFormat::name);
+            format!("{} ({format})", f.trace.display())
+        })
         .collect();
     let _ = writeln!(
         o,

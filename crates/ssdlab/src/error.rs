@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::trace::convert::ConvertError;
 use crate::trace::TraceError;
 
 #[derive(Debug, thiserror::Error)]
@@ -19,6 +20,8 @@ pub enum Error {
     UnknownPreset { name: String, known: String },
     #[error(transparent)]
     Trace(#[from] TraceError),
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::flash::Geometry;
 use crate::sim::{Flow, RequestRecord, RunOptions, Simulation};
+use crate::trace::detect::detect_format;
 use crate::trace::{load_trace, LoadOptions};
 
 pub struct RunResult {
@@ -24,7 +25,22 @@ pub fn logical_capacity_bytes(config: &Config) -> u64 {
     crate::ftl::logical_units(config, &g) as u64 * g.unit_bytes as u64
 }
 
-/// Load every flow named in `config.flows`.
+/// Detect the format of every flow that does not name one, so that the
+/// resolved config (written into every result) records the format used.
+pub fn resolve_trace_formats(config: &mut Config) -> Result<(), Error> {
+    for f in &mut config.flows {
+        if f.format.is_none() {
+            let opts = LoadOptions {
+                blkparse_event: f.blkparse_event,
+                ..LoadOptions::default()
+            };
+            f.format = Some(detect_format(&f.trace, &opts)?);
+        }
+    }
+    Ok(())
+}
+
+/// Load every flow named in `config.flows` (detecting formats not given).
 pub fn load_flows(config: &Config) -> Result<Vec<Flow>, Error> {
     let capacity = logical_capacity_bytes(config);
     config
@@ -34,8 +50,9 @@ pub fn load_flows(config: &Config) -> Result<Vec<Flow>, Error> {
         .map(|(i, f)| {
             let opts = LoadOptions {
                 format: f.format,
-                capacity_bytes: capacity.saturating_sub(f.offset_bytes),
+                capacity_bytes: Some(capacity.saturating_sub(f.offset_bytes)),
                 out_of_range: config.host.out_of_range,
+                blkparse_event: f.blkparse_event,
             };
             let trace = load_trace(&f.trace, &opts)?;
             let name = if f.name.is_empty() {

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::trace::{OutOfRange, TraceFormat};
+use crate::trace::{BlkparseEvent, OutOfRange, TraceFormat};
 
 /// The whole simulation configuration.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -426,7 +426,12 @@ pub struct FlowConfig {
     #[serde(default)]
     pub name: String,
     pub trace: PathBuf,
-    pub format: TraceFormat,
+    /// File format; absent: detected from the file's first lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<TraceFormat>,
+    /// Which blkparse event is a request's arrival (`q` or `d`; blkparse only).
+    #[serde(default)]
+    pub blkparse_event: BlkparseEvent,
     #[serde(default)]
     pub mode: Option<ReplayMode>,
     #[serde(default)]
