@@ -21,7 +21,8 @@ fn replay_with(
     config.flows.push(FlowConfig {
         name: String::new(),
         trace: common::trace(trace),
-        format,
+        format: Some(format),
+        blkparse_event: Default::default(),
         mode: None,
         queue_depth: None,
         time_scale: None,
