@@ -12,12 +12,11 @@ use serde_json::Value;
 use crate::bench::{run_scenario, BenchWorkload};
 use crate::config::{preset_names, preset_source, Config, FlowConfig, ReplayMode};
 use crate::error::Error;
-use crate::run::{load_flows, resolve_trace_formats, simulate_flows};
+use crate::run::{load_flows, simulate_flows};
 use crate::sim::RunOptions;
 use crate::trace::convert::{write_trace, ConvertError, ConvertTarget};
-use crate::trace::detect::detect_format;
 use crate::trace::info::TraceInfo;
-use crate::trace::{load_trace, BlkparseEvent, LoadOptions, Trace, TraceFormat};
+use crate::trace::{load_trace_as, BlkparseEvent, LoadOptions, Trace, TraceFormat};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -105,16 +104,12 @@ impl ReadArgs {
     /// Load the whole trace at `path`, without a capacity check; returns it
     /// with the format it was read as (detected if not given).
     fn load(&self, path: &Path) -> Result<(Trace, TraceFormat), Error> {
-        let mut opts = LoadOptions {
+        let opts = LoadOptions {
+            format: self.format,
             blkparse_event: self.blkparse_event.unwrap_or_default(),
             ..LoadOptions::default()
         };
-        let format = match self.format {
-            Some(f) => f,
-            None => detect_format(path, &opts)?,
-        };
-        opts.format = Some(format);
-        Ok((load_trace(path, &opts)?, format))
+        Ok(load_trace_as(path, &opts)?)
     }
 }
 
@@ -261,12 +256,11 @@ fn cmd_run(a: RunArgs) -> Result<i32, Error> {
         ));
     }
     config.validate()?;
-    resolve_trace_formats(&mut config)?;
     let options = RunOptions {
         verify: a.verify,
         request_log: a.log_requests,
     };
-    let flows = load_flows(&config)?;
+    let flows = load_flows(&mut config)?;
     let mut progress = Progress::new();
     let result = simulate_flows(&config, flows, &options, &mut |done, total| {
         progress.update(done, total)

@@ -9,8 +9,7 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::flash::Geometry;
 use crate::sim::{Flow, RequestRecord, RunOptions, Simulation};
-use crate::trace::detect::detect_format;
-use crate::trace::{load_trace, LoadOptions};
+use crate::trace::{load_trace_as, LoadOptions};
 
 pub struct RunResult {
     /// The JSON summary (see `docs/results.md`).
@@ -25,36 +24,26 @@ pub fn logical_capacity_bytes(config: &Config) -> u64 {
     crate::ftl::logical_units(config, &g) as u64 * g.unit_bytes as u64
 }
 
-/// Detect the format of every flow that does not name one, so that the
-/// resolved config (written into every result) records the format used.
-pub fn resolve_trace_formats(config: &mut Config) -> Result<(), Error> {
-    for f in &mut config.flows {
-        if f.format.is_none() {
-            let opts = LoadOptions {
-                blkparse_event: f.blkparse_event,
-                ..LoadOptions::default()
-            };
-            f.format = Some(detect_format(&f.trace, &opts)?);
-        }
-    }
-    Ok(())
-}
-
-/// Load every flow named in `config.flows` (detecting formats not given).
-pub fn load_flows(config: &Config) -> Result<Vec<Flow>, Error> {
+/// Load every flow named in `config.flows`. A flow without a format gets
+/// the detected one written into its config, so that the resolved config
+/// (written into every result) records the format used. Each trace file is
+/// opened once (a FIFO works).
+pub fn load_flows(config: &mut Config) -> Result<Vec<Flow>, Error> {
     let capacity = logical_capacity_bytes(config);
+    let host = config.host.clone();
     config
         .flows
-        .iter()
+        .iter_mut()
         .enumerate()
         .map(|(i, f)| {
             let opts = LoadOptions {
                 format: f.format,
                 capacity_bytes: Some(capacity.saturating_sub(f.offset_bytes)),
-                out_of_range: config.host.out_of_range,
+                out_of_range: host.out_of_range,
                 blkparse_event: f.blkparse_event,
             };
-            let trace = load_trace(&f.trace, &opts)?;
+            let (trace, format) = load_trace_as(&f.trace, &opts)?;
+            f.format = Some(format);
             let name = if f.name.is_empty() {
                 f.trace
                     .file_name()
@@ -66,9 +55,9 @@ pub fn load_flows(config: &Config) -> Result<Vec<Flow>, Error> {
             Ok(Flow::new(
                 name,
                 trace.requests,
-                f.mode.unwrap_or(config.host.mode),
-                f.queue_depth.unwrap_or(config.host.queue_depth),
-                f.time_scale.unwrap_or(config.host.time_scale),
+                f.mode.unwrap_or(host.mode),
+                f.queue_depth.unwrap_or(host.queue_depth),
+                f.time_scale.unwrap_or(host.time_scale),
                 f.offset_bytes,
             ))
         })
@@ -77,8 +66,9 @@ pub fn load_flows(config: &Config) -> Result<Vec<Flow>, Error> {
 
 /// Run the flows of `config` to completion.
 pub fn simulate(config: &Config, options: &RunOptions) -> Result<RunResult, Error> {
-    let flows = load_flows(config)?;
-    simulate_flows(config, flows, options, &mut |_, _| {})
+    let mut config = config.clone();
+    let flows = load_flows(&mut config)?;
+    simulate_flows(&config, flows, options, &mut |_, _| {})
 }
 
 /// Run the given flows; `progress(done, total)` is called now and then with host requests

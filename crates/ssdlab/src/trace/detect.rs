@@ -6,7 +6,11 @@
 //! request or a line it skips on purpose, such as a header or a blkparse
 //! event of another type). Exactly one format must accept it; otherwise the
 //! error lists the formats that accepted it (ambiguous) or, for each format,
-//! the first line and field it refused (none).
+//! the first line and field it refused (none). One exception to "none": if a
+//! single format reads more of the sample than every other (at least its
+//! first line), that format is used, so that a file with one malformed line
+//! gets that format's precise `file:line: field` error from the loader
+//! instead of a list of ten refusals.
 //!
 //! The DiskSim family (MQSim, SSDsim, DiskSim, FlashSim) share one layout of
 //! five numeric columns and differ only in units, so their files are
@@ -83,24 +87,36 @@ impl Sample {
         }
         let mut accepted = Vec::new();
         let mut refused = Vec::new();
+        // (lines read before the first refusal, format) of the refusing formats.
+        let mut reach: Vec<(usize, TraceFormat)> = Vec::new();
         for format in TraceFormat::ALL {
             match self.first_refusal(format, opts) {
                 None => accepted.push(format),
-                Some((line, e)) => refused.push(format!(
-                    "{format}: line {line}: field `{}`: {}",
-                    e.field, e.reason
-                )),
+                Some((index, line, e)) => {
+                    reach.push((index, format));
+                    refused.push(format!(
+                        "{format}: line {line}: field `{}`: {}",
+                        e.field, e.reason
+                    ));
+                }
             }
         }
+        let furthest = reach.iter().map(|(n, _)| *n).max().unwrap_or(0);
+        let leaders: Vec<TraceFormat> = reach
+            .iter()
+            .filter(|(n, _)| *n == furthest && furthest > 0)
+            .map(|(_, f)| *f)
+            .collect();
         let names = |v: &[TraceFormat]| v.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ");
-        match accepted.as_slice() {
-            [one] => Ok(*one),
-            [] => Err(error(format!(
+        match (accepted.as_slice(), leaders.as_slice()) {
+            ([one], _) => Ok(*one),
+            ([], [leader]) => Ok(*leader),
+            ([], _) => Err(error(format!(
                 "no format reads its first {} lines; give one with --format. {}",
                 self.lines.len(),
                 refused.join("; ")
             ))),
-            many => Err(error(format!(
+            (many, _) => Err(error(format!(
                 "its first {} lines are valid as each of {}, which would read them \
                  differently (e.g. in other units); name one with --format",
                 self.lines.len(),
@@ -109,12 +125,18 @@ impl Sample {
         }
     }
 
-    /// The first sampled line `format` refuses, with its error.
-    fn first_refusal(&self, format: TraceFormat, opts: &LoadOptions) -> Option<(u64, FieldError)> {
+    /// The first sampled line `format` refuses: its index in the sample, its
+    /// line number and the error.
+    fn first_refusal(
+        &self,
+        format: TraceFormat,
+        opts: &LoadOptions,
+    ) -> Option<(usize, u64, FieldError)> {
         let mut parser = format.parser(opts);
         self.lines
             .iter()
-            .find_map(|(line, text)| parser.parse_line(text).err().map(|e| (*line, e)))
+            .enumerate()
+            .find_map(|(i, (line, text))| parser.parse_line(text).err().map(|e| (i, *line, e)))
     }
 }
 

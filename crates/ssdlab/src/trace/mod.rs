@@ -531,8 +531,14 @@ pub trait LineParser {
 
 /// Load the trace at `path` (plain text, gzip or zstd).
 pub fn load_trace(path: &Path, opts: &LoadOptions) -> Result<Trace, TraceError> {
-    let file = open(path)?;
-    read_trace(file, path, opts)
+    Ok(load_trace_as(path, opts)?.0)
+}
+
+/// Like [`load_trace`], also returning the format the trace was read as
+/// (`opts.format`, or the detected one). The file is opened once, so a
+/// pipe or FIFO can be read too.
+pub fn load_trace_as(path: &Path, opts: &LoadOptions) -> Result<(Trace, TraceFormat), TraceError> {
+    read_trace_as(open(path)?, path, opts)
 }
 
 /// Open `path` for reading, as a [`TraceError::Io`] naming it on failure.
@@ -550,6 +556,16 @@ pub fn read_trace<R: Read>(
     path: &Path,
     opts: &LoadOptions,
 ) -> Result<Trace, TraceError> {
+    Ok(read_trace_as(reader, path, opts)?.0)
+}
+
+/// Like [`read_trace`], also returning the format the trace was read as.
+/// Detection reads the first lines once and replays them to the parser.
+pub fn read_trace_as<R: Read>(
+    reader: R,
+    path: &Path,
+    opts: &LoadOptions,
+) -> Result<(Trace, TraceFormat), TraceError> {
     if opts.capacity_bytes == Some(0) {
         return Err(TraceError::ZeroCapacity {
             path: path.to_path_buf(),
@@ -557,12 +573,16 @@ pub fn read_trace<R: Read>(
     }
     let mut input = decompressed(reader, path)?;
     match opts.format {
-        Some(format) => load_lines(input, path, format.parser(opts).as_mut(), opts),
+        Some(format) => {
+            let trace = load_lines(input, path, format.parser(opts).as_mut(), opts)?;
+            Ok((trace, format))
+        }
         None => {
             let sample = detect::Sample::read(&mut input, path)?;
             let format = sample.detect(path, opts)?;
             let replay = Cursor::new(sample.into_bytes()).chain(input);
-            load_lines(replay, path, format.parser(opts).as_mut(), opts)
+            let trace = load_lines(replay, path, format.parser(opts).as_mut(), opts)?;
+            Ok((trace, format))
         }
     }
 }
