@@ -20,7 +20,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::{decompressed, open, strip_line, FieldError, LoadOptions, TraceError, TraceFormat};
+use super::{decompressed, next_line, open, FieldError, LoadOptions, TraceError, TraceFormat};
 
 /// How many non-blank, non-comment lines detection reads.
 pub const SAMPLE_LINES: usize = 64;
@@ -44,23 +44,10 @@ impl Sample {
         };
         let mut line_no = 0u64;
         while sample.lines.len() < SAMPLE_LINES {
-            let start = sample.bytes.len();
-            let n = input
-                .read_until(b'\n', &mut sample.bytes)
-                .map_err(|source| TraceError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
-            if n == 0 {
+            let Some(text) = next_line(input, &mut sample.bytes, line_no + 1, path)? else {
                 break;
-            }
+            };
             line_no += 1;
-            let raw = sample.bytes.get(start..).unwrap_or(&[]);
-            let text = std::str::from_utf8(raw).map_err(|_| TraceError::Encoding {
-                path: path.to_path_buf(),
-                line: line_no,
-            })?;
-            let text = strip_line(text, line_no);
             let t = text.trim();
             if !t.is_empty() && !t.starts_with('#') {
                 sample.lines.push((line_no, text.to_string()));

@@ -690,21 +690,10 @@ fn load_lines<B: BufRead>(
     let mut side = SideTables::default();
     loop {
         buf.clear();
-        let n = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| TraceError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        if n == 0 {
+        let Some(text) = next_line(&mut input, &mut buf, line_no + 1, path)? else {
             break;
-        }
+        };
         line_no += 1;
-        let text = std::str::from_utf8(&buf).map_err(|_| TraceError::Encoding {
-            path: path.to_path_buf(),
-            line: line_no,
-        })?;
-        let text = strip_line(text, line_no);
         let raw = match parser.parse_line(text) {
             Ok(Some(raw)) => raw,
             Ok(None) => {
@@ -783,14 +772,37 @@ fn load_lines<B: BufRead>(
     })
 }
 
-/// `text` without its line terminator, and without a byte-order mark on line 1.
-pub(crate) fn strip_line(text: &str, line_no: u64) -> &str {
+/// Append the next line of `input` to `buf` and return it as text, without
+/// its terminator (`\n` or `\r\n`) and, on line 1, without a byte-order
+/// mark; `None` at the end of the input. `line_no` (1-based) names the line
+/// in errors.
+pub(crate) fn next_line<'b, B: BufRead + ?Sized>(
+    input: &mut B,
+    buf: &'b mut Vec<u8>,
+    line_no: u64,
+    path: &Path,
+) -> Result<Option<&'b str>, TraceError> {
+    let start = buf.len();
+    let n = input
+        .read_until(b'\n', buf)
+        .map_err(|source| TraceError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if n == 0 {
+        return Ok(None);
+    }
+    let raw = buf.get(start..).unwrap_or(&[]);
+    let text = std::str::from_utf8(raw).map_err(|_| TraceError::Encoding {
+        path: path.to_path_buf(),
+        line: line_no,
+    })?;
     let mut text = text.strip_suffix('\n').unwrap_or(text);
     text = text.strip_suffix('\r').unwrap_or(text);
     if line_no == 1 {
         text = text.strip_prefix('\u{feff}').unwrap_or(text);
     }
-    text
+    Ok(Some(text))
 }
 
 /// Where requests go: the capacity check and the out-of-range rule.
