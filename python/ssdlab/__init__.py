@@ -39,6 +39,7 @@ __all__ = [
     "preset_toml",
     "presets",
     "simulate",
+    "trace_info",
     "workload_toml",
     "workloads",
 ]
@@ -107,7 +108,7 @@ def simulate(
     trace: TraceSpec | Sequence[TraceSpec] | None = None,
     *,
     workload: str | Sequence[str] | None = None,
-    format: str = "msr",
+    format: str | None = None,
     preset: str | None = None,
     set: Mapping[str, Any] | Iterable[str] | None = None,
     config_file: StrPath | None = None,
@@ -127,8 +128,10 @@ def simulate(
             ``(path, format)`` tuple. None replays only the ``[[flows]]`` of the config.
         workload: a named workload (see :func:`workloads`), or a list of them; each becomes one
             generated flow.
-        format: format of the traces given without one: "msr" or "mqsim". Gzipped files are
-            read directly.
+        format: format of the traces given without one: "msr", "spc", "disksim", "mqsim",
+            "ssdsim", "flashsim", "blkparse", "fiu", "fio" or "native" (see
+            ``docs/traces.md``); None detects each file's format from its first lines. Gzip
+            and zstd files are read directly.
         preset: the preset a config file is merged over (default "default"); only with a file.
         set: config overrides, as ``{"ftl.gc_threshold": 0.05}`` (Python values: bool, int,
             float, str, list, dict) or as ``["ftl.gc_threshold=0.05"]`` (the text of
@@ -156,8 +159,8 @@ def simulate(
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise TypeError(f"seed must be an int, not {type(seed).__name__}")
         sets.append(f"seed={int(seed)}")
-    if not isinstance(format, str):
-        raise TypeError(f"format must be a str, not {type(format).__name__}")
+    if format is not None and not isinstance(format, str):
+        raise TypeError(f"format must be a str or None, not {type(format).__name__}")
     summary_json, columns = _core.simulate(
         preset_name,
         path,
@@ -175,6 +178,17 @@ def simulate(
 
         requests = pandas.DataFrame(columns)
     return Result(json.loads(summary_json), requests)
+
+
+def trace_info(path: StrPath, format: str | None = None) -> dict[str, Any]:
+    """Statistics of one trace file, as ``ssdlab trace-info --json`` prints them.
+
+    Keys include ``requests``, ``read_ratio``, ``read_bytes_mean``, ``write_bytes_mean``,
+    ``address_span_bytes``, ``time_span_ns``, ``size_histogram``, ``inter_arrival_ns`` and
+    ``reaccess`` (see ``docs/traces.md``). ``format`` None detects the format; no device
+    capacity is involved.
+    """
+    return json.loads(_core.trace_info(os.fsdecode(path), format))
 
 
 def _config_source(
@@ -201,13 +215,15 @@ def _looks_like_path(s: str) -> bool:
     return s.endswith(".toml") or "/" in s or os.sep in s or os.path.isfile(s)
 
 
-def _traces(trace: TraceSpec | Sequence[TraceSpec] | None, format: str) -> list[tuple[str, str]]:
+def _traces(
+    trace: TraceSpec | Sequence[TraceSpec] | None, format: str | None
+) -> list[tuple[str, str | None]]:
     """Normalise ``trace`` into (path, format) pairs."""
     if trace is None:
         return []
     if isinstance(trace, (str, bytes, os.PathLike)):
         return [(os.fsdecode(trace), format)]
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, str | None]] = []
     for item in trace:
         if isinstance(item, (str, bytes, os.PathLike)):
             pairs.append((os.fsdecode(item), format))

@@ -6,7 +6,15 @@ from typing import Any
 
 from typing_extensions import TypeAlias
 
-__all__ = ["SsdlabError", "cli_main", "preset_toml", "presets", "simulate", "version"]
+__all__ = [
+    "SsdlabError",
+    "cli_main",
+    "preset_toml",
+    "presets",
+    "simulate",
+    "trace_info",
+    "version",
+]
 
 _StrPath: TypeAlias = str | os.PathLike[str]
 
@@ -17,7 +25,7 @@ def simulate(
     preset: str,
     config_path: _StrPath | None,
     sets: Sequence[str],
-    traces: Sequence[tuple[_StrPath, str]],
+    traces: Sequence[tuple[_StrPath, str | None]],
     workloads: Sequence[str],
     mode: str | None = None,
     queue_depth: int | None = None,
@@ -30,6 +38,9 @@ def simulate(
     ``{column: list}`` with the columns flow, op, offset_bytes, size_bytes, arrival_ns,
     completion_ns, latency_ns.
     """
+
+def trace_info(path: _StrPath, format: str | None = None) -> str:
+    """Statistics of one trace file as JSON text (``ssdlab trace-info --json``)."""
 
 def presets() -> list[str]: ...
 def preset_toml(name: str) -> str: ...

@@ -426,3 +426,27 @@ def test_python_dash_m():
     )
     assert out.returncode == 0, out.stderr
     assert "default" in out.stdout
+
+
+# --- trace formats -------------------------------------------------------------------------------
+
+FIU = ROOT / "traces" / "fiu_mail_cheetah_day2_first2000.blkparse.gz"
+
+
+def test_trace_info_is_a_dict_of_statistics():
+    info = ssdlab.trace_info(FIU)
+    assert info["format"] == "fiu"
+    assert info["requests"] == 2000
+    assert info["reads"] == 1982
+    assert info["read_bytes_mean"] == 4096.0
+    assert info["time_span_ns"] == 2_919_340_318
+    assert info["address_span_bytes"] > 0
+    assert ssdlab.trace_info(MQSIM, format="mqsim")["requests"] == trace_lines(MQSIM)
+    with pytest.raises(SsdlabError, match="mqsim, ssdsim"):
+        ssdlab.trace_info(MQSIM)
+
+
+def test_format_is_detected_when_not_given():
+    s = ssdlab.simulate(SMALL, [MSR, FIU], set=WRAP).summary
+    assert [f["format"] for f in s["config"]["flows"]] == ["msr", "fiu"]
+    assert s["requests"]["count"] == trace_lines(MSR) + 2000

@@ -14,7 +14,8 @@ use pyo3::types::{PyDict, PyList, PyString};
 use ssdlab::config::{preset_names, preset_source, FlowConfig, ReplayMode};
 use ssdlab::run::{load_flows, simulate_flows};
 use ssdlab::sim::RequestRecord;
-use ssdlab::trace::{Op, TraceFormat};
+use ssdlab::trace::info::TraceInfo;
+use ssdlab::trace::{load_trace_as, LoadOptions, Op, TraceFormat};
 use ssdlab::{Config, Error, RunOptions};
 
 pyo3::create_exception!(
@@ -91,12 +92,22 @@ fn run(
         ));
     }
     config.validate()?;
-    let loaded = load_flows(&config)?;
+    let loaded = load_flows(&mut config)?;
     let result = simulate_flows(&config, loaded, options, &mut |_, _| {})?;
     Ok(Run {
         summary_json: result.summary.to_string(),
         requests: result.requests,
     })
+}
+
+/// `ssdlab trace-info --json` for one file: the statistics as JSON text.
+fn trace_info_json(path: &std::path::Path, format: Option<TraceFormat>) -> Result<String, Error> {
+    let opts = LoadOptions {
+        format,
+        ..LoadOptions::default()
+    };
+    let (trace, format) = load_trace_as(path, &opts)?;
+    Ok(serde_json::to_string(&TraceInfo::of(&trace, format)).unwrap_or_default())
 }
 
 /// The request log as `{column: list}`, which `pandas.DataFrame` takes without a per-row pass.
@@ -136,9 +147,9 @@ mod _core {
 
     /// Run one simulation; returns `(summary_json, request_columns or None)`.
     ///
-    /// `traces` are `(path, format)` pairs and `workloads` named workloads, each added as a flow
-    /// with `mode` and `queue_depth` (None: the config's `host` defaults, or the workload's own
-    /// arrivals). The GIL is released while the engine runs.
+    /// `traces` are `(path, format)` pairs (format None: detected) and `workloads` named
+    /// workloads, each added as a flow with `mode` and `queue_depth` (None: the config's `host`
+    /// defaults, or the workload's own arrivals). The GIL is released while the engine runs.
     #[pyfunction]
     #[pyo3(signature = (
         preset, config_path, sets, traces, workloads, mode=None, queue_depth=None, verify=false,
@@ -150,7 +161,7 @@ mod _core {
         preset: String,
         config_path: Option<PathBuf>,
         sets: Vec<String>,
-        traces: Vec<(PathBuf, String)>,
+        traces: Vec<(PathBuf, Option<String>)>,
         workloads: Vec<String>,
         mode: Option<String>,
         queue_depth: Option<u32>,
@@ -164,7 +175,10 @@ mod _core {
             .map_err(py_err)?;
         let flows = traces
             .into_iter()
-            .map(|(trace, format)| Ok(FlowConfig::trace(trace, trace_format(&format)?)))
+            .map(|(trace, format)| {
+                let format = format.as_deref().map(trace_format).transpose()?;
+                Ok(FlowConfig::trace(trace, format))
+            })
             .chain(workloads.iter().map(|w| FlowConfig::workload(w)))
             .map(|flow: Result<FlowConfig, Error>| {
                 let mut flow = flow?;
@@ -203,6 +217,19 @@ mod _core {
                 known: ssdlab::workload::named::names().join(", "),
             })
         })
+    }
+
+    /// Statistics of one trace file as JSON text (`ssdlab trace-info --json`); format None:
+    /// detected. The GIL is released while the file is read.
+    #[pyfunction]
+    #[pyo3(signature = (path, format=None))]
+    fn trace_info(py: Python<'_>, path: PathBuf, format: Option<String>) -> PyResult<String> {
+        let format = format
+            .as_deref()
+            .map(trace_format)
+            .transpose()
+            .map_err(py_err)?;
+        py.detach(|| trace_info_json(&path, format)).map_err(py_err)
     }
 
     /// Names of the presets compiled into the engine.

@@ -14,7 +14,9 @@ use crate::config::{preset_names, preset_source, Config, FlowConfig, ReplayMode}
 use crate::error::Error;
 use crate::run::{load_flows, simulate_flows};
 use crate::sim::RunOptions;
-use crate::trace::TraceFormat;
+use crate::trace::convert::{write_trace, ConvertError, ConvertTarget};
+use crate::trace::info::TraceInfo;
+use crate::trace::{load_trace_as, BlkparseEvent, LoadOptions, Trace, TraceFormat};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -42,6 +44,29 @@ enum Command {
         /// Print this workload's TOML.
         #[arg(long, value_name = "NAME")]
         show: Option<String>,
+    },
+    /// Print a trace's statistics: counts, sizes, addresses, times, re-access.
+    TraceInfo {
+        /// The trace (plain, gzip or zstd).
+        file: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Print the statistics as JSON on stdout, and nothing else.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a trace in the native or the DiskSim format.
+    Convert {
+        /// The trace to read (plain, gzip or zstd).
+        input: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Output format.
+        #[arg(long, value_enum)]
+        to: ConvertTarget,
+        /// Output file (plain text; `-` for stdout).
+        #[arg(short, long, value_name = "OUT")]
+        output: PathBuf,
     },
     /// Measure simulation speed and memory on a generated 1M-request workload.
     Bench {
@@ -72,6 +97,30 @@ enum Scenario {
     All,
 }
 
+/// How to read a trace file.
+#[derive(clap::Args, Debug)]
+struct ReadArgs {
+    /// Trace format (default: detected from the first lines).
+    #[arg(long, value_enum)]
+    format: Option<TraceFormat>,
+    /// blkparse only: the event that marks a request's arrival (queue or dispatch).
+    #[arg(long, value_enum, value_name = "EVENT")]
+    blkparse_event: Option<BlkparseEvent>,
+}
+
+impl ReadArgs {
+    /// Load the whole trace at `path`, without a capacity check; returns it
+    /// with the format it was read as (detected if not given).
+    fn load(&self, path: &Path) -> Result<(Trace, TraceFormat), Error> {
+        let opts = LoadOptions {
+            format: self.format,
+            blkparse_event: self.blkparse_event.unwrap_or_default(),
+            ..LoadOptions::default()
+        };
+        Ok(load_trace_as(path, &opts)?)
+    }
+}
+
 #[derive(clap::Args, Debug)]
 struct RunArgs {
     /// Device preset (see `ssdlab presets`).
@@ -89,9 +138,12 @@ struct RunArgs {
     /// Named workload to run (adds a generated flow; repeatable; see `ssdlab workloads`).
     #[arg(long, value_name = "NAME")]
     workload: Vec<String>,
-    /// Format of the --trace files.
-    #[arg(long, value_enum, default_value_t = TraceFormat::Msr)]
-    format: TraceFormat,
+    /// Format of the --trace files (default: detected from each file's first lines).
+    #[arg(long, value_enum)]
+    format: Option<TraceFormat>,
+    /// blkparse only: the event that marks a request's arrival (queue or dispatch).
+    #[arg(long, value_enum, value_name = "EVENT")]
+    blkparse_event: Option<BlkparseEvent>,
     /// Replay mode of the --trace and --workload flows (default: the config's host.mode, or
     /// the workload's own arrivals).
     #[arg(long, value_enum)]
@@ -136,6 +188,13 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
         Command::Run(a) => cmd_run(a),
         Command::Presets { show } => cmd_presets(show),
         Command::Workloads { show } => cmd_workloads(show),
+        Command::TraceInfo { file, read, json } => cmd_trace_info(&file, &read, json),
+        Command::Convert {
+            input,
+            read,
+            to,
+            output,
+        } => cmd_convert(&input, &read, to, &output),
         Command::Bench {
             requests,
             scenario,
@@ -215,7 +274,11 @@ fn cmd_run(a: RunArgs) -> Result<i32, Error> {
     let added = a
         .trace
         .iter()
-        .map(|t| Ok(FlowConfig::trace(t.clone(), a.format)))
+        .map(|t| {
+            let mut flow = FlowConfig::trace(t.clone(), a.format);
+            flow.blkparse_event = a.blkparse_event.unwrap_or_default();
+            Ok(flow)
+        })
         .chain(a.workload.iter().map(|w| FlowConfig::workload(w)));
     for flow in added {
         let mut flow = flow?;
@@ -234,7 +297,7 @@ fn cmd_run(a: RunArgs) -> Result<i32, Error> {
         verify: a.verify,
         request_log: a.log_requests,
     };
-    let flows = load_flows(&config)?;
+    let flows = load_flows(&mut config)?;
     let mut progress = Progress::new();
     let result = simulate_flows(&config, flows, &options, &mut |done, total| {
         progress.update(done, total)
@@ -257,6 +320,36 @@ fn cmd_run(a: RunArgs) -> Result<i32, Error> {
             eprintln!("  {}", m.as_str().unwrap_or_default());
         }
         return Ok(3);
+    }
+    Ok(0)
+}
+
+fn cmd_trace_info(file: &Path, read: &ReadArgs, json: bool) -> Result<i32, Error> {
+    let (trace, format) = read.load(file)?;
+    let info = TraceInfo::of(&trace, format);
+    if json {
+        out(&(serde_json::to_string_pretty(&info).unwrap_or_default() + "\n"));
+    } else {
+        out(&info.to_text());
+    }
+    Ok(0)
+}
+
+fn cmd_convert(
+    input: &Path,
+    read: &ReadArgs,
+    to: ConvertTarget,
+    output: &Path,
+) -> Result<i32, Error> {
+    let (trace, _) = read.load(input)?;
+    if output == Path::new("-") {
+        write_trace(&trace, to, std::io::stdout().lock(), output)?;
+    } else {
+        let file = std::fs::File::create(output).map_err(|source| ConvertError::Io {
+            path: output.to_path_buf(),
+            source,
+        })?;
+        write_trace(&trace, to, file, output)?;
     }
     Ok(0)
 }

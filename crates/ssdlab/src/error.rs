@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::trace::convert::ConvertError;
 use crate::trace::TraceError;
 
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +22,8 @@ pub enum Error {
     UnknownWorkload { name: String, known: String },
     #[error(transparent)]
     Trace(#[from] TraceError),
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

@@ -9,7 +9,7 @@ use crate::config::{Config, ReplayMode};
 use crate::error::Error;
 use crate::flash::Geometry;
 use crate::sim::{Flow, RequestRecord, RequestSource, RunOptions, Simulation, VecSource};
-use crate::trace::{load_trace, LoadOptions};
+use crate::trace::{load_trace_as, LoadOptions};
 use crate::workload::{Arrival, GeneratorSource};
 
 pub struct RunResult {
@@ -25,12 +25,17 @@ pub fn logical_capacity_bytes(config: &Config) -> u64 {
     crate::ftl::logical_units(config, &g) as u64 * g.unit_bytes as u64
 }
 
-/// Load every flow named in `config.flows`: read its trace, or set up its generator.
-pub fn load_flows(config: &Config) -> Result<Vec<Flow>, Error> {
+/// Load every flow named in `config.flows`: read its trace, or set up its generator. A trace
+/// flow without a format gets the detected one written into its config, so that the resolved
+/// config (written into every result) records the format used. Each trace file is opened once
+/// (a FIFO works).
+pub fn load_flows(config: &mut Config) -> Result<Vec<Flow>, Error> {
     let capacity = logical_capacity_bytes(config);
+    let host = config.host.clone();
+    let seed = config.seed;
     config
         .flows
-        .iter()
+        .iter_mut()
         .enumerate()
         .map(|(i, f)| {
             let name = if !f.name.is_empty() {
@@ -44,26 +49,27 @@ pub fn load_flows(config: &Config) -> Result<Vec<Flow>, Error> {
             } else {
                 format!("flow{i}")
             };
-            let mut mode = f.mode.unwrap_or(config.host.mode);
-            let mut queue_depth = f.queue_depth.unwrap_or(config.host.queue_depth);
-            let time_scale = f.time_scale.unwrap_or(config.host.time_scale);
+            let mut mode = f.mode.unwrap_or(host.mode);
+            let mut queue_depth = f.queue_depth.unwrap_or(host.queue_depth);
+            let time_scale = f.time_scale.unwrap_or(host.time_scale);
             let source: Box<dyn RequestSource> = match (&f.trace, &f.generator) {
                 (Some(path), _) => {
                     let opts = LoadOptions {
-                        format: f.format.ok_or_else(|| {
-                            Error::config(&format!("flows[{i}].format"), "missing")
-                        })?,
-                        capacity_bytes: capacity.saturating_sub(f.offset_bytes),
-                        out_of_range: config.host.out_of_range,
+                        format: f.format,
+                        capacity_bytes: Some(capacity.saturating_sub(f.offset_bytes)),
+                        out_of_range: host.out_of_range,
+                        blkparse_event: f.blkparse_event,
                     };
-                    Box::new(VecSource::new(load_trace(path, &opts)?.requests))
+                    let (trace, format) = load_trace_as(path, &opts)?;
+                    f.format = Some(format);
+                    Box::new(VecSource::new(trace.requests))
                 }
                 (None, Some(g)) => {
                     if let Arrival::Closed { queue_depth: qd } = g.arrival {
                         mode = ReplayMode::Closed;
                         queue_depth = qd;
                     }
-                    Box::new(GeneratorSource::new(g.clone(), flow_seed(config.seed, i)))
+                    Box::new(GeneratorSource::new(g.clone(), flow_seed(seed, i)))
                 }
                 (None, None) => {
                     return Err(Error::config(
@@ -93,8 +99,9 @@ fn flow_seed(seed: u64, index: usize) -> u64 {
 
 /// Run the flows of `config` to completion.
 pub fn simulate(config: &Config, options: &RunOptions) -> Result<RunResult, Error> {
-    let flows = load_flows(config)?;
-    simulate_flows(config, flows, options, &mut |_, _| {})
+    let mut config = config.clone();
+    let flows = load_flows(&mut config)?;
+    simulate_flows(&config, flows, options, &mut |_, _| {})
 }
 
 /// Run the given flows; `progress(done, total)` is called now and then with host requests

@@ -262,3 +262,115 @@ fn a_zero_length_request_at_the_end_of_the_device_is_refused_not_a_panic() {
         "{e:?}"
     );
 }
+
+fn committed_trace(name: &str) -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/").to_string() + name
+}
+
+#[test]
+fn cli_trace_info_prints_text_or_only_json() {
+    let fiu = committed_trace("fiu_mail_cheetah_day2_first2000.blkparse.gz");
+    let (code, out, err) = ssdlab(&["trace-info", &fiu, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
+    for key in [
+        "requests",
+        "read_ratio",
+        "read_bytes_mean",
+        "write_bytes_mean",
+        "address_span_bytes",
+        "time_span_ns",
+        "size_histogram",
+        "inter_arrival_ns",
+        "reaccess",
+    ] {
+        assert!(v.get(key).is_some(), "no key {key} in {out}");
+    }
+    assert_eq!(v["format"], "fiu");
+    assert_eq!(v["requests"], 2000);
+    assert_eq!(v["time_span_ns"], 2_919_340_318u64);
+    assert_eq!(v["fingerprints"]["distinct"], 1412);
+    let (code, out, _) = ssdlab(&["trace-info", &fiu]);
+    assert_eq!(code, 0);
+    assert!(out.contains("2000 (1982 read, 18 write, 0 trim)"), "{out}");
+    // blkparse: the event option; an ambiguous file: exit 2 naming the candidates.
+    let btrfs = committed_trace("blkparse_ycsb_btrfs.txt.gz");
+    let (code, out, _) = ssdlab(&["trace-info", &btrfs, "--blkparse-event", "d", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["requests"], 1824);
+    let tpcc = committed_trace("tpcc_small_mqsim.trace.gz");
+    let (code, out, err) = ssdlab(&["trace-info", &tpcc]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("mqsim, ssdsim") && err.contains("--format"),
+        "{err}"
+    );
+    let (code, _, err) = ssdlab(&["trace-info", &tpcc, "--format", "mqsim"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn cli_convert_writes_native_and_disksim_that_read_back() {
+    let dir = std::env::temp_dir().join("ssdlab-bad-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spc = committed_trace("umass_websearch1_first10.spc.gz");
+    let native = dir.join("websearch.csv");
+    let (code, _, err) = ssdlab(&[
+        "convert",
+        &spc,
+        "--to",
+        "native",
+        "-o",
+        native.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&native).unwrap();
+    assert!(
+        text.starts_with("arrival_ns,offset_bytes,size_bytes,op\n0,336756736,8192,read\n"),
+        "{text}"
+    );
+    let disksim = dir.join("websearch.disksim");
+    let (code, _, err) = ssdlab(&[
+        "convert",
+        native.to_str().unwrap(),
+        "--to",
+        "disksim",
+        "-o",
+        disksim.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&disksim).unwrap();
+    assert!(
+        text.starts_with("0.000000 0 657728 16 1\n0.152000 0 "),
+        "{text}"
+    );
+    // A trim cannot be written as DiskSim: exit 2 with the reason.
+    let trim = dir.join("trim.csv");
+    std::fs::write(
+        &trim,
+        "arrival_ns,offset_bytes,size_bytes,op\n0,0,4096,trim\n",
+    )
+    .unwrap();
+    let (code, _, err) = ssdlab(&[
+        "convert",
+        trim.to_str().unwrap(),
+        "--to",
+        "disksim",
+        "-o",
+        disksim.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("trim"), "{err}");
+}
+
+#[test]
+fn cli_run_detects_the_format_and_records_it() {
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    let (code, out, err) = ssdlab(&["run", "--trace", &msr, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["requests"]["count"], 1000);
+    assert_eq!(v["config"]["flows"][0]["format"], "msr");
+}

@@ -20,7 +20,7 @@ fn replay_with(
     let mut config = Config::resolve(preset, file.map(std::path::Path::new), &sets).unwrap();
     config
         .flows
-        .push(FlowConfig::trace(common::trace(trace), format));
+        .push(FlowConfig::trace(common::trace(trace), Some(format)));
     let opts = RunOptions {
         verify: true,
         request_log: false,

@@ -29,7 +29,7 @@ fn a_named_workload_with_overrides_runs_clean_and_matches_its_mix() {
     let g = config.flows[0].generator.as_ref().unwrap();
     assert_eq!(g.requests, Some(3000));
     assert_eq!(g.read_fraction, 0.7);
-    let flows = load_flows(&config).unwrap();
+    let flows = load_flows(&mut config.clone()).unwrap();
     // Table II's closed-loop arrivals make the flow closed-loop at the workload's queue depth.
     assert_eq!(flows[0].mode, ReplayMode::Closed);
     assert_eq!(flows[0].queue_depth, 32);

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::trace::{OutOfRange, TraceFormat};
+use crate::trace::{BlkparseEvent, OutOfRange, TraceFormat};
 use crate::workload::GeneratorConfig;
 
 /// The whole simulation configuration.
@@ -438,8 +438,12 @@ pub struct FlowConfig {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<PathBuf>,
+    /// File format; absent: detected from the file's first lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<TraceFormat>,
+    /// Which blkparse event is a request's arrival (`q` or `d`; blkparse only).
+    #[serde(default)]
+    pub blkparse_event: BlkparseEvent,
     /// A named workload (`ssdlab workloads`): its generator, with this flow's `generator` keys
     /// merged over it when the config is resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -458,11 +462,11 @@ pub struct FlowConfig {
 }
 
 impl FlowConfig {
-    /// A flow replaying a trace file.
-    pub fn trace(path: PathBuf, format: TraceFormat) -> FlowConfig {
+    /// A flow replaying a trace file (format `None`: detected from its content).
+    pub fn trace(path: PathBuf, format: Option<TraceFormat>) -> FlowConfig {
         FlowConfig {
             trace: Some(path),
-            format: Some(format),
+            format,
             ..FlowConfig::empty()
         }
     }
@@ -481,6 +485,7 @@ impl FlowConfig {
             name: String::new(),
             trace: None,
             format: None,
+            blkparse_event: BlkparseEvent::default(),
             workload: None,
             generator: None,
             mode: None,
@@ -496,7 +501,7 @@ impl FlowConfig {
             (Some(t), _) => format!(
                 "{} ({})",
                 t.display(),
-                self.format.map_or("?", |f| f.name())
+                self.format.map_or("detected", TraceFormat::name)
             ),
             (None, Some(w)) => format!("workload {w}"),
             (None, None) => "generator".to_string(),

@@ -328,14 +328,8 @@ impl Config {
                 ));
             }
             match (&fl.trace, &fl.generator) {
-                (Some(_), None) => {
-                    if fl.format.is_none() {
-                        return Err(Error::config(
-                            &format!("flows[{i}].format"),
-                            "a trace flow needs its format",
-                        ));
-                    }
-                }
+                // A trace without a format has it detected when the flow is loaded.
+                (Some(_), None) => {}
                 (None, Some(g)) => {
                     g.validate(&format!("flows[{i}].generator"))?;
                     if let crate::workload::Arrival::Closed { .. } = g.arrival {

@@ -15,7 +15,10 @@
 //! Spaces around fields are ignored. Blank lines, lines starting with `#`
 //! and a header line (first field `Timestamp`, any case) carry no request.
 
-use super::{parse_u64, quote_field, scale_u64, zero_size, FieldError, LineParser, Op, RawRequest};
+use super::{
+    parse_u64, quote_field, scale_u64, split_fields, zero_size, FieldError, LineParser, Op,
+    RawRequest,
+};
 
 /// Field names in column order, as used in error messages.
 pub const FIELDS: [&str; 7] = [
@@ -41,37 +44,15 @@ impl LineParser for MsrParser {
         if line.is_empty() || line.starts_with('#') {
             return Ok(None);
         }
-        let mut f = [""; FIELDS.len()];
-        let mut n = 0usize;
-        for part in line.split(',') {
-            match f.get_mut(n) {
-                Some(slot) => *slot = part.trim(),
-                None => {
-                    let total = line.split(',').count();
-                    return Err(FieldError::new(
-                        FIELDS[FIELDS.len() - 1],
-                        format!(
-                            "unexpected data after this field: line has {total} \
-                             comma-separated fields, expected {}",
-                            FIELDS.len()
-                        ),
-                    ));
-                }
-            }
-            n += 1;
+        // A header names its first column; it may have any number of columns.
+        if line
+            .split(',')
+            .next()
+            .is_some_and(|first| first.trim().eq_ignore_ascii_case("timestamp"))
+        {
+            return Ok(None);
         }
-        if f[0].eq_ignore_ascii_case("timestamp") {
-            return Ok(None); // header
-        }
-        if let Some(&missing) = FIELDS.get(n) {
-            return Err(FieldError::new(
-                missing,
-                format!(
-                    "missing: line has {n} comma-separated fields, expected {}",
-                    FIELDS.len()
-                ),
-            ));
-        }
+        let f = split_fields(line.split(',').map(str::trim), &FIELDS, "comma-separated")?;
 
         let ticks = parse_u64("Timestamp", f[0])?;
         let ts_ns = scale_u64("Timestamp", f[0], ticks, NS_PER_TICK)?;
@@ -95,6 +76,7 @@ impl LineParser for MsrParser {
             offset_bytes,
             size_bytes,
             op,
+            stream: None,
         }))
     }
 

@@ -185,7 +185,9 @@ impl GeneratorConfig {
                 ),
             ));
         }
-        if !self.sequential_run_bytes.is_multiple_of(self.alignment_bytes)
+        if !self
+            .sequential_run_bytes
+            .is_multiple_of(self.alignment_bytes)
             || self.sequential_run_bytes > self.working_set_bytes
         {
             return Err(Error::config(

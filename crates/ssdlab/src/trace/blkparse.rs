@@ -1,0 +1,195 @@
+//! blkparse text output (Linux `blktrace`, the default `blkparse -i dev`
+//! format, documented in blkparse(1) "Default output"):
+//!
+//! ```text
+//! maj,min cpu sequence time pid action rwbs [sector + blocks [process]]
+//!   8,16   5        2     0.000001850 18615  Q   R 1444645666 + 256 [java]
+//! ```
+//!
+//! - `time`: seconds since the start of tracing, a decimal with ns digits;
+//!   converted exactly to ns and rebased by the loader.
+//! - `action`: the event; one event type marks a request's arrival, chosen
+//!   by [`BlkparseEvent`]: `Q` (queued: what the application issued, before
+//!   merging; the default) or `D` (dispatched to the device driver: after
+//!   the I/O scheduler merged and reordered). Lines with any other action
+//!   (G, I, M, F, C, A, P, U, m, ...) are skipped.
+//! - `rwbs`: the request's flags: `D` discard (becomes a trim), `W` write,
+//!   `R` read, checked in that order. Events without a data direction (`N`,
+//!   a pure flush `F`) are skipped, and so are events without `sector +
+//!   blocks` or with 0 blocks (flushes carry no data).
+//! - `sector`, `blocks`: start and length in 512-byte sectors.
+//! - `maj,min`, `cpu`, `sequence`, `pid` must be well-formed numbers but
+//!   are not interpreted: every request goes to the one simulated device.
+//!
+//! The per-CPU and total summary blkparse prints at the end (from the first
+//! line starting `CPU<n> (` or `Total (`) is skipped to the end of the file,
+//! as are blank lines. Any other line that is not an event is an error.
+
+use super::{
+    parse_decimal_ns, parse_u64, quote_field, scale_u64, FieldError, LineParser, Op, RawRequest,
+};
+
+/// Which blkparse event marks a request's arrival.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum BlkparseEvent {
+    /// `Q`: the request as the application queued it (before merging).
+    #[default]
+    Q,
+    /// `D`: the request as dispatched to the driver (after merging).
+    D,
+}
+
+impl BlkparseEvent {
+    /// The action letter blkparse prints for this event.
+    pub fn action(self) -> &'static str {
+        match self {
+            BlkparseEvent::Q => "Q",
+            BlkparseEvent::D => "D",
+        }
+    }
+}
+
+/// Bytes per sector in blkparse output.
+pub const SECTOR_BYTES: u64 = 512;
+
+/// Parser for [`super::TraceFormat::Blkparse`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BlkparseParser {
+    event: BlkparseEvent,
+    /// Set once the trailing summary starts; every later line is skipped.
+    in_summary: bool,
+}
+
+impl BlkparseParser {
+    /// A parser taking `event` lines as requests.
+    pub fn new(event: BlkparseEvent) -> BlkparseParser {
+        BlkparseParser {
+            event,
+            in_summary: false,
+        }
+    }
+}
+
+/// Whether `line` opens blkparse's trailing summary (`CPU3 (8,16):`, `Total (8,16):`).
+fn opens_summary(line: &str) -> bool {
+    if line.starts_with("Total (") {
+        return true;
+    }
+    line.strip_prefix("CPU").is_some_and(|rest| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && rest.get(digits..).is_some_and(|r| r.starts_with(" ("))
+    })
+}
+
+/// Field names of an event line's fixed prefix, in order.
+const PREFIX: [&str; 6] = ["device", "cpu", "sequence", "time", "pid", "action"];
+
+impl LineParser for BlkparseParser {
+    fn parse_line(&mut self, line: &str) -> Result<Option<RawRequest>, FieldError> {
+        if self.in_summary {
+            return Ok(None);
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            return Ok(None);
+        }
+        if opens_summary(trimmed) {
+            self.in_summary = true;
+            return Ok(None);
+        }
+        let mut tok = trimmed.split_ascii_whitespace();
+        let mut next = |field: &'static str| {
+            tok.next()
+                .ok_or_else(|| FieldError::new(field, "missing: the line ends before this field"))
+        };
+        let device = next(PREFIX[0])?;
+        let well_formed_device = device.split_once(',').is_some_and(|(maj, min)| {
+            parse_u64("device", maj).is_ok() && parse_u64("device", min).is_ok()
+        });
+        if !well_formed_device {
+            return Err(FieldError::new(
+                "device",
+                format!(
+                    "{} is not `major,minor`: not a blkparse event line \
+                     (`maj,min cpu sequence time pid action ...`)",
+                    quote_field(device)
+                ),
+            ));
+        }
+        parse_u64("cpu", next(PREFIX[1])?)?;
+        parse_u64("sequence", next(PREFIX[2])?)?;
+        let time = next(PREFIX[3])?;
+        let ts_ns = parse_decimal_ns("time", time, 1_000_000_000)?;
+        parse_u64("pid", next(PREFIX[4])?)?;
+        let action = next(PREFIX[5])?;
+        if action != self.event.action() {
+            return Ok(None);
+        }
+        let rwbs = next("rwbs")?;
+        if !rwbs.bytes().all(|b| b.is_ascii_uppercase()) {
+            return Err(FieldError::new(
+                "rwbs",
+                format!("{} is not a blkparse RWBS flag string", quote_field(rwbs)),
+            ));
+        }
+        let op = if rwbs.contains('D') {
+            Op::Trim
+        } else if rwbs.contains('W') {
+            Op::Write
+        } else if rwbs.contains('R') {
+            Op::Read
+        } else {
+            return Ok(None); // no data direction: N, a pure flush
+        };
+        let sector = match tok.next() {
+            None => return Ok(None), // e.g. `Q FWS [proc]`: a flush, no data
+            Some(t) if t.starts_with('[') => return Ok(None),
+            Some(t) => t,
+        };
+        let start = parse_u64("sector", sector)?;
+        match tok.next() {
+            Some("+") => {}
+            other => {
+                return Err(FieldError::new(
+                    "blocks",
+                    format!(
+                        "expected `+ blocks` after the sector, found {}",
+                        other.map_or("the end of the line".to_string(), quote_field)
+                    ),
+                ))
+            }
+        }
+        let blocks_text = tok.next().unwrap_or("");
+        let blocks = parse_u64("blocks", blocks_text)?;
+        if blocks == 0 {
+            return Ok(None); // a data-less flush
+        }
+        Ok(Some(RawRequest {
+            ts_ns,
+            offset_bytes: scale_u64("sector", sector, start, SECTOR_BYTES)?,
+            size_bytes: scale_u64("blocks", blocks_text, blocks, SECTOR_BYTES)?,
+            op,
+            stream: None,
+        }))
+    }
+
+    fn offset_field(&self) -> &'static str {
+        "sector"
+    }
+
+    fn size_field(&self) -> &'static str {
+        "blocks"
+    }
+}
