@@ -38,6 +38,7 @@ __all__ = [
     "__version__",
     "preset_toml",
     "presets",
+    "run_grid",
     "simulate",
     "trace_info",
     "workload_toml",
@@ -86,6 +87,49 @@ class Result:
 def presets() -> list[str]:
     """Names of the presets shipped with the engine (``ssdlab presets``)."""
     return _core.presets()
+
+
+def run_grid(
+    experiment: StrPath | Mapping[str, Any],
+    *,
+    out: StrPath | None = None,
+    jobs: int | None = None,
+    plots: bool = True,
+) -> pandas.DataFrame:
+    """Run an experiment grid, like ``ssdlab experiment``; one DataFrame row per run.
+
+    Args:
+        experiment: the path of an experiment TOML file (see ``docs/experiments.md``), or the
+            same content as a dict (relative paths then start at the working directory).
+        out: folder for ``runs/*.json``, ``results.csv``, ``report.md`` and the plots; runs whose
+            result is already there (same config, workload, seed and version) are not run again.
+            None keeps everything in memory.
+        jobs: simulations run at once (default: every core). The GIL is released meanwhile.
+        plots: draw the plots into ``out/plots`` (only with ``out``).
+
+    Returns:
+        columns ``config``, ``workload``, ``seed``, then one per metric, named by its dotted
+        path in the run summary (e.g. ``latency_ns.read.mean``).
+    """
+    import pandas
+
+    if isinstance(experiment, Mapping):
+        rows = _core.run_experiment(
+            spec_json=json.dumps(experiment), out=_opt_path(out), jobs=jobs
+        )
+    else:
+        rows = _core.run_experiment(
+            path=os.fsdecode(experiment), out=_opt_path(out), jobs=jobs
+        )
+    if out is not None and plots:
+        from ssdlab.plots import plot_experiment
+
+        plot_experiment(out)
+    return pandas.DataFrame(json.loads(rows))
+
+
+def _opt_path(p: StrPath | None) -> str | None:
+    return None if p is None else os.fsdecode(p)
 
 
 def workloads() -> list[str]:

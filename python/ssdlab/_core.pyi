@@ -53,3 +53,11 @@ def workloads() -> list[str]:
 
 def workload_toml(name: str) -> str:
     """The TOML text of a named workload; raises SsdlabError for an unknown name."""
+
+def run_experiment(
+    path: str | None = None,
+    spec_json: str | None = None,
+    out: str | None = None,
+    jobs: int | None = None,
+) -> str:
+    """Run an experiment grid (a TOML file, or JSON text); the rows as JSON text."""

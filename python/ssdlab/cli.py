@@ -1,10 +1,13 @@
-"""The ``ssdlab`` console script: the engine's own command line (run, presets, bench)."""
+"""The ``ssdlab`` console script: the engine's own command line (run, presets, bench, …), plus
+the plots of ``experiment`` and ``reproduce``, which matplotlib draws once the engine is done."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
+from pathlib import Path
 
 from ssdlab import _core
 
@@ -25,7 +28,27 @@ def main(argv: list[str] | None = None) -> None:
     # Rust writes to the file descriptors directly; emit anything Python buffered first.
     sys.stdout.flush()
     sys.stderr.flush()
-    sys.exit(_core.cli_main(args))
+    os.environ["SSDLAB_PLOTS"] = "python"
+    code = _core.cli_main(args)
+    out = _experiment_out(args[1:]) if code == 0 else None
+    if out is not None and (out / "experiment.json").is_file():
+        from ssdlab.plots import plot_experiment
+
+        plot_experiment(out)
+    sys.exit(code)
+
+
+def _experiment_out(args: list[str]) -> Path | None:
+    """The output folder of an ``experiment`` or ``reproduce`` command line, else None."""
+    if not args or args[0] not in ("experiment", "reproduce") or "--help" in args or "-h" in args:
+        return None
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("target")
+    parser.add_argument("--out")
+    known, _ = parser.parse_known_args(args[1:])
+    if known.out is not None:
+        return Path(known.out)
+    return Path("reproductions") / known.target if args[0] == "reproduce" else None
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use ssdlab::config::{preset_names, preset_source, FlowConfig, ReplayMode};
+use ssdlab::experiment::Experiment;
 use ssdlab::run::{load_flows, simulate_flows};
 use ssdlab::sim::RequestRecord;
 use ssdlab::trace::info::TraceInfo;
@@ -108,6 +109,37 @@ fn trace_info_json(path: &std::path::Path, format: Option<TraceFormat>) -> Resul
     };
     let (trace, format) = load_trace_as(path, &opts)?;
     Ok(serde_json::to_string(&TraceInfo::of(&trace, format)).unwrap_or_default())
+}
+
+/// Run an experiment grid; returns one JSON object per run: `config`, `workload`, `seed`, then
+/// every metric by its dotted path (null when the summary has no number there).
+fn experiment_rows(
+    spec: Experiment,
+    base: &std::path::Path,
+    out: Option<PathBuf>,
+    jobs: usize,
+) -> Result<String, Error> {
+    spec.validate()?;
+    let runs = ssdlab::experiment::expand(&spec, base)?;
+    let results = ssdlab::experiment::run_grid(runs, out.as_deref(), jobs, &mut |_, _| {})?;
+    if let Some(dir) = &out {
+        ssdlab::experiment::write_outputs(&spec, &results, dir, "ssdlab.run_grid(...)")?;
+    }
+    let rows: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            let mut row = serde_json::Map::new();
+            row.insert("config".into(), r.config_label.clone().into());
+            row.insert("workload".into(), r.workload_label.clone().into());
+            row.insert("seed".into(), r.seed.into());
+            for m in &spec.metrics {
+                let v = ssdlab::experiment::runner::metric(&r.summary, m);
+                row.insert(m.clone(), v.map_or(serde_json::Value::Null, Into::into));
+            }
+            serde_json::Value::Object(row)
+        })
+        .collect();
+    Ok(serde_json::Value::Array(rows).to_string())
 }
 
 /// The request log as `{column: list}`, which `pandas.DataFrame` takes without a per-row pass.
@@ -230,6 +262,45 @@ mod _core {
             .transpose()
             .map_err(py_err)?;
         py.detach(|| trace_info_json(&path, format)).map_err(py_err)
+    }
+
+    /// Run an experiment grid given as a TOML file (`path`) or as JSON text (`spec_json`, relative
+    /// paths from the working directory); returns the rows as JSON text. With `out`, runs are
+    /// cached there and `results.csv`, `report.md` are written. The GIL is released meanwhile.
+    #[pyfunction]
+    #[pyo3(signature = (path=None, spec_json=None, out=None, jobs=None))]
+    fn run_experiment(
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        spec_json: Option<String>,
+        out: Option<PathBuf>,
+        jobs: Option<usize>,
+    ) -> PyResult<String> {
+        let jobs = jobs.unwrap_or_else(ssdlab::experiment::default_jobs);
+        py.detach(|| {
+            let (spec, base) = match (path, spec_json) {
+                (Some(p), None) => {
+                    let base = p.parent().map(PathBuf::from).unwrap_or_default();
+                    (Experiment::load(&p)?, base)
+                }
+                (None, Some(text)) => {
+                    let spec: Experiment =
+                        serde_json::from_str(&text).map_err(|e| Error::Toml {
+                            origin: "experiment".into(),
+                            message: e.to_string(),
+                        })?;
+                    (spec, PathBuf::from("."))
+                }
+                _ => {
+                    return Err(Error::config(
+                        "experiment",
+                        "give the experiment as a file path or as a dict",
+                    ))
+                }
+            };
+            experiment_rows(spec, &base, out, jobs)
+        })
+        .map_err(py_err)
     }
 
     /// Names of the presets compiled into the engine.

@@ -68,6 +68,31 @@ enum Command {
         #[arg(short, long, value_name = "OUT")]
         output: PathBuf,
     },
+    /// Run an experiment grid (configs × workloads × seeds) on all cores.
+    Experiment {
+        /// The experiment file (TOML; see docs/experiments.md).
+        file: PathBuf,
+        /// Folder for runs/*.json, results.csv and report.md (runs already there are reused).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Simulations run at once (default: every core).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+    },
+    /// Run a paper's experiment from experiments/ and write a report next to the paper's numbers.
+    Reproduce {
+        /// The experiment's name: experiments/NAME.toml.
+        name: String,
+        /// Output folder (default: reproductions/NAME).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Where the experiment files are.
+        #[arg(long, value_name = "DIR", default_value = "experiments")]
+        experiments: PathBuf,
+        /// Simulations run at once (default: every core).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+    },
     /// Measure simulation speed and memory on a generated 1M-request workload.
     Bench {
         /// Requests in the generated trace.
@@ -188,6 +213,32 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
         Command::Run(a) => cmd_run(a),
         Command::Presets { show } => cmd_presets(show),
         Command::Workloads { show } => cmd_workloads(show),
+        Command::Experiment { file, out, jobs } => {
+            let command = format!(
+                "ssdlab experiment {} --out {}",
+                file.display(),
+                out.display()
+            );
+            cmd_experiment(&file, &out, jobs, &command)
+        }
+        Command::Reproduce {
+            name,
+            out,
+            experiments,
+            jobs,
+        } => {
+            let file = experiments.join(format!("{name}.toml"));
+            if !file.is_file() {
+                return usage_error(&format!(
+                    "no experiment `{name}`: {} does not exist (known: {})",
+                    file.display(),
+                    known_experiments(&experiments)
+                ));
+            }
+            let out = out.unwrap_or_else(|| Path::new("reproductions").join(&name));
+            let command = format!("ssdlab reproduce {name} --out {}", out.display());
+            cmd_experiment(&file, &out, jobs, &command)
+        }
         Command::TraceInfo { file, read, json } => cmd_trace_info(&file, &read, json),
         Command::Convert {
             input,
@@ -261,6 +312,62 @@ fn cmd_workloads(show: Option<String>) -> Result<i32, Error> {
     Ok(0)
 }
 
+fn cmd_experiment(
+    file: &Path,
+    out_dir: &Path,
+    jobs: Option<usize>,
+    command: &str,
+) -> Result<i32, Error> {
+    let jobs = jobs.unwrap_or_else(crate::experiment::default_jobs);
+    let mut progress = Progress::new("runs");
+    let result = crate::experiment::run_file(file, out_dir, jobs, command, &mut |done, total| {
+        progress.update(done as u64, total as u64)
+    });
+    progress.finish();
+    let (_, results) = result?;
+    let reused = results.iter().filter(|r| r.cached).count();
+    eprintln!(
+        "ssdlab: {} runs ({reused} reused); results in {}",
+        results.len(),
+        out_dir.join("results.csv").display()
+    );
+    if std::env::var_os("SSDLAB_PLOTS").is_none() {
+        // The console script of the Python package draws the plots after this returns.
+        eprintln!(
+            "ssdlab: plots are drawn by the Python package: python -m ssdlab.plots {}",
+            out_dir.display()
+        );
+    }
+    Ok(0)
+}
+
+/// The experiment names in `dir`, for an error message.
+fn known_experiments(dir: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let p = e.path();
+            if p.extension()? != "toml" {
+                return None;
+            }
+            Some(p.file_stem()?.to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        format!("none in {}", dir.display())
+    } else {
+        names.join(", ")
+    }
+}
+
+fn usage_error(message: &str) -> i32 {
+    eprintln!("ssdlab: error: {message}");
+    2
+}
+
 fn cmd_run(a: RunArgs) -> Result<i32, Error> {
     let mut sets = a.sets.clone();
     if let Some(seed) = a.seed {
@@ -298,7 +405,7 @@ fn cmd_run(a: RunArgs) -> Result<i32, Error> {
         request_log: a.log_requests,
     };
     let flows = load_flows(&mut config)?;
-    let mut progress = Progress::new();
+    let mut progress = Progress::new("requests");
     let result = simulate_flows(&config, flows, &options, &mut |done, total| {
         progress.update(done, total)
     });
@@ -375,14 +482,17 @@ fn write_outputs(dir: &Path, config: &Config, r: &crate::RunResult) -> Result<()
 
 /// A progress bar on stderr, shown only for runs longer than a second and only on a terminal.
 struct Progress {
+    /// What is counted ("requests", "runs").
+    unit: &'static str,
     started: Instant,
     bar: Option<ProgressBar>,
     enabled: bool,
 }
 
 impl Progress {
-    fn new() -> Progress {
+    fn new(unit: &'static str) -> Progress {
         Progress {
+            unit,
             started: Instant::now(),
             bar: None,
             enabled: std::io::stderr().is_terminal(),
@@ -399,9 +509,11 @@ impl Progress {
             let b = ProgressBar::new(total)
                 .with_position(done)
                 .with_elapsed(elapsed);
-            if let Ok(style) = ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} requests, eta {eta}",
-            ) {
+            let template = format!(
+                "{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {}, eta {{eta}}",
+                self.unit
+            );
+            if let Ok(style) = ProgressStyle::with_template(&template) {
                 b.set_style(style.progress_chars("=> "));
             }
             b

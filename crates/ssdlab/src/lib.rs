@@ -9,6 +9,7 @@ pub mod cli;
 pub mod codec;
 pub mod config;
 pub mod error;
+pub mod experiment;
 pub mod flash;
 pub mod ftl;
 pub mod permutation;

@@ -62,6 +62,9 @@ impl Simulation {
                 "invocations": d.gc_invocations,
                 "copied_units": d.gc_copied_units,
                 "busy_ns": d.gc_busy_ns,
+                // SPREAD §V.B's "average elapsed time per GC".
+                "mean_busy_ns": (d.gc_invocations > 0)
+                    .then(|| (d.gc_busy_ns as f64 / d.gc_invocations as f64).round()),
             },
             "wear_leveling": {
                 "invocations": d.wl_invocations,

@@ -47,8 +47,17 @@ impl Latency {
     pub fn to_json(&self) -> Value {
         let n = self.count();
         if n == 0 {
-            return json!({"count": 0, "mean": null, "p50": null, "p99": null, "p999": null, "max": null});
+            return json!({"count": 0, "mean": null, "p50": null, "p99": null, "p999": null, "max": null, "cdf": []});
         }
+        // Enough points to draw a latency CDF without shipping the histogram.
+        const CDF_QUANTILES: [f64; 19] = [
+            0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995,
+            0.999, 0.9995, 0.9999, 1.0,
+        ];
+        let cdf: Vec<Value> = CDF_QUANTILES
+            .iter()
+            .map(|&q| json!([q, self.hist.value_at_quantile(q)]))
+            .collect();
         json!({
             "count": n,
             "mean": (self.sum as f64 / n as f64 * 10.0).round() / 10.0,
@@ -56,6 +65,7 @@ impl Latency {
             "p99": self.hist.value_at_quantile(0.99),
             "p999": self.hist.value_at_quantile(0.999),
             "max": self.max,
+            "cdf": cdf,
         })
     }
 }

@@ -1,0 +1,112 @@
+"""Tests of experiment grids from Python: `ssdlab.run_grid`, the plots, and the console script's
+`experiment` and `reproduce` commands, on the small test device and committed traces."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import ssdlab
+from ssdlab import SsdlabError
+from ssdlab.cli import main as cli_main
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = ROOT / "crates" / "ssdlab" / "tests" / "data" / "small.toml"
+MSR = ROOT / "traces" / "msr_hm_0_first1000.csv.gz"
+
+
+def grid() -> dict:
+    return {
+        "name": "python grid",
+        "metrics": ["iops", "latency_ns.read.mean", "raf"],
+        "seeds": [1, 2],
+        "baseline": "full",
+        "configs": [
+            {
+                "label": label,
+                "preset": "default",
+                "config_file": str(SMALL),
+                "set": {"ftl.read_policy.policy": label, "host.out_of_range": "wrap"},
+            }
+            for label in ("full", "dma")
+        ],
+        "workloads": [
+            {"label": "hm_0", "trace": str(MSR), "format": "msr", "mode": "closed"},
+            {
+                "label": "reads",
+                "generator": {
+                    "requests": 2000,
+                    "read_fraction": 1.0,
+                    "working_set_bytes": 33554432,
+                    "read_size": {"kind": "choice", "bytes": [4096, 8192], "weights": [3, 2]},
+                    "arrival": {"kind": "closed", "queue_depth": 4},
+                },
+            },
+        ],
+    }
+
+
+def test_run_grid_returns_one_row_per_run_with_metric_columns():
+    df = ssdlab.run_grid(grid(), jobs=2)
+    assert list(df.columns) == ["config", "workload", "seed", "iops", "latency_ns.read.mean", "raf"]
+    assert len(df) == 2 * 2 * 2
+    assert set(df.config) == {"full", "dma"}
+    # dma moves only the wanted codewords: never slower than full page reads on the same run.
+    pivot = df.pivot_table(index=["workload", "seed"], columns="config", values="latency_ns.read.mean")
+    assert (pivot["dma"] <= pivot["full"]).all()
+    # Both sense whole pages, so they amplify reads alike.
+    raf = df.pivot_table(index=["workload", "seed"], columns="config", values="raf")
+    assert (raf["dma"] == raf["full"]).all()
+
+
+def test_run_grid_with_out_caches_writes_csv_and_plots(tmp_path):
+    out = tmp_path / "out"
+    first = ssdlab.run_grid(grid(), out=out, jobs=2)
+    again = ssdlab.run_grid(grid(), out=out, jobs=2)
+    assert first.equals(again)
+    assert (out / "results.csv").read_text().startswith("config,workload,seed,iops,")
+    runs = sorted(p.name for p in (out / "runs").glob("*.json"))
+    assert len(runs) == 8 and "dma--hm_0--seed1.json" in runs
+    record = json.loads((out / "runs" / "dma--hm_0--seed1.json").read_text())
+    assert record["summary"]["config"]["ftl"]["read_policy"]["policy"] == "dma"
+    for name in ("iops", "latency_ns_read_mean", "raf", "latency_cdf_hm_0", "latency_cdf_reads"):
+        for ext in ("png", "svg"):
+            f = out / "plots" / f"{name}.{ext}"
+            assert f.is_file() and f.stat().st_size > 1000, f
+    assert (out / "plots" / "iops.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_bad_grids_raise_naming_the_key():
+    g = grid()
+    g["baseline"] = "nope"
+    with pytest.raises(SsdlabError, match="baseline"):
+        ssdlab.run_grid(g)
+    g = grid()
+    g["workloads"][1]["generator"]["read_fraction"] = 2.0
+    with pytest.raises(SsdlabError, match="read_fraction"):
+        ssdlab.run_grid(g)
+
+
+def test_console_script_reproduce_writes_report_and_plots(tmp_path, monkeypatch, capfd):
+    experiments = tmp_path / "experiments"
+    experiments.mkdir()
+    text = (ROOT / "experiments" / "example.toml").read_text()
+    # The example's traces are relative to experiments/: point them at the repository's.
+    text = text.replace("../traces/", str(ROOT / "traces") + "/")
+    (experiments / "example.toml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["ssdlab", "reproduce", "example", "--jobs", "2"])
+    assert exit_.value.code == 0, capfd.readouterr().err
+    out = tmp_path / "reproductions" / "example"
+    report = (out / "report.md").read_text()
+    assert "| iops / pageFTL | dmaFTL | best (" in report
+    assert (out / "plots" / "iops.png").is_file()
+    assert (out / "plots" / "latency_cdf_websearch.svg").is_file()
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["ssdlab", "reproduce", "no-such"])
+    assert exit_.value.code == 2
+    assert "no experiment `no-such`" in capfd.readouterr().err
+    shutil.rmtree(out)
