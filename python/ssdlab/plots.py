@@ -71,7 +71,7 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
         ax.set_ylabel(f"{metric}" + (f" (normalized to {baseline})" if baseline else ""))
         if baseline:
             ax.axhline(1.0, color="black", linewidth=0.6)
-        ax.legend(fontsize="small", ncol=min(len(configs), 4))
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
         ax.set_title(metric)
         fig.tight_layout()
         save(fig, _name(metric))
@@ -89,7 +89,7 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
             if not cdf:
                 continue
             qs, ns = zip(*cdf)
-            ax.plot([n / 1000 for n in ns], qs, drawstyle="steps-post", label=c)
+            ax.plot([n / 1000 for n in ns], qs, marker=".", label=c)
             drawn = True
         if not drawn:
             plt.close(fig)

@@ -59,10 +59,14 @@ source = "nowhere"
     path
 }
 
-fn run(file: &Path, out: &Path) -> Vec<experiment::RunResult> {
-    experiment::run_file(file, out, 2, "test", &mut |_, _| {})
+fn run_jobs(file: &Path, out: &Path, jobs: usize) -> Vec<experiment::RunResult> {
+    experiment::run_file(file, out, jobs, "test", &mut |_, _| {})
         .unwrap()
         .1
+}
+
+fn run(file: &Path, out: &Path) -> Vec<experiment::RunResult> {
+    run_jobs(file, out, 2)
 }
 
 #[test]
@@ -120,6 +124,27 @@ fn a_grid_runs_every_cell_and_reruns_only_what_changed() {
             r.config_label,
             r.workload_label
         );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn one_thread_and_four_give_identical_results() {
+    let dir = scratch("jobs");
+    let file = write_grid(&dir, 0.05);
+    run_jobs(&file, &dir.join("one"), 1);
+    run_jobs(&file, &dir.join("four"), 4);
+    let csv = |d: &str| std::fs::read_to_string(dir.join(d).join("results.csv")).unwrap();
+    assert_eq!(csv("one"), csv("four"));
+    for entry in std::fs::read_dir(dir.join("one").join("runs")).unwrap() {
+        let name = entry.unwrap().file_name();
+        let summary = |d: &str| {
+            let text = std::fs::read_to_string(dir.join(d).join("runs").join(&name)).unwrap();
+            let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            v["summary"].as_object_mut().unwrap().remove("wall_time_s");
+            v
+        };
+        assert_eq!(summary("one"), summary("four"), "{name:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

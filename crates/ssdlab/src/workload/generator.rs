@@ -211,6 +211,64 @@ mod tests {
             .all(|r| r.offset_bytes % 4096 == 0 && r.offset_bytes + r.size_bytes <= 1 << 30));
     }
 
+    /// Pearson's chi-square statistic of observed counts against expected ones.
+    fn chi_square(observed: &[u64], expected: &[f64]) -> f64 {
+        observed
+            .iter()
+            .zip(expected)
+            .map(|(&o, &e)| (o as f64 - e).powi(2) / e)
+            .sum()
+    }
+
+    #[test]
+    fn sizes_and_gaps_pass_goodness_of_fit_tests() {
+        let v = all(GeneratorConfig {
+            requests: Some(40_000),
+            size: Some(SizeDist::Uniform {
+                min_bytes: 4096,
+                max_bytes: 65536,
+                step_bytes: 4096,
+            }),
+            ..base()
+        });
+        // Sizes: 16 equally likely values. Chi-square with 15 degrees of freedom: the 0.1%
+        // critical value is 37.7.
+        let mut counts = [0u64; 16];
+        for r in &v {
+            counts[(r.size_bytes / 4096 - 1) as usize] += 1;
+        }
+        let x2 = chi_square(&counts, &[v.len() as f64 / 16.0; 16]);
+        assert!(x2 < 37.7, "chi-square {x2}");
+        // Gaps: exponential with rate 10 k/s. Kolmogorov–Smirnov: reject at 0.1% if
+        // D > 1.95 / sqrt(n).
+        let mut gaps: Vec<f64> = v
+            .windows(2)
+            .map(|w| (w[1].arrival_ns - w[0].arrival_ns) as f64)
+            .collect();
+        gaps.sort_by(f64::total_cmp);
+        let n = gaps.len() as f64;
+        let d = gaps
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| {
+                // Arrival times are whole ns: compare with the CDF at the middle of the ns.
+                let f = 1.0 - (-(g + 0.5) * 1e4 / 1e9).exp();
+                (f - i as f64 / n).abs().max((f - (i + 1) as f64 / n).abs())
+            })
+            .fold(0.0, f64::max);
+        assert!(d < 1.95 / n.sqrt(), "KS D = {d}");
+        // The test can fail: the same gaps against a rate 5% off are rejected.
+        let d_off = gaps
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| ((1.0 - (-g * 1.05e4 / 1e9).exp()) - i as f64 / n).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            d_off > 1.95 / n.sqrt(),
+            "KS cannot tell a 5% rate error: {d_off}"
+        );
+    }
+
     #[test]
     fn sequential_requests_continue_where_the_last_of_their_kind_ended() {
         let v = all(GeneratorConfig {
