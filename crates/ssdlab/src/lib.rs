@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod cli;
 pub mod config;
+pub mod content;
 pub mod error;
 pub mod flash;
 pub mod ftl;

@@ -328,6 +328,7 @@ impl Config {
                 ));
             }
         }
+        self.content.validate(Some(unit))?;
         Ok(())
     }
 }
