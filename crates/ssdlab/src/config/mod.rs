@@ -39,8 +39,12 @@ pub struct Config {
     /// Flows replayed at once; each has its own statistics. The CLI's `--trace` adds one.
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
-    /// The bytes of written units, for data reduction (`docs/content.md`).
-    #[serde(default)]
+    /// The bytes of written units, for data reduction (`docs/content.md`). `source` may be left
+    /// out: it defaults to the corpus.
+    #[serde(
+        default,
+        deserialize_with = "crate::content::deserialize_defaulting_source"
+    )]
     pub content: ContentConfig,
 }
 

@@ -74,6 +74,21 @@ impl ContentConfig {
     }
 }
 
+/// Read a `[content]` table whose `source` may be absent (then `"corpus"`), so that
+/// `--set content.zero_unit_fraction=0.06` or a table of zero options alone applies to the default
+/// corpus.
+pub fn deserialize_defaulting_source<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<ContentConfig, D::Error> {
+    let mut table = toml::Table::deserialize(deserializer)?;
+    table
+        .entry("source")
+        .or_insert_with(|| toml::Value::String("corpus".into()));
+    toml::Value::Table(table)
+        .try_into()
+        .map_err(serde::de::Error::custom)
+}
+
 /// Build the configured source. `seed` is the run's seed: different seeds give different (but
 /// equally distributed) content. Loads the corpus directory, so errors name an unreadable or
 /// empty path as well as bad values.
