@@ -418,6 +418,44 @@ fn every_preset_builds_its_content_source() {
     }
 }
 
+#[test]
+fn content_sample_writes_the_units_fill_makes() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("units.bin");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args([
+            "content-sample",
+            "--preset",
+            "pr-ssd",
+            "--units",
+            "5",
+            "--first-lpn",
+            "10",
+        ])
+        .args([
+            "--version",
+            "2",
+            "--set",
+            "content.zero_unit_fraction=0.5",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .expect("ssdlab runs");
+    assert!(status.success());
+    let written = std::fs::read(&out).expect("output written");
+    let sets = vec!["content.zero_unit_fraction=0.5".to_string()];
+    let config = Config::resolve("pr-ssd", None, &sets).expect("valid");
+    let s = build(&config.content, config.seed).expect("builds");
+    let mut expected = Vec::new();
+    for lpn in 10..15 {
+        let mut buf = vec![0u8; 16384];
+        s.fill(lpn, 2, &mut buf);
+        expected.extend_from_slice(&buf);
+    }
+    assert!(written == expected);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 

@@ -137,7 +137,12 @@ impl Corpus {
         for entry in walk {
             let entry = entry.map_err(|e| {
                 let path = e.path().unwrap_or(dir).to_path_buf();
-                Error::io(&path, e.into())
+                let message = e.to_string();
+                // An I/O error as is (its message does not repeat the path); else a link loop.
+                let source = e
+                    .into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other(message));
+                Error::io(&path, source)
             })?;
             if !entry.file_type().is_file() {
                 continue;
