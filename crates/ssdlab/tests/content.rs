@@ -180,6 +180,24 @@ fn unaligned_corpus_units_are_slices_at_their_alignment() {
 }
 
 #[test]
+fn a_single_file_is_a_corpus() {
+    let file = corpus_dir().join("canterbury/cp.html");
+    let bytes = std::fs::read(&file).expect("readable");
+    let config = format!(
+        "source = \"corpus\"\ndir = {:?}",
+        file.display().to_string()
+    );
+    let s = source(&config, 1);
+    for l in 0..50 {
+        let u = unit(s.as_ref(), l, 0);
+        let found = bytes
+            .chunks(UNIT)
+            .any(|b| u[..b.len()] == *b && u[b.len()..].iter().all(|&x| x == 0));
+        assert!(found, "unit {l}");
+    }
+}
+
+#[test]
 fn corpus_errors_name_the_path() {
     let tmp = tempfile::tempdir().expect("temp dir");
     std::fs::write(tmp.path().join("empty"), []).expect("write");

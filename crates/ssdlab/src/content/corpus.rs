@@ -24,7 +24,7 @@ use crate::error::Error;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CorpusConfig {
-    /// Directory of files to cut, read recursively. Absent: the built-in corpus
+    /// Directory of files to cut, read recursively (or one file). Absent: the built-in corpus
     /// (`data/corpus/files`, compiled in). A relative path is taken from the working directory,
     /// as trace paths are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,7 +124,7 @@ impl Corpus {
     /// Every regular file under `dir`, recursively, in a deterministic order: depth first, the
     /// entries of a directory sorted by name (byte order), symbolic links followed. Names
     /// starting with `.` (`.git`, `.DS_Store`) and empty files are skipped. The files are read
-    /// into memory whole.
+    /// into memory whole. `dir` may also be a single file.
     pub fn from_dir(dir: &Path, alignment_bytes: u32, seed: u64) -> Result<Corpus, Error> {
         let walk = walkdir::WalkDir::new(dir)
             .follow_links(true)
@@ -151,12 +151,13 @@ impl Corpus {
             if bytes.is_empty() {
                 continue;
             }
-            let name = entry
-                .path()
-                .strip_prefix(dir)
-                .unwrap_or(entry.path())
-                .to_string_lossy()
-                .into_owned();
+            // The path below `dir`; a `dir` that is itself a file is named by its file name.
+            let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+            let rel = match rel.as_os_str().is_empty() {
+                true => Path::new(entry.file_name()),
+                false => rel,
+            };
+            let name = rel.to_string_lossy().into_owned();
             files.push((name, Cow::Owned(bytes)));
         }
         if files.is_empty() {

@@ -27,9 +27,10 @@ pub use zero::{ZeroConfig, ZeroUnits};
 
 /// Where the bytes of written units come from.
 pub trait ContentSource: Send + Sync {
-    /// Fill `buf` (one mapping unit; a multiple of 512 bytes) with the content of the `version`-th
-    /// write of logical unit `lpn`. A pure function of (lpn, version, the source's seed and
-    /// configuration, `buf.len()`): equal arguments give equal bytes whatever was asked before.
+    /// Fill `buf` (one mapping unit: a multiple of 512 bytes, though any length is filled) with
+    /// the content of the `version`-th write of logical unit `lpn`. A pure function of (lpn,
+    /// version, the source's seed and configuration, `buf.len()`): equal arguments give equal
+    /// bytes whatever was asked before.
     fn fill(&self, lpn: u32, version: u32, buf: &mut [u8]);
 
     /// Fill `buf` with the content a trace names by `fingerprint` (see [`reference`] for the
