@@ -283,6 +283,25 @@ mod tests {
         assert_eq!(&buf[..], &c.files[0].1[100..356]);
     }
 
+    proptest::proptest! {
+        /// Any key, alignment and length: the unit is one file's bytes from an aligned offset,
+        /// zero-padded past the file's end.
+        #[test]
+        fn a_unit_is_an_aligned_slice_of_one_file(key: u64, alignment in 0u32..1500, len in 1usize..1500) {
+            let c = two_files(alignment);
+            let mut buf = vec![0x55u8; len];
+            c.cut(key, &mut buf);
+            let align = if alignment == 0 { len } else { alignment as usize };
+            let is_slice = c.files().any(|(_, f)| {
+                (0..f.len()).step_by(align).any(|off| {
+                    let n = (f.len() - off).min(len);
+                    buf[..n] == f[off..off + n] && buf[n..].iter().all(|&x| x == 0)
+                })
+            });
+            proptest::prop_assert!(is_slice);
+        }
+    }
+
     #[test]
     fn an_empty_buffer_is_left_alone() {
         let c = two_files(0);

@@ -209,6 +209,28 @@ mod tests {
         assert!(extra < 40, "{extra}");
     }
 
+    proptest::proptest! {
+        /// Any compressibility and length: each 512-byte segment opens with its share of the
+        /// round(c·n) redundant bytes, and those shares add up to exactly round(c·n).
+        #[test]
+        fn every_segment_opens_with_its_share_of_runs(c in 0.0f64..=1.0, len in 1usize..20_000) {
+            let s = source(&[(1.0, c)]);
+            let mut buf = vec![0u8; len];
+            s.fill(9, 9, &mut buf);
+            let redundant = (c * len as f64).round() as usize;
+            let mut total = 0;
+            for (i, seg) in buf.chunks(SEGMENT_BYTES).enumerate() {
+                let (a, b) = (i * SEGMENT_BYTES, i * SEGMENT_BYTES + seg.len());
+                let r = redundant * b / len - redundant * a / len;
+                total += r;
+                if r > 0 {
+                    proptest::prop_assert!(seg[..r].iter().all(|&x| x == seg[0] && x != 0));
+                }
+            }
+            proptest::prop_assert_eq!(total, redundant);
+        }
+    }
+
     #[test]
     fn extreme_classes() {
         let mut buf = vec![0u8; 4096];

@@ -210,6 +210,30 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Whatever the key, sub-block size and length: between 1 and m − 1 whole sub-blocks are
+        /// zeroed when there are m ≥ 2, nothing otherwise, and the tail past the last whole
+        /// sub-block is never touched.
+        #[test]
+        fn zeroing_takes_whole_sub_blocks_and_leaves_both_kinds(
+            key: u64,
+            sectors in 1usize..=8,
+            len in 0usize..20_000,
+        ) {
+            let block = sectors * 512;
+            let mut buf = vec![0xFFu8; len];
+            zero_sub_blocks(key, block, &mut buf);
+            let m = len / block;
+            let k = zero_blocks(&buf, block);
+            if m >= 2 {
+                proptest::prop_assert!((1..m).contains(&k), "{} of {}", k, m);
+            } else {
+                proptest::prop_assert_eq!(k, 0);
+            }
+            proptest::prop_assert_eq!(buf.iter().filter(|&&x| x == 0).count(), k * block);
+        }
+    }
+
     #[test]
     fn fingerprint_content_is_never_zeroed() {
         let z = ZeroUnits::new(
