@@ -113,6 +113,32 @@ enum Command {
     },
     /// Measure the codecs' compression ratios (and with --bench, throughput) on real files.
     CodecStudy(crate::codec::cli::CodecStudyArgs),
+    /// Write the content of N mapping units, as the `[content]` section makes it, for inspection.
+    ContentSample(ContentSampleArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct ContentSampleArgs {
+    /// Device preset (its mapping unit size and seed are used).
+    #[arg(long, default_value = "default")]
+    preset: String,
+    /// TOML file merged over the preset.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Override any config key, e.g. --set content.zero_unit_fraction=0.06 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Units to write: lpn FIRST_LPN, FIRST_LPN + 1, …
+    #[arg(long)]
+    units: u32,
+    #[arg(long, default_value_t = 0)]
+    first_lpn: u32,
+    /// Write version of every unit.
+    #[arg(long, default_value_t = 0)]
+    version: u32,
+    /// Output file: the units back to back.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -254,6 +280,7 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             sets,
         } => cmd_bench(requests, scenario, json, &preset, &sets),
         Command::CodecStudy(a) => crate::codec::cli::run(a),
+        Command::ContentSample(a) => cmd_content_sample(a),
     };
     match result {
         Ok(code) => code,
@@ -458,6 +485,30 @@ fn cmd_convert(
         })?;
         write_trace(&trace, to, file, output)?;
     }
+    Ok(0)
+}
+
+fn cmd_content_sample(a: ContentSampleArgs) -> Result<i32, Error> {
+    let config = Config::resolve(&a.preset, a.config.as_deref(), &a.sets)?;
+    let source = crate::content::build(&config.content, config.seed)?;
+    let mut buf = vec![0u8; config.ftl.mapping_unit_kib as usize * 1024];
+    let file = std::fs::File::create(&a.out).map_err(|e| Error::io(&a.out, e))?;
+    let mut w = std::io::BufWriter::new(file);
+    let mut zero = 0u32;
+    for i in 0..a.units {
+        source.fill(a.first_lpn.wrapping_add(i), a.version, &mut buf);
+        zero += buf.iter().all(|&b| b == 0) as u32;
+        w.write_all(&buf).map_err(|e| Error::io(&a.out, e))?;
+    }
+    w.flush().map_err(|e| Error::io(&a.out, e))?;
+    out(&format!(
+        "wrote {} units of {} bytes (lpn {}.., version {}; {zero} all zero) to {}\n",
+        a.units,
+        buf.len(),
+        a.first_lpn,
+        a.version,
+        a.out.display()
+    ));
     Ok(0)
 }
 

@@ -8,6 +8,7 @@ pub mod bench;
 pub mod cli;
 pub mod codec;
 pub mod config;
+pub mod content;
 pub mod error;
 pub mod experiment;
 pub mod flash;

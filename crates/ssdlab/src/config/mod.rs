@@ -12,6 +12,7 @@ pub use presets::{preset_names, preset_source};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+use crate::content::ContentConfig;
 use crate::error::Error;
 use crate::trace::{BlkparseEvent, OutOfRange, TraceFormat};
 use crate::workload::GeneratorConfig;
@@ -39,6 +40,13 @@ pub struct Config {
     /// Flows replayed at once; each has its own statistics. The CLI's `--trace` adds one.
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// The bytes of written units, for data reduction (`docs/content.md`). `source` may be left
+    /// out: it defaults to the corpus.
+    #[serde(
+        default,
+        deserialize_with = "crate::content::deserialize_defaulting_source"
+    )]
+    pub content: ContentConfig,
 }
 
 /// Cell mode of a block. `Slc` on a TLC die is SLC mode: one page per wordline.

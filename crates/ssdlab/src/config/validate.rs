@@ -349,6 +349,7 @@ impl Config {
                 }
             }
         }
+        self.content.validate(Some(unit))?;
         Ok(())
     }
 }
