@@ -56,9 +56,6 @@ pub struct BlockInfo {
     pub valid_units: u32,
     /// Pages allocated (programs issued), in page order.
     pub write_ptr: u32,
-    /// Pages whose program has completed. Programs of one block complete in order because they
-    /// queue FIFO on one die; a page at or past this index is still in controller memory.
-    pub programmed: u32,
     pub erase_count: u32,
     pub last_write_ns: u64,
     /// Index of the block's pool (plane and region), precomputed: it is needed on every
@@ -102,6 +99,11 @@ pub struct Ftl {
     pub l2p: Vec<u32>,
     pub p2l: Vec<u32>,
     pub blocks: Vec<BlockInfo>,
+    /// Per block, the pages whose program has completed. Programs of one block complete in order
+    /// because they queue FIFO on one die; a page at or past this index is still in controller
+    /// memory. Kept apart from `blocks` because every host read asks it: a dense `u32` per block
+    /// stays in cache where the block records do not.
+    pub programmed: Vec<u32>,
     /// Indexed by `plane · regions + region`.
     pub pools: Vec<Pool>,
     pub buffer: WriteBuffer,
@@ -124,7 +126,6 @@ impl Ftl {
                 state: BlockState::Free,
                 valid_units: 0,
                 write_ptr: 0,
-                programmed: 0,
                 erase_count: 0,
                 last_write_ns: 0,
                 pool: (g.plane_of_block(b) as usize * regions + g.region_of(b)) as u32,
@@ -171,6 +172,7 @@ impl Ftl {
             // Zeroed tables cost memory only where touched: a fresh 512 GiB device is cheap.
             l2p: table::zeroed_u32(logical_units as usize),
             p2l: table::zeroed_u32(g.total_slots() as usize),
+            programmed: vec![0; blocks.len()],
             blocks,
             pools,
             buffer: WriteBuffer::new(config, g),
@@ -211,7 +213,7 @@ impl Ftl {
     /// Is the page's program complete (else its data is still in controller memory)?
     pub fn page_programmed(&self, page: PageId) -> bool {
         let g = &self.geometry;
-        self.geometry.page_in_block(page) < self.blocks[g.block_of_page(page) as usize].programmed
+        g.page_in_block(page) < self.programmed[g.block_of_page(page) as usize]
     }
 
     /// Drop the current copy of `lpn` (overwrite or trim): a flash slot becomes invalid, a
@@ -328,14 +330,14 @@ impl Ftl {
     /// A page's program completed.
     pub fn complete_program(&mut self, page: PageId) {
         let block = self.geometry.block_of_page(page);
-        let info = &mut self.blocks[block as usize];
+        let programmed = &mut self.programmed[block as usize];
         // NAND programs a block's pages in order; `programmed` counts on it.
         debug_assert_eq!(
             self.geometry.page_in_block(page),
-            info.programmed,
+            *programmed,
             "block {block} programmed out of order"
         );
-        info.programmed += 1;
+        *programmed += 1;
     }
 
     /// Erase a victim whose units have all moved; it returns to its pool's free list.
@@ -346,7 +348,7 @@ impl Ftl {
         debug_assert_eq!(info.valid_units, 0);
         self.pools[pool].invalid_slots -= info.write_ptr as u64 * spp;
         info.write_ptr = 0;
-        info.programmed = 0;
+        self.programmed[block as usize] = 0;
         info.erase_count += 1;
         info.state = BlockState::Free;
         self.pools[pool].free.push_back(block);
@@ -362,7 +364,7 @@ impl Ftl {
         for i in r.first_block..r.first_block + r.blocks_per_plane {
             let b = g.block_id(p.plane, i);
             let info = &self.blocks[b as usize];
-            if info.state == BlockState::Full && info.programmed == p.pages_per_block {
+            if info.state == BlockState::Full && self.programmed[b as usize] == p.pages_per_block {
                 out.push(Candidate {
                     block: b,
                     valid_units: info.valid_units,

@@ -120,11 +120,12 @@ impl Simulation {
         // so a short linear scan over the groups beats hashing.
         let mut groups = std::mem::take(&mut self.scratch_groups);
         groups.clear();
-        // The units' block records (is the page programmed yet?) are scattered: load them together.
+        // Whether each unit's page is programmed yet is scattered over the blocks: load the
+        // answers together.
         for lpn in first..first + units {
             if let Location::Flash(slot) = self.ftl.lookup(lpn) {
                 let block = self.ftl.geometry.block_of_slot(slot);
-                crate::ftl::table::prefetch(&self.ftl.blocks, block as usize);
+                crate::ftl::table::prefetch(&self.ftl.programmed, block as usize);
             }
         }
         for lpn in first..first + units {

@@ -193,7 +193,7 @@ impl Simulation {
         // A block whose last program completes may be the victim a waiting GC needs.
         let block = self.ftl.geometry.block_of_page(page);
         let block_pool = self.ftl.pool_of_block(block);
-        if self.ftl.blocks[block as usize].programmed == self.ftl.pools[block_pool].pages_per_block
+        if self.ftl.programmed[block as usize] == self.ftl.pools[block_pool].pages_per_block
         {
             self.maybe_start_gc(block_pool);
         }
