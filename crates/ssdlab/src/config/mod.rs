@@ -207,12 +207,13 @@ pub struct FtlConfig {
     /// Free blocks per plane kept for GC: host writes never take them, so GC can always proceed.
     #[serde(default = "default_gc_reserved_blocks")]
     pub gc_reserved_blocks: u32,
-    /// Most victim pages one GC job has read but not yet decoded; the next page is read as one
-    /// completes. Pacing keeps host reads from queueing behind a whole victim's reads (a
-    /// controller's GC runs in small steps between host commands); 0 reads every valid page of
-    /// the victim at once, as MQSim does.
-    #[serde(default = "default_gc_read_window_pages")]
-    pub gc_read_window_pages: u32,
+    /// Most pages one GC job has in flight: victim pages being read, plus copies being
+    /// programmed; the next victim page is read as one leaves. A controller's copy buffer is
+    /// small and its GC runs in steps between host commands, so host reads and writes do not
+    /// queue behind a whole victim's reads and programs. 0 = no limit: every valid page of the
+    /// victim is read at once, as MQSim does.
+    #[serde(default = "default_gc_copy_window_pages")]
+    pub gc_copy_window_pages: u32,
     /// Write buffer capacity in mapping units (open and not yet programmed pages).
     pub write_buffer_units: u32,
     /// A partly filled page is programmed (padded) this long after its first unit arrived; 0 = never.
@@ -245,8 +246,8 @@ fn default_mapping_unit_kib() -> u32 {
 fn default_gc_reserved_blocks() -> u32 {
     1
 }
-fn default_gc_read_window_pages() -> u32 {
-    4
+fn default_gc_copy_window_pages() -> u32 {
+    8
 }
 
 /// When a host write is acknowledged.

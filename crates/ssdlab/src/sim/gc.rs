@@ -1,5 +1,5 @@
 //! Garbage collection and static wear levelling, per pool (one region of one plane). A job reads
-//! every page of the victim that holds valid units, a few at a time (`ftl.gc_read_window_pages`),
+//! every page of the victim that holds valid units, a few at a time (`ftl.gc_copy_window_pages`),
 //! through the read policy so that only the wanted codewords move when the policy allows; it
 //! programs the still-valid units into the pool's GC block (or another region's, if the migration
 //! policy says so), and erases the victim once every copy is programmed. Reads, programs and the erase take die and bus time like host commands.
@@ -72,20 +72,31 @@ impl Simulation {
         job.reads_outstanding = 0;
         job.programs_outstanding = 0;
         job.erase_issued = false;
+        self.advance_gc(pool);
+    }
+
+    /// Move a GC job on: read more of the victim while its window allows; once the whole victim
+    /// is read, program the copies left over (a partial page); erase once everything is
+    /// programmed. Called when the job starts and whenever one of its reads or programs ends.
+    pub(super) fn advance_gc(&mut self, pool: usize) {
         self.issue_gc_reads(pool);
+        let j = &self.gc[pool];
+        if j.reads_outstanding == 0 && j.next_page == j.end_page {
+            self.flush_gc_copies(pool, true);
+        }
         self.maybe_finish_gc(pool);
     }
 
-    /// Read the victim's next pages that hold valid units, up to `ftl.gc_read_window_pages`
-    /// outstanding. Validity is checked when a page's turn comes, so units the host overwrote in
-    /// the meantime are not read at all.
+    /// Read the victim's next pages that hold valid units while the job has fewer than
+    /// `ftl.gc_copy_window_pages` pages in flight (reads and copy programs). Validity is checked
+    /// when a page's turn comes, so units the host overwrote in the meantime are not read at all.
     fn issue_gc_reads(&mut self, pool: usize) {
-        let window = match self.config.ftl.gc_read_window_pages {
+        let window = match self.config.ftl.gc_copy_window_pages {
             0 => u32::MAX,
             w => w,
         };
         let (victim, source) = (self.gc[pool].victim, self.gc[pool].source);
-        while self.gc[pool].reads_outstanding < window
+        while self.gc[pool].reads_outstanding + self.gc[pool].programs_outstanding < window
             && self.gc[pool].next_page < self.gc[pool].end_page
         {
             let page = self.ftl.geometry.page_id(victim, self.gc[pool].next_page);
@@ -116,11 +127,9 @@ impl Simulation {
             self.gc[job].copies[dest].push((lpn, slot));
         }
         self.gc[job].reads_outstanding -= 1;
-        self.issue_gc_reads(job);
-        let j = &self.gc[job];
-        let last = j.reads_outstanding == 0 && j.next_page == j.end_page;
-        self.flush_gc_copies(job, last);
-        self.maybe_finish_gc(job);
+        // Full pages of copies go first, so they count in the window before more is read.
+        self.flush_gc_copies(job, false);
+        self.advance_gc(job);
     }
 
     /// Program full pages of copied units (and, after the last read, the remainder).

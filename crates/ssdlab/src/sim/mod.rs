@@ -304,6 +304,20 @@ impl Simulation {
                 self.write_waiters.len()
             )));
         }
+        // With no event left, every GC job must have ended with its erase; one still running
+        // waits for something that will never happen.
+        if let Some((pool, j)) = self.gc.iter().enumerate().find(|(_, j)| j.running) {
+            return Err(Error::Simulation(format!(
+                "GC job on pool {pool} never finished: victim block {}, {} of {} pages read, {} \
+                 reads and {} programs outstanding, {} copies waiting",
+                j.victim,
+                j.next_page,
+                j.end_page,
+                j.reads_outstanding,
+                j.programs_outstanding,
+                j.copies.iter().map(Vec::len).sum::<usize>()
+            )));
+        }
         self.ftl.verify_all();
         Ok(())
     }

@@ -193,8 +193,7 @@ impl Simulation {
         // A block whose last program completes may be the victim a waiting GC needs.
         let block = self.ftl.geometry.block_of_page(page);
         let block_pool = self.ftl.pool_of_block(block);
-        if self.ftl.programmed[block as usize] == self.ftl.pools[block_pool].pages_per_block
-        {
+        if self.ftl.programmed[block as usize] == self.ftl.pools[block_pool].pages_per_block {
             self.maybe_start_gc(block_pool);
         }
         match source {
@@ -207,7 +206,7 @@ impl Simulation {
             }
             OpSource::Gc | OpSource::Wl => {
                 self.gc[pool].programs_outstanding -= 1;
-                self.maybe_finish_gc(pool);
+                self.advance_gc(pool);
             }
         }
     }
