@@ -209,7 +209,7 @@ impl Simulation {
     }
 
     /// Erase the victim once every valid unit has been read, copied and programmed.
-    pub(super) fn maybe_finish_gc(&mut self, job: usize) {
+    fn maybe_finish_gc(&mut self, job: usize) {
         let j = &self.gc[job];
         if !j.running
             || j.erase_issued
