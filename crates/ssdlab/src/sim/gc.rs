@@ -81,20 +81,28 @@ impl Simulation {
     pub(super) fn advance_gc(&mut self, pool: usize) {
         self.issue_gc_reads(pool);
         let j = &self.gc[pool];
-        if j.reads_outstanding == 0 && j.next_page == j.end_page {
+        if j.reads_outstanding == 0
+            && j.next_page == j.end_page
+            && j.programs_outstanding < self.gc_window()
+        {
             self.flush_gc_copies(pool, true);
         }
         self.maybe_finish_gc(pool);
+    }
+
+    /// `ftl.gc_copy_window_pages`, with 0 meaning no limit.
+    fn gc_window(&self) -> u32 {
+        match self.config.ftl.gc_copy_window_pages {
+            0 => u32::MAX,
+            w => w,
+        }
     }
 
     /// Read the victim's next pages that hold valid units while the job has fewer than
     /// `ftl.gc_copy_window_pages` pages in flight (reads and copy programs). Validity is checked
     /// when a page's turn comes, so units the host overwrote in the meantime are not read at all.
     fn issue_gc_reads(&mut self, pool: usize) {
-        let window = match self.config.ftl.gc_copy_window_pages {
-            0 => u32::MAX,
-            w => w,
-        };
+        let window = self.gc_window();
         let (victim, source) = (self.gc[pool].victim, self.gc[pool].source);
         while self.gc[pool].reads_outstanding + self.gc[pool].programs_outstanding < window
             && self.gc[pool].next_page < self.gc[pool].end_page

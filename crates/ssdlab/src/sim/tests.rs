@@ -95,6 +95,50 @@ fn the_oracle_is_clean_under_gc_and_catches_a_planted_remap_bug() {
     assert!(run_with_gc(true) > 0);
 }
 
+/// Pages a GC job has in flight (reads and copy programs queued or running on its die), at most.
+fn gc_pages_in_flight_peak(window: u32) -> (u32, u64) {
+    let cfg = small(&[
+        "precondition.fill_fraction=0.9",
+        "precondition.overwrite_fraction=0.3",
+        &format!("ftl.gc_copy_window_pages={window}"),
+    ]);
+    let units = (0.9 * 73728.0) as u64;
+    let flow = Flow::new(
+        "w".into(),
+        random_writes(3000, units, 5),
+        ReplayMode::Open,
+        1,
+        1.0,
+        0,
+    );
+    let mut sim = Simulation::new(cfg, vec![flow], verify()).unwrap();
+    let mut peak = 0;
+    sim.run_with_progress(1, &mut |s| {
+        for j in &s.gc {
+            peak = peak.max(j.reads_outstanding + j.programs_outstanding);
+        }
+    })
+    .unwrap();
+    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert!(
+        sim.device.gc_invocations > 0,
+        "the workload must make GC run"
+    );
+    (peak, sim.device.gc_copied_units)
+}
+
+#[test]
+fn gc_keeps_at_most_its_window_of_pages_in_flight() {
+    for window in [1, 2, 8] {
+        let (peak, copied) = gc_pages_in_flight_peak(window);
+        assert!(peak <= window, "window {window}: {peak} pages in flight");
+        assert!(copied > 0);
+    }
+    // Without a window the whole victim is read at once (MQSim's way).
+    let (peak, _) = gc_pages_in_flight_peak(0);
+    assert!(peak > 8, "no window: only {peak} pages in flight");
+}
+
 /// Rewrites of a small hot set: without wear levelling the blocks holding cold data are never
 /// erased again and the erase-count spread grows; static wear levelling moves the cold data.
 fn erase_spread_after_hot_writes(wear_leveling: bool) -> (u32, u64) {
