@@ -1,0 +1,105 @@
+//! The `ssdlab` command line. Exit codes: 0 success, 1 the simulation failed (e.g. the data did
+//! not fit), 2 bad input (usage, config, trace), 3 the integrity oracle found violations.
+//!
+//! One file per command (or pair of related commands); this file parses the command line,
+//! dispatches, and maps errors to exit codes.
+
+mod bench;
+mod catalog;
+mod content;
+mod experiment;
+mod progress;
+mod run;
+mod trace;
+
+use std::io::Write;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::Error;
+
+use progress::Progress;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "ssdlab",
+    version,
+    about = "Fast, faithful, extensible SSD simulator"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Replay a trace on a simulated SSD and print a summary.
+    Run(run::RunArgs),
+    /// List the shipped presets, or print one.
+    Presets(catalog::ShowArgs),
+    /// List the shipped workloads (generators built from the papers), or print one.
+    Workloads(catalog::ShowArgs),
+    /// Print a trace's statistics: counts, sizes, addresses, times, re-access.
+    TraceInfo(trace::TraceInfoArgs),
+    /// Write a trace in the native or the DiskSim format.
+    Convert(trace::ConvertArgs),
+    /// Run an experiment grid (configs × workloads × seeds) on all cores.
+    Experiment(experiment::ExperimentArgs),
+    /// Run a paper's experiment from experiments/ and write a report next to the paper's numbers.
+    Reproduce(experiment::ReproduceArgs),
+    /// Measure simulation speed and memory on a generated 1M-request workload.
+    Bench(bench::BenchArgs),
+    /// Measure the codecs' compression ratios (and with --bench, throughput) on real files.
+    CodecStudy(crate::codec::cli::CodecStudyArgs),
+    /// Write the content of N mapping units, as the `[content]` section makes it, for inspection.
+    ContentSample(content::ContentSampleArgs),
+}
+
+/// Run the CLI with these arguments (the first is the program name); returns the exit code.
+pub fn main_with_args(args: Vec<String>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Presets(a) => catalog::presets(a),
+        Command::Workloads(a) => catalog::workloads(a),
+        Command::TraceInfo(a) => trace::trace_info(a),
+        Command::Convert(a) => trace::convert(a),
+        Command::Experiment(a) => experiment::experiment(a),
+        Command::Reproduce(a) => experiment::reproduce(a),
+        Command::Bench(a) => bench::bench(a),
+        Command::CodecStudy(a) => crate::codec::cli::run(a),
+        Command::ContentSample(a) => content::content_sample(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("ssdlab: error: {e}");
+            match e {
+                Error::Simulation(_) => 1,
+                _ => 2,
+            }
+        }
+    }
+}
+
+/// A usage error found after parsing: print it and return exit code 2.
+fn usage_error(message: &str) -> i32 {
+    eprintln!("ssdlab: error: {message}");
+    2
+}
+
+/// Write to stdout; a closed pipe (`ssdlab ... | head`) ends the output quietly instead of
+/// panicking like `print!` would.
+pub(crate) fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush());
+}

@@ -1,0 +1,53 @@
+//! The progress bar of long commands.
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// A progress bar on stderr, shown only for runs longer than a second and only on a terminal.
+pub(super) struct Progress {
+    /// What is counted ("requests", "runs").
+    unit: &'static str,
+    started: Instant,
+    bar: Option<ProgressBar>,
+    enabled: bool,
+}
+
+impl Progress {
+    pub(super) fn new(unit: &'static str) -> Progress {
+        Progress {
+            unit,
+            started: Instant::now(),
+            bar: None,
+            enabled: std::io::stderr().is_terminal(),
+        }
+    }
+    pub(super) fn update(&mut self, done: u64, total: u64) {
+        if !self.enabled || self.started.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let elapsed = self.started.elapsed();
+        let bar = self.bar.get_or_insert_with(|| {
+            // Starts late (after a second): begin at the current position and time, so the rate
+            // and ETA are not skewed by the requests done before the bar appeared.
+            let b = ProgressBar::new(total)
+                .with_position(done)
+                .with_elapsed(elapsed);
+            let template = format!(
+                "{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {}, eta {{eta}}",
+                self.unit
+            );
+            if let Ok(style) = ProgressStyle::with_template(&template) {
+                b.set_style(style.progress_chars("=> "));
+            }
+            b
+        });
+        bar.set_position(done);
+    }
+    pub(super) fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! `ssdlab run`: replay traces and workloads on a simulated SSD, print or write the summary.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::config::{Config, FlowConfig, ReplayMode};
+use crate::error::Error;
+use crate::run::{load_flows, simulate_flows};
+use crate::sim::RunOptions;
+use crate::trace::{BlkparseEvent, TraceFormat};
+
+use super::{out, Progress};
+
+#[derive(clap::Args, Debug)]
+pub(super) struct RunArgs {
+    /// Device preset (see `ssdlab presets`).
+    #[arg(long, default_value = "default")]
+    preset: String,
+    /// TOML file merged over the preset.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Override any config key, e.g. --set ftl.gc_threshold=0.05 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Trace to replay (adds a flow; repeatable).
+    #[arg(long, value_name = "FILE")]
+    trace: Vec<PathBuf>,
+    /// Named workload to run (adds a generated flow; repeatable; see `ssdlab workloads`).
+    #[arg(long, value_name = "NAME")]
+    workload: Vec<String>,
+    /// Format of the --trace files (default: detected from each file's first lines).
+    #[arg(long, value_enum)]
+    format: Option<TraceFormat>,
+    /// blkparse only: the event that marks a request's arrival (queue or dispatch).
+    #[arg(long, value_enum, value_name = "EVENT")]
+    blkparse_event: Option<BlkparseEvent>,
+    /// Replay mode of the --trace and --workload flows (default: the config's host.mode, or
+    /// the workload's own arrivals).
+    #[arg(long, value_enum)]
+    mode: Option<CliMode>,
+    /// Queue depth for closed-loop replay.
+    #[arg(long)]
+    queue_depth: Option<u32>,
+    /// Print the summary as JSON on stdout, and nothing else.
+    #[arg(long)]
+    json: bool,
+    /// Write summary.json, config.toml (and requests.csv with --log-requests) into DIR.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Check every read and the final state against an integrity oracle.
+    #[arg(long)]
+    verify: bool,
+    /// Record one line per request (written to DIR/requests.csv with --out).
+    #[arg(long)]
+    log_requests: bool,
+    /// Random seed (overrides the config's).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum CliMode {
+    Open,
+    Closed,
+}
+
+pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
+    let mut sets = a.sets.clone();
+    if let Some(seed) = a.seed {
+        sets.push(format!("seed={seed}"));
+    }
+    let mut config = Config::resolve(&a.preset, a.config.as_deref(), &sets)?;
+    let mode = a.mode.map(|m| match m {
+        CliMode::Open => ReplayMode::Open,
+        CliMode::Closed => ReplayMode::Closed,
+    });
+    let added = a
+        .trace
+        .iter()
+        .map(|t| {
+            let mut flow = FlowConfig::trace(t.clone(), a.format);
+            flow.blkparse_event = a.blkparse_event.unwrap_or_default();
+            Ok(flow)
+        })
+        .chain(a.workload.iter().map(|w| FlowConfig::workload(w)));
+    for flow in added {
+        let mut flow = flow?;
+        flow.mode = mode;
+        flow.queue_depth = a.queue_depth;
+        config.flows.push(flow);
+    }
+    if config.flows.is_empty() {
+        return Err(Error::config(
+            "flows",
+            "nothing to replay: give --trace FILE, --workload NAME or [[flows]] in the config",
+        ));
+    }
+    config.validate()?;
+    let options = RunOptions {
+        verify: a.verify,
+        request_log: a.log_requests,
+    };
+    let flows = load_flows(&mut config)?;
+    let mut progress = Progress::new("requests");
+    let result = simulate_flows(&config, flows, &options, &mut |done, total| {
+        progress.update(done, total)
+    });
+    progress.finish();
+    let result = result?;
+    if let Some(dir) = &a.out {
+        write_outputs(dir, &config, &result)?;
+    }
+    let s = &result.summary;
+    if a.json {
+        out(&(serde_json::to_string_pretty(s).unwrap_or_default() + "\n"));
+    } else {
+        out(&human_summary(s, &config));
+    }
+    let violations = s["integrity"]["violations"].as_u64().unwrap_or(0);
+    if violations > 0 {
+        eprintln!("ssdlab: integrity oracle found {violations} violations");
+        for m in s["integrity"]["messages"].as_array().into_iter().flatten() {
+            eprintln!("  {}", m.as_str().unwrap_or_default());
+        }
+        return Ok(3);
+    }
+    Ok(0)
+}
+
+fn write_outputs(dir: &Path, config: &Config, r: &crate::RunResult) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let p = dir.join("summary.json");
+    let text = serde_json::to_string_pretty(&r.summary).unwrap_or_default() + "\n";
+    std::fs::write(&p, text).map_err(|e| Error::io(&p, e))?;
+    let p = dir.join("config.toml");
+    let text = toml::to_string(config).unwrap_or_default();
+    std::fs::write(&p, text).map_err(|e| Error::io(&p, e))?;
+    if let Some(rows) = &r.requests {
+        let p = dir.join("requests.csv");
+        let mut w = csv::Writer::from_path(&p).map_err(|e| Error::io(&p, e.into()))?;
+        for row in rows {
+            w.serialize(row).map_err(|e| Error::io(&p, e.into()))?;
+        }
+        w.flush().map_err(|e| Error::io(&p, e))?;
+    }
+    Ok(())
+}
+
+fn us(v: &Value) -> String {
+    match v.as_f64() {
+        Some(ns) => format!("{:.1} µs", ns / 1000.0),
+        None => "-".into(),
+    }
+}
+
+fn human_summary(s: &Value, config: &Config) -> String {
+    let mut o = String::new();
+    let flows: Vec<String> = config.flows.iter().map(|f| f.describe()).collect();
+    let _ = writeln!(
+        o,
+        "ssdlab {} | preset {} | seed {} | {}",
+        s["version"].as_str().unwrap_or(""),
+        config.name,
+        config.seed,
+        flows.join(", ")
+    );
+    let gib = |b: &Value| b.as_f64().unwrap_or(0.0) / (1u64 << 30) as f64;
+    let _ = writeln!(
+        o,
+        "device       {:.1} GiB logical / {:.1} GiB raw",
+        gib(&s["capacity"]["logical_bytes"]),
+        gib(&s["capacity"]["physical_bytes"])
+    );
+    let r = &s["requests"];
+    let _ = writeln!(
+        o,
+        "requests     {} ({} read, {} write, {} trim) over {:.3} s simulated",
+        r["count"],
+        r["read"],
+        r["write"],
+        r["trim"],
+        s["sim_time_ns"].as_f64().unwrap_or(0.0) / 1e9
+    );
+    for kind in ["read", "write", "all"] {
+        let l = &s["latency_ns"][kind];
+        let _ = writeln!(
+            o,
+            "latency {kind:<5} mean {:>11}  p50 {:>11}  p99 {:>11}  p99.9 {:>11}  max {:>11}",
+            us(&l["mean"]),
+            us(&l["p50"]),
+            us(&l["p99"]),
+            us(&l["p999"]),
+            us(&l["max"])
+        );
+    }
+    let _ = writeln!(
+        o,
+        "throughput   {} IOPS, {} MiB/s",
+        s["iops"], s["bandwidth_mib_s"]
+    );
+    let flows = s["flows"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if flows.len() > 1 {
+        for f in flows {
+            let _ = writeln!(
+                o,
+                "  flow {:<20} {} requests, read mean {}, write mean {}, {} IOPS",
+                f["name"].as_str().unwrap_or(""),
+                f["requests"]["count"],
+                us(&f["latency_ns"]["read"]["mean"]),
+                us(&f["latency_ns"]["write"]["mean"]),
+                f["iops"]
+            );
+        }
+    }
+    let ops = &s["flash_ops"];
+    let _ = writeln!(
+        o,
+        "flash ops    read {} (host {}, gc {}), program {} (host {}, gc {}), erase {}",
+        ops["read"]["total"],
+        ops["read"]["host"],
+        ops["read"]["gc"],
+        ops["program"]["total"],
+        ops["program"]["host"],
+        ops["program"]["gc"],
+        ops["erase"]["total"]
+    );
+    let _ = writeln!(
+        o,
+        "gc           {} invocations, {} units copied, {} busy; wear levelling {} moves",
+        s["gc"]["invocations"],
+        s["gc"]["copied_units"],
+        us(&s["gc"]["busy_ns"]),
+        s["wear_leveling"]["invocations"]
+    );
+    let _ = writeln!(o, "WAF {}   RAF {}", s["waf"], s["raf"]);
+    let _ = writeln!(
+        o,
+        "utilisation  die mean {} max {}, channel mean {} max {}",
+        s["utilization"]["die"]["mean"],
+        s["utilization"]["die"]["max"],
+        s["utilization"]["channel"]["mean"],
+        s["utilization"]["channel"]["max"]
+    );
+    let i = &s["integrity"];
+    if i["enabled"].as_bool() == Some(true) {
+        let _ = writeln!(
+            o,
+            "integrity    {} unit reads checked, {} units swept at the end, {} violations",
+            i["checked_reads"], i["swept_units"], i["violations"]
+        );
+    }
+    o
+}
