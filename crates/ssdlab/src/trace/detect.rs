@@ -20,7 +20,8 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::{decompressed, next_line, open, FieldError, LoadOptions, TraceError, TraceFormat};
+use super::load::{decompressed, next_line, open};
+use super::{FieldError, LoadOptions, TraceError, TraceFormat};
 
 /// How many non-blank, non-comment lines detection reads.
 pub const SAMPLE_LINES: usize = 64;
