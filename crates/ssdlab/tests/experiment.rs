@@ -173,6 +173,21 @@ fn bad_experiments_are_rejected_by_key() {
         let e = Experiment::load(&path).unwrap_err().to_string();
         assert!(e.contains(key), "{key}: {e}");
     }
+    // A config key the engine does not know: the error names the run and the key.
+    std::fs::write(
+        &path,
+        "name = \"x\"\nmetrics = [\"iops\"]\n[[configs]]\nlabel = \"a\"\nset = { \"ftl.nope\" = 1 }\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n",
+    )
+    .unwrap();
+    let e = Experiment::load(&path).unwrap();
+    let err = match experiment::expand(&e, &dir) {
+        Ok(_) => panic!("an unknown key expanded"),
+        Err(err) => err.to_string(),
+    };
+    assert!(
+        err.contains("config `a` × workload `w`") && err.contains("nope"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

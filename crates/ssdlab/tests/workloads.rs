@@ -67,6 +67,10 @@ fn bad_generators_are_rejected_by_key() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("flows[0].generator.read_fraction"), "{e}");
+    let e = spread_with(r#"[{workload = "spread-kv", generator = {requests = 0}}]"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("flows[0].generator.requests"), "{e}");
     let e = spread_with(r#"[{workload = "no-such"}]"#)
         .unwrap_err()
         .to_string();

@@ -254,11 +254,12 @@ impl ConfigSpec {
             toml::Value::Array(vec![toml::Value::Table(flow)])
         ));
         let file = self.config_file.as_ref().map(|f| base.join(f));
-        Config::resolve(&self.preset, file.as_deref(), &sets).map_err(|e| {
-            Error::config(
-                &format!("config `{}` × workload `{}`", self.label, workload.label),
-                e.to_string(),
-            )
+        Config::resolve(&self.preset, file.as_deref(), &sets).map_err(|e| Error::Toml {
+            origin: format!(
+                "experiment: config `{}` × workload `{}`",
+                self.label, workload.label
+            ),
+            message: e.to_string(),
         })
     }
 }

@@ -162,6 +162,7 @@ impl GeneratorConfig {
                     "a closed-loop generator has no arrival times: give `requests` instead",
                 ))
             }
+            (Some(0), _) => return Err(Error::config(&key("requests"), "must be at least 1")),
             _ => {}
         }
         fraction(&key("read_fraction"), self.read_fraction)?;
