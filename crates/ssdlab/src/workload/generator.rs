@@ -356,5 +356,13 @@ mod tests {
         };
         let e = c.validate("g").unwrap_err().to_string();
         assert!(e.contains("g.requests"), "{e}");
+        // A duration in the wrong unit (seconds read as ns × 1e9) is caught, not drawn.
+        let c = GeneratorConfig {
+            requests: None,
+            duration_ns: Some(3_600_000_000_000_000_000),
+            ..base()
+        };
+        let e = c.validate("g").unwrap_err().to_string();
+        assert!(e.contains("g.duration_ns"), "{e}");
     }
 }

@@ -243,10 +243,30 @@ impl GeneratorConfig {
                 &key("arrival.queue_depth"),
                 "must be at least 1",
             )),
+            // A duration is turned into a count up front (by drawing the arrivals): bound it so
+            // a slip of units cannot ask for trillions of requests. Bursts only add idle time,
+            // so iops × duration bounds their count too.
+            Arrival::Poisson { iops } | Arrival::Fixed { iops } | Arrival::Bursts { iops, .. }
+                if self
+                    .duration_ns
+                    .is_some_and(|d| d as f64 / 1e9 * iops > MAX_REQUESTS) =>
+            {
+                Err(Error::config(
+                    &key("duration_ns"),
+                    format!(
+                        "about {:.3e} requests at {iops} IOPS; at most {MAX_REQUESTS:.0e} can be \
+                         generated (check the unit: nanoseconds)",
+                        self.duration_ns.unwrap_or(0) as f64 / 1e9 * iops
+                    ),
+                ))
+            }
             _ => Ok(()),
         }
     }
 }
+
+/// Most requests a duration-bounded generator may produce (the count is drawn up front).
+const MAX_REQUESTS: f64 = 1e10;
 
 fn fraction(key: &str, x: f64) -> Result<(), Error> {
     if (0.0..=1.0).contains(&x) {
