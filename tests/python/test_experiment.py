@@ -110,3 +110,22 @@ def test_console_script_reproduce_writes_report_and_plots(tmp_path, monkeypatch,
     assert exit_.value.code == 2
     assert "no experiment `no-such`" in capfd.readouterr().err
     shutil.rmtree(out)
+
+
+def test_simulate_runs_named_workloads_and_lists_them():
+    assert "spread-kv" in ssdlab.workloads() and "pr-ssd-db" in ssdlab.workloads()
+    assert "Table II" in ssdlab.workload_toml("spread-kv")
+    with pytest.raises(SsdlabError, match="unknown workload `nope`"):
+        ssdlab.workload_toml("nope")
+    # A named workload with a key replaced, through `set`, and one given by name.
+    r = ssdlab.simulate(
+        "spread",
+        set={"flows": [{"workload": "spread-usr", "generator": {"requests": 3000}}]},
+        verify=True,
+    )
+    s = r.summary
+    assert s["requests"]["count"] == 3000
+    assert s["integrity"]["violations"] == 0
+    assert s["config"]["flows"][0]["generator"]["read_fraction"] == 0.7
+    with pytest.raises(SsdlabError, match="unknown workload"):
+        ssdlab.simulate("spread", workload="no-such-workload")
