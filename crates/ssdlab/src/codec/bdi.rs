@@ -24,7 +24,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{check_input, check_original, copy_raw, finish, Codec, CodecError, Compressed};
+use super::{check_input, finish, start_decode, Codec, CodecError, Compressed};
 use crate::error::Error;
 
 const NAME: &str = "bdi";
@@ -258,11 +258,9 @@ impl Codec for Bdi {
     }
 
     fn decompress_into(&mut self, c: &Compressed, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        out.clear();
-        let len = check_original(NAME, c)?;
-        if c.failed {
-            return copy_raw(NAME, c, out);
-        }
+        let Some(len) = start_decode(NAME, c, out)? else {
+            return Ok(());
+        };
         let l = self.config.line_bytes as usize;
         let lines = len / l;
         if c.side.len() != lines.div_ceil(2) {

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{check_input, check_original, copy_raw, finish, Codec, CodecError, Compressed};
+use super::{check_input, expect_decoded, finish, start_decode, Codec, CodecError, Compressed};
 
 const NAME: &str = "lz4";
 
@@ -55,20 +55,11 @@ impl Codec for Lz4 {
     }
 
     fn decompress_into(&mut self, c: &Compressed, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        out.clear();
-        let len = check_original(NAME, c)?;
-        if c.failed {
-            return copy_raw(NAME, c, out);
-        }
+        let Some(len) = start_decode(NAME, c, out)? else {
+            return Ok(());
+        };
         out.resize(len, 0);
-        match lz4_flex::block::decompress_into(&c.data, out) {
-            Ok(n) if n == len => Ok(()),
-            Ok(n) => Err(CodecError::corrupt(
-                NAME,
-                format!("decoded {n} bytes, expected {len}"),
-            )),
-            Err(e) => Err(CodecError::corrupt(NAME, e.to_string())),
-        }
+        expect_decoded(NAME, lz4_flex::block::decompress_into(&c.data, out), len)
     }
 }
 

@@ -295,11 +295,7 @@ pub(crate) fn finish(
 }
 
 /// The raw-stored case of decompression, shared by the codecs that store the whole input raw.
-pub(crate) fn copy_raw(
-    codec: &'static str,
-    c: &Compressed,
-    out: &mut Vec<u8>,
-) -> Result<(), CodecError> {
+fn copy_raw(codec: &'static str, c: &Compressed, out: &mut Vec<u8>) -> Result<(), CodecError> {
     if c.data.len() != c.original_bytes as usize {
         return Err(CodecError::corrupt(
             codec,
@@ -312,6 +308,38 @@ pub(crate) fn copy_raw(
     }
     out.extend_from_slice(&c.data);
     Ok(())
+}
+
+/// The common start of decoding: clear `out`, check the claimed length, and copy a unit stored
+/// raw. Returns the length to decode, or None when the unit was raw and is already in `out`.
+pub(crate) fn start_decode(
+    codec: &'static str,
+    c: &Compressed,
+    out: &mut Vec<u8>,
+) -> Result<Option<usize>, CodecError> {
+    out.clear();
+    let len = check_original(codec, c)?;
+    if c.failed {
+        copy_raw(codec, c, out)?;
+        return Ok(None);
+    }
+    Ok(Some(len))
+}
+
+/// A byte-oriented decoder's result: it must have produced exactly `len` bytes.
+pub(crate) fn expect_decoded<E: std::fmt::Display>(
+    codec: &'static str,
+    decoded: Result<usize, E>,
+    len: usize,
+) -> Result<(), CodecError> {
+    match decoded {
+        Ok(n) if n == len => Ok(()),
+        Ok(n) => Err(CodecError::corrupt(
+            codec,
+            format!("decoded {n} bytes, expected {len}"),
+        )),
+        Err(e) => Err(CodecError::corrupt(codec, e.to_string())),
+    }
 }
 
 /// Check the original length a `Compressed` claims before decoding into it.

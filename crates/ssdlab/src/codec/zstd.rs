@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{check_input, check_original, copy_raw, finish, Codec, CodecError, Compressed};
+use super::{check_input, expect_decoded, finish, start_decode, Codec, CodecError, Compressed};
 use crate::error::Error;
 
 const NAME: &str = "zstd";
@@ -83,20 +83,15 @@ impl Codec for Zstd {
     }
 
     fn decompress_into(&mut self, c: &Compressed, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        out.clear();
-        let len = check_original(NAME, c)?;
-        if c.failed {
-            return copy_raw(NAME, c, out);
-        }
+        let Some(len) = start_decode(NAME, c, out)? else {
+            return Ok(());
+        };
         out.reserve(len);
-        match self.decompressor.decompress_to_buffer(&c.data[..], out) {
-            Ok(n) if n == len => Ok(()),
-            Ok(n) => Err(CodecError::corrupt(
-                NAME,
-                format!("decoded {n} bytes, expected {len}"),
-            )),
-            Err(e) => Err(CodecError::corrupt(NAME, e.to_string())),
-        }
+        expect_decoded(
+            NAME,
+            self.decompressor.decompress_to_buffer(&c.data[..], out),
+            len,
+        )
     }
 }
 

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{below, key, reference, ContentSource, Domain, Fingerprint, ZeroConfig};
+use super::{below, KeyedSource, ZeroConfig};
 use crate::error::Error;
 
 /// `source = "corpus"`.
@@ -226,16 +226,13 @@ impl Corpus {
     }
 }
 
-impl ContentSource for Corpus {
-    fn fill(&self, lpn: u32, version: u32, buf: &mut [u8]) {
-        self.cut(
-            key(Domain::Unit, self.seed, lpn as u64, version as u64),
-            buf,
-        );
+impl KeyedSource for Corpus {
+    fn seed(&self) -> u64 {
+        self.seed
     }
 
-    fn fill_by_ref(&self, fingerprint: Fingerprint, buf: &mut [u8]) {
-        reference::fill(self.seed, fingerprint, buf, |k, b| self.cut(k, b));
+    fn fill_key(&self, key: u64, buf: &mut [u8]) {
+        self.cut(key, buf);
     }
 }
 

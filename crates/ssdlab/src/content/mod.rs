@@ -38,6 +38,28 @@ pub trait ContentSource: Send + Sync {
     fn fill_by_ref(&self, fingerprint: Fingerprint, buf: &mut [u8]);
 }
 
+/// A source whose unit is a function of one 64-bit key, derived from (lpn, version) or from a
+/// trace's fingerprint; the corpus and synthetic sources are built this way, and the blanket
+/// impl below makes each a [`ContentSource`].
+pub(crate) trait KeyedSource: Send + Sync {
+    fn seed(&self) -> u64;
+    /// Fill `buf` with the unit `key` names.
+    fn fill_key(&self, key: u64, buf: &mut [u8]);
+}
+
+impl<T: KeyedSource> ContentSource for T {
+    fn fill(&self, lpn: u32, version: u32, buf: &mut [u8]) {
+        self.fill_key(
+            key(Domain::Unit, self.seed(), lpn as u64, version as u64),
+            buf,
+        );
+    }
+
+    fn fill_by_ref(&self, fingerprint: Fingerprint, buf: &mut [u8]) {
+        reference::fill(self.seed(), fingerprint, buf, |k, b| self.fill_key(k, b));
+    }
+}
+
 /// `[content]`: which source supplies the bytes of written units.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "source", rename_all = "snake_case")]

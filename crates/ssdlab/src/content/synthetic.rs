@@ -22,7 +22,7 @@ use rand::RngCore;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
-use super::{draw, key, reference, unit_interval, ContentSource, Domain, Fingerprint, ZeroConfig};
+use super::{draw, unit_interval, KeyedSource, ZeroConfig};
 use crate::error::Error;
 
 /// Redundant bytes are spread over segments of this size (the sector), so that every part of a
@@ -147,22 +147,20 @@ impl Synthetic {
     }
 }
 
-impl ContentSource for Synthetic {
-    fn fill(&self, lpn: u32, version: u32, buf: &mut [u8]) {
-        self.generate(
-            key(Domain::Unit, self.seed, lpn as u64, version as u64),
-            buf,
-        );
+impl KeyedSource for Synthetic {
+    fn seed(&self) -> u64 {
+        self.seed
     }
 
-    fn fill_by_ref(&self, fingerprint: Fingerprint, buf: &mut [u8]) {
-        reference::fill(self.seed, fingerprint, buf, |k, b| self.generate(k, b));
+    fn fill_key(&self, key: u64, buf: &mut [u8]) {
+        self.generate(key, buf);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::content::ContentSource;
 
     fn source(mix: &[(f64, f64)]) -> Synthetic {
         let config = SyntheticConfig {
