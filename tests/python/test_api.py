@@ -234,7 +234,7 @@ def test_bad_format_or_mode(kw, pattern):
 
 
 def test_no_trace_at_all():
-    with pytest.raises(SsdlabError, match="no trace to replay"):
+    with pytest.raises(SsdlabError, match="nothing to replay"):
         ssdlab.simulate(SMALL, set=WRAP)
 
 

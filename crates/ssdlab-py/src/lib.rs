@@ -13,7 +13,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 
 use ssdlab::config::{preset_names, preset_source, FlowConfig, ReplayMode};
 use ssdlab::experiment::Experiment;
-use ssdlab::run::{load_flows, simulate_flows};
+use ssdlab::run::simulate_with;
 use ssdlab::sim::RequestRecord;
 use ssdlab::trace::info::TraceInfo;
 use ssdlab::trace::{load_trace_as, LoadOptions, Op, TraceFormat};
@@ -85,16 +85,7 @@ fn run(
     options: &RunOptions,
 ) -> Result<Run, Error> {
     let mut config = Config::resolve(preset, config_path.as_deref(), sets)?;
-    config.flows.extend(flows);
-    if config.flows.is_empty() {
-        return Err(Error::config(
-            "flows",
-            "no trace to replay: pass a trace or give [[flows]] in the config",
-        ));
-    }
-    config.validate()?;
-    let loaded = load_flows(&mut config)?;
-    let result = simulate_flows(&config, loaded, options, &mut |_, _| {})?;
+    let result = simulate_with(&mut config, flows, options, &mut |_, _| {})?;
     Ok(Run {
         summary_json: result.summary.to_string(),
         requests: result.requests,

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::config::{Config, ReplayMode};
+use crate::config::{Config, FlowConfig, ReplayMode};
 use crate::error::Error;
 use crate::flash::Geometry;
 use crate::sim::{Flow, RequestRecord, RequestSource, RunOptions, Simulation, VecSource};
@@ -102,6 +102,27 @@ pub fn simulate(config: &Config, options: &RunOptions) -> Result<RunResult, Erro
     let mut config = config.clone();
     let flows = load_flows(&mut config)?;
     simulate_flows(&config, flows, options, &mut |_, _| {})
+}
+
+/// Add `extra` flows to `config` (the traces and workloads a command line or a Python call
+/// names), check that there is something to replay, validate, load the flows and run them. The
+/// config keeps the detected trace formats, as results record it.
+pub fn simulate_with(
+    config: &mut Config,
+    extra: Vec<FlowConfig>,
+    options: &RunOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<RunResult, Error> {
+    config.flows.extend(extra);
+    if config.flows.is_empty() {
+        return Err(Error::config(
+            "flows",
+            "nothing to replay: give a trace, a workload or [[flows]] in the config",
+        ));
+    }
+    config.validate()?;
+    let flows = load_flows(config)?;
+    simulate_flows(config, flows, options, progress)
 }
 
 /// Run the given flows; `progress(done, total)` is called now and then with host requests

@@ -3,22 +3,14 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::config::Config;
 use crate::error::Error;
 
-use super::out;
+use super::{out, DeviceArgs};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct ContentSampleArgs {
-    /// Device preset (its mapping unit size and seed are used).
-    #[arg(long, default_value = "default")]
-    preset: String,
-    /// TOML file merged over the preset.
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Override any config key, e.g. --set content.zero_unit_fraction=0.06 (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    sets: Vec<String>,
+    #[command(flatten)]
+    device: DeviceArgs,
     /// Units to write: lpn FIRST_LPN, FIRST_LPN + 1, …
     #[arg(long)]
     units: u32,
@@ -33,7 +25,7 @@ pub(super) struct ContentSampleArgs {
 }
 
 pub(super) fn content_sample(a: ContentSampleArgs) -> Result<i32, Error> {
-    let config = Config::resolve(&a.preset, a.config.as_deref(), &a.sets)?;
+    let config = a.device.resolve(&[])?;
     let source = crate::content::build(&config.content, config.seed)?;
     let mut buf = vec![0u8; config.ftl.mapping_unit_kib as usize * 1024];
     let file = std::fs::File::create(&a.out).map_err(|e| Error::io(&a.out, e))?;

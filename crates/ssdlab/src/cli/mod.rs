@@ -13,9 +13,11 @@ mod run;
 mod trace;
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::config::Config;
 use crate::error::Error;
 
 use progress::Progress;
@@ -86,6 +88,29 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
                 _ => 2,
             }
         }
+    }
+}
+
+/// The device a command works on: a preset, a config file merged over it, overrides.
+#[derive(clap::Args, Debug)]
+struct DeviceArgs {
+    /// Device preset (see `ssdlab presets`).
+    #[arg(long, default_value = "default")]
+    preset: String,
+    /// TOML file merged over the preset.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Override any config key, e.g. --set ftl.gc_threshold=0.05 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+}
+
+impl DeviceArgs {
+    /// The resolved config, with `extra` overrides after the command line's.
+    fn resolve(&self, extra: &[String]) -> Result<Config, Error> {
+        let mut sets = self.sets.clone();
+        sets.extend_from_slice(extra);
+        Config::resolve(&self.preset, self.config.as_deref(), &sets)
     }
 }
 

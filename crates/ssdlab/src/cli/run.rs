@@ -7,23 +7,16 @@ use serde_json::Value;
 
 use crate::config::{Config, FlowConfig, ReplayMode};
 use crate::error::Error;
-use crate::run::{load_flows, simulate_flows};
+use crate::run::simulate_with;
 use crate::sim::RunOptions;
 use crate::trace::{BlkparseEvent, TraceFormat};
 
-use super::{out, Progress};
+use super::{out, DeviceArgs, Progress};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct RunArgs {
-    /// Device preset (see `ssdlab presets`).
-    #[arg(long, default_value = "default")]
-    preset: String,
-    /// TOML file merged over the preset.
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Override any config key, e.g. --set ftl.gc_threshold=0.05 (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    sets: Vec<String>,
+    #[command(flatten)]
+    device: DeviceArgs,
     /// Trace to replay (adds a flow; repeatable).
     #[arg(long, value_name = "FILE")]
     trace: Vec<PathBuf>,
@@ -67,11 +60,8 @@ enum CliMode {
 }
 
 pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
-    let mut sets = a.sets.clone();
-    if let Some(seed) = a.seed {
-        sets.push(format!("seed={seed}"));
-    }
-    let mut config = Config::resolve(&a.preset, a.config.as_deref(), &sets)?;
+    let seed: Vec<String> = a.seed.iter().map(|s| format!("seed={s}")).collect();
+    let mut config = a.device.resolve(&seed)?;
     let mode = a.mode.map(|m| match m {
         CliMode::Open => ReplayMode::Open,
         CliMode::Closed => ReplayMode::Closed,
@@ -84,27 +74,20 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
             flow.blkparse_event = a.blkparse_event.unwrap_or_default();
             Ok(flow)
         })
-        .chain(a.workload.iter().map(|w| FlowConfig::workload(w)));
-    for flow in added {
-        let mut flow = flow?;
-        flow.mode = mode;
-        flow.queue_depth = a.queue_depth;
-        config.flows.push(flow);
-    }
-    if config.flows.is_empty() {
-        return Err(Error::config(
-            "flows",
-            "nothing to replay: give --trace FILE, --workload NAME or [[flows]] in the config",
-        ));
-    }
-    config.validate()?;
+        .chain(a.workload.iter().map(|w| FlowConfig::workload(w)))
+        .map(|flow: Result<FlowConfig, Error>| {
+            let mut flow = flow?;
+            flow.mode = mode;
+            flow.queue_depth = a.queue_depth;
+            Ok(flow)
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
     let options = RunOptions {
         verify: a.verify,
         request_log: a.log_requests,
     };
-    let flows = load_flows(&mut config)?;
     let mut progress = Progress::new("requests");
-    let result = simulate_flows(&config, flows, &options, &mut |done, total| {
+    let result = simulate_with(&mut config, added, &options, &mut |done, total| {
         progress.update(done, total)
     });
     progress.finish();
