@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use crate::config::Config;
 use crate::error::Error;
 use crate::sim::{Flow, RequestSource, RunOptions, Simulation};
-use crate::workload::{AddressDist, Arrival, GeneratorConfig, GeneratorSource, SizeDist};
+use crate::workload::{Arrival, GeneratorConfig, GeneratorSource, SizeDist};
 
 /// The benchmark workload: `requests` requests, 70% reads, 4–64 KiB in 4 KiB steps, uniform
 /// over 16 GiB, Poisson arrivals at 20 k IOPS, seed 1 — generated on the fly, nothing stored.
@@ -21,20 +21,14 @@ pub fn bench_workload(requests: u64) -> GeneratorConfig {
         step_bytes: 4096,
     };
     GeneratorConfig {
-        requests: Some(requests),
-        duration_ns: None,
-        read_fraction: 0.7,
-        working_set_bytes: 16 << 30,
-        alignment_bytes: 4096,
-        size: Some(size),
-        read_size: None,
-        write_size: None,
-        address: AddressDist::Uniform,
-        read_random_fraction: 1.0,
-        write_random_fraction: 1.0,
-        sequential_run_bytes: 0,
-        arrival: Arrival::Poisson { iops: 20_000.0 },
         seed: Some(1),
+        ..GeneratorConfig::new(
+            requests,
+            0.7,
+            16 << 30,
+            size,
+            Arrival::Poisson { iops: 20_000.0 },
+        )
     }
 }
 

@@ -167,25 +167,16 @@ impl RequestSource for GeneratorSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{AddressDist, SizeDist};
+    use crate::workload::SizeDist;
 
     fn base() -> GeneratorConfig {
-        GeneratorConfig {
-            requests: Some(50_000),
-            duration_ns: None,
-            read_fraction: 0.7,
-            working_set_bytes: 1 << 30,
-            alignment_bytes: 4096,
-            size: Some(SizeDist::Fixed { bytes: 8192 }),
-            read_size: None,
-            write_size: None,
-            address: AddressDist::Uniform,
-            read_random_fraction: 1.0,
-            write_random_fraction: 1.0,
-            sequential_run_bytes: 0,
-            arrival: Arrival::Poisson { iops: 10_000.0 },
-            seed: None,
-        }
+        GeneratorConfig::new(
+            50_000,
+            0.7,
+            1 << 30,
+            SizeDist::Fixed { bytes: 8192 },
+            Arrival::Poisson { iops: 10_000.0 },
+        )
     }
 
     fn all(c: GeneratorConfig) -> Vec<TraceRequest> {

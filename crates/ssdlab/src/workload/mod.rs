@@ -136,6 +136,33 @@ pub enum Arrival {
 }
 
 impl GeneratorConfig {
+    /// `requests` requests of `size`, uniformly random over the working set, with the other
+    /// keys at their defaults (4 KiB alignment, no sequential runs, seed from the run).
+    pub fn new(
+        requests: u64,
+        read_fraction: f64,
+        working_set_bytes: u64,
+        size: SizeDist,
+        arrival: Arrival,
+    ) -> GeneratorConfig {
+        GeneratorConfig {
+            requests: Some(requests),
+            duration_ns: None,
+            read_fraction,
+            working_set_bytes,
+            alignment_bytes: default_alignment_bytes(),
+            size: Some(size),
+            read_size: None,
+            write_size: None,
+            address: AddressDist::Uniform,
+            read_random_fraction: one(),
+            write_random_fraction: one(),
+            sequential_run_bytes: 0,
+            arrival,
+            seed: None,
+        }
+    }
+
     /// The size distribution of reads (`read == true`) or writes.
     fn size_of(&self, read: bool) -> Option<&SizeDist> {
         let own = if read {
