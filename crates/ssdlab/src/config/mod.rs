@@ -34,6 +34,8 @@ pub struct Config {
     pub scheduler: SchedulerConfig,
     pub ftl: FtlConfig,
     #[serde(default)]
+    pub energy: EnergyConfig,
+    #[serde(default)]
     pub precondition: PreconditionConfig,
     #[serde(default)]
     pub host: HostConfig,
@@ -178,7 +180,7 @@ pub struct TlcTiming {
     pub tbers_ns: u64,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerConfig {
     /// Reads (host and GC) overtake queued programs and erases on a die.
@@ -188,6 +190,21 @@ pub struct SchedulerConfig {
     /// (same page index for reads and programs).
     #[serde(default)]
     pub multiplane: bool,
+    /// A read of a page whose read command is still queued joins that command (the union of the
+    /// wanted codewords, one sensing) instead of queuing its own (spread.txt §IV's mode selector;
+    /// PR-SSD §4.2.3). `false` gives every request and GC page its own command.
+    #[serde(default = "default_true")]
+    pub merge_reads: bool,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig {
+            read_priority: false,
+            multiplane: false,
+            merge_reads: true,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -310,6 +327,50 @@ pub enum ReadPolicyConfig {
     /// Sense the whole page, move only the wanted codewords (dynamic DMA, dmaFTL).
     #[default]
     Dma,
+    /// PR-SSD's NAND partial read (pr-ssd.txt §2.3): wanted data within one aligned unit is
+    /// sensed alone, faster and at lower current, and only the unit moves; otherwise a full read.
+    Partial {
+        /// Partial-read unit (§2.3: "most manufacturers provide a 4 KB partial read").
+        #[serde(default = "default_partial_unit_kib")]
+        unit_kib: u32,
+        /// tR saved by a partial read (§2.3: "reduce the latency by 20%").
+        #[serde(default = "default_partial_tr_reduction")]
+        tr_reduction: f64,
+        /// Sensing current saved (§2.3: "reduce the current consumption by 40%").
+        #[serde(default = "default_partial_current_reduction")]
+        current_reduction: f64,
+    },
+    /// SPREAD's subpage-parallel read (spread.txt §III.B): sense and move exactly the wanted
+    /// codewords in one command; tR by the number of codewords sensed.
+    Subpage {
+        /// tR for 1, 2, … codewords sensed, one entry per codeword of a page; the last is the
+        /// full page's (Table I: 35 … 99 µs for 2 … 16 KiB). Pages whose full tR differs scale it.
+        #[serde(default = "default_subpage_tr")]
+        tr_by_codewords_ns: Vec<u64>,
+        /// Share of the sensing current independent of how many bitlines are sensed (our
+        /// assumption: 0.35 / 0.75, so a quarter page draws PR-SSD §2.3's 0.6×).
+        #[serde(default = "default_fixed_current_share")]
+        fixed_current_share: f64,
+    },
+}
+
+fn default_partial_unit_kib() -> u32 {
+    4
+}
+fn default_partial_tr_reduction() -> f64 {
+    0.20
+}
+fn default_partial_current_reduction() -> f64 {
+    0.40
+}
+/// spread.txt Table I, tR row.
+fn default_subpage_tr() -> Vec<u64> {
+    vec![
+        35_000, 45_000, 55_000, 65_000, 75_000, 85_000, 95_000, 99_000,
+    ]
+}
+fn default_fixed_current_share() -> f64 {
+    0.35 / 0.75
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -354,6 +415,36 @@ impl Default for WearLevelingConfig {
     }
 }
 
+/// Energy of flash operations (docs/config.md § energy): an array phase costs its power × its
+/// time, scaled for reads by the read policy's sensing current (a partial read draws 0.6×, pr-ssd.txt
+/// §2.3); the bus costs a fixed amount per byte moved either way. The defaults are our assumption
+/// for a datasheet-class NAND die: 3.3 V × 25 mA (the typical array read, program and erase current
+/// of ONFI parts) = 82.5 mW, and a 1.2 V NV-DDR3 interface drawing 30 mA while moving 800 MB/s =
+/// 45 pJ per byte.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnergyConfig {
+    /// Power while sensing at normal current (tR).
+    pub read_power_mw: f64,
+    /// Power while programming (tPROG).
+    pub program_power_mw: f64,
+    /// Power while erasing (tBERS).
+    pub erase_power_mw: f64,
+    /// Energy per byte moved over a channel (data out of reads, into programs).
+    pub transfer_pj_per_byte: f64,
+}
+
+impl Default for EnergyConfig {
+    fn default() -> Self {
+        EnergyConfig {
+            read_power_mw: 82.5,
+            program_power_mw: 82.5,
+            erase_power_mw: 82.5,
+            transfer_pj_per_byte: 45.0,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FillPattern {
@@ -376,7 +467,7 @@ pub struct PreconditionConfig {
     #[serde(default)]
     pub overwrite_fraction: f64,
     /// Also write every unit the trace reads before writing it, so reads hit flash (MQSim does the
-    /// same from the trace's footprint).
+    /// same from the trace's footprint), in address order.
     #[serde(default = "default_true")]
     pub trace_footprint: bool,
 }

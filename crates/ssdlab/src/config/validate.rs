@@ -1,7 +1,7 @@
 //! Whole-config validation before the first event: each impossible value or combination is an
 //! error naming the key and the reason.
 
-use super::{AllocationConfig, CellMode, Config, ReplayMode, WriteAck};
+use super::{AllocationConfig, CellMode, Config, ReadPolicyConfig, ReplayMode, WriteAck};
 use crate::error::Error;
 use crate::flash::{Geometry, StripeOrder};
 
@@ -24,6 +24,71 @@ fn fraction(key: &str, v: f64, lo_open: bool) -> Result<(), Error> {
 }
 
 impl Config {
+    /// The read policy's parameters against the page and codeword size.
+    fn validate_read_policy(&self, page: u64, codeword: u64) -> Result<(), Error> {
+        match &self.ftl.read_policy {
+            ReadPolicyConfig::Full | ReadPolicyConfig::Dma => Ok(()),
+            ReadPolicyConfig::Partial {
+                unit_kib,
+                tr_reduction,
+                current_reduction,
+            } => {
+                let key = "ftl.read_policy.unit_kib";
+                positive(key, *unit_kib as u64)?;
+                let unit = *unit_kib as u64 * 1024;
+                if !unit.is_multiple_of(codeword) || !page.is_multiple_of(unit) {
+                    return Err(Error::config(
+                        key,
+                        format!(
+                            "a partial-read unit of {unit_kib} KiB must be whole {codeword}-byte \
+                             codewords and divide the {} KiB page",
+                            page / 1024
+                        ),
+                    ));
+                }
+                fraction("ftl.read_policy.tr_reduction", *tr_reduction, false)?;
+                fraction(
+                    "ftl.read_policy.current_reduction",
+                    *current_reduction,
+                    false,
+                )
+            }
+            ReadPolicyConfig::Subpage {
+                tr_by_codewords_ns,
+                fixed_current_share,
+            } => {
+                let key = "ftl.read_policy.tr_by_codewords_ns";
+                let codewords = page / codeword;
+                if tr_by_codewords_ns.len() as u64 != codewords {
+                    return Err(Error::config(
+                        key,
+                        format!(
+                            "needs one tR per number of codewords sensed, {codewords} for a {} \
+                             KiB page of {codeword}-byte codewords (got {})",
+                            page / 1024,
+                            tr_by_codewords_ns.len()
+                        ),
+                    ));
+                }
+                if tr_by_codewords_ns[0] == 0 || tr_by_codewords_ns.windows(2).any(|w| w[1] < w[0])
+                {
+                    return Err(Error::config(
+                        key,
+                        "must be positive and never decrease: sensing more codewords cannot be faster",
+                    ));
+                }
+                let share = *fixed_current_share;
+                if !(share.is_finite() && (0.0..=1.0).contains(&share)) {
+                    return Err(Error::config(
+                        "ftl.read_policy.fixed_current_share",
+                        format!("must be in [0, 1] (got {share})"),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+
     pub fn validate(&self) -> Result<(), Error> {
         let g = &self.geometry;
         positive("geometry.channels", g.channels as u64)?;
@@ -93,6 +158,21 @@ impl Config {
         }
         if self.ftl.max_units_per_page > 64 {
             return Err(Error::config("ftl.max_units_per_page", "at most 64"));
+        }
+        self.validate_read_policy(page, g.codeword_size_bytes as u64)?;
+        let e = &self.energy;
+        for (key, v) in [
+            ("energy.read_power_mw", e.read_power_mw),
+            ("energy.program_power_mw", e.program_power_mw),
+            ("energy.erase_power_mw", e.erase_power_mw),
+            ("energy.transfer_pj_per_byte", e.transfer_pj_per_byte),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(Error::config(
+                    key,
+                    format!("must be a finite number ≥ 0 (got {v})"),
+                ));
+            }
         }
         // Regions.
         let mut used = 0u32;

@@ -6,5 +6,5 @@ pub mod scheduler;
 pub mod timing;
 
 pub use geometry::{BlockId, DieId, Geometry, PageId, PlaneId, SlotId, StripeCursor, StripeOrder};
-pub use scheduler::{FlashOp, OpKind, OpSource, Scheduler};
+pub use scheduler::{FlashOp, OpKind, OpShaper, OpSource, Scheduler};
 pub use timing::{ModeTiming, Timing};

@@ -65,7 +65,9 @@ impl OpSource {
     }
 }
 
-/// One flash command, fully timed by the FTL before submission.
+/// One flash command. Programs and erases are timed by the FTL before submission; a read is
+/// timed when its die starts it (see [`OpShaper`]), because until then it may absorb later reads
+/// of the same page.
 #[derive(Clone, Copy, Debug)]
 pub struct FlashOp {
     pub kind: OpKind,
@@ -82,6 +84,17 @@ pub struct FlashOp {
     pub transfer_ns: u64,
     /// Engine-defined tag handed back on completion.
     pub owner: u32,
+}
+
+/// Told of each operation as its die starts it, and may set its times then. The engine's read
+/// path times a read command from the union of everything wanted from its page by that moment
+/// (spread.txt §IV's mode selector); `()` leaves operations as submitted.
+pub trait OpShaper {
+    fn on_start(&mut self, op: &mut FlashOp);
+}
+
+impl OpShaper for () {
+    fn on_start(&mut self, _: &mut FlashOp) {}
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,14 +189,14 @@ impl Scheduler {
 
     /// Start the idle dies that have work; the engine calls this once every event of the
     /// current instant has run, so every command of that instant has been submitted.
-    pub fn start_pending(&mut self, now: u64, events: &mut EventQueue) {
+    pub fn start_pending(&mut self, now: u64, events: &mut EventQueue, shaper: &mut impl OpShaper) {
         // In the order the dies became ready, so the first to ask gets the bus first.
         let mut i = 0;
         while i < self.to_start.len() {
             let d = self.to_start[i];
             self.dies[d as usize].start_pending = false;
             if self.dies[d as usize].phase == Phase::Idle {
-                self.start_next(d, now, events);
+                self.start_next(d, now, events, shaper);
             }
             i += 1;
         }
@@ -203,7 +216,13 @@ impl Scheduler {
         self.channels.iter().map(|c| c.busy_ns)
     }
 
-    fn start_next(&mut self, die_id: DieId, now: u64, events: &mut EventQueue) {
+    fn start_next(
+        &mut self,
+        die_id: DieId,
+        now: u64,
+        events: &mut EventQueue,
+        shaper: &mut impl OpShaper,
+    ) {
         let die = &mut self.dies[die_id as usize];
         let from_reads = !die.reads.is_empty();
         let queue = if from_reads {
@@ -236,6 +255,9 @@ impl Scheduler {
             } else {
                 i += 1;
             }
+        }
+        for op in die.current.iter_mut() {
+            shaper.on_start(op);
         }
         let array_ns = die.current.iter().map(|c| c.array_ns).max().unwrap_or(0);
         die.transfer_ns = die.current.iter().map(|c| c.transfer_ns).sum();
@@ -319,7 +341,7 @@ mod tests {
         let (mut order, mut now) = (Vec::new(), 0);
         loop {
             if events.peek_time() != Some(now) {
-                s.start_pending(now, &mut events);
+                s.start_pending(now, &mut events, &mut ());
             }
             let Some((t, e)) = events.pop() else { break };
             now = t;

@@ -152,13 +152,8 @@ impl Ftl {
                 });
             }
         }
-        let cw = g.codeword_bytes as u64;
-        let slot_codewords = (0..g.slots_per_page as u64)
-            .map(|i| {
-                let start = i * g.unit_bytes as u64 / cw;
-                let end = ((i + 1) * g.unit_bytes as u64).div_ceil(cw).min(64);
-                (start..end).fold(0u64, |m, c| m | (1 << c))
-            })
+        let slot_codewords = (0..g.slots_per_page)
+            .map(|i| codewords_of_bytes(g, i, 0, g.unit_bytes))
             .collect();
         let oracle = verify.then(|| verify::Oracle {
             versions: table::zeroed_u32(logical_units as usize),
@@ -387,6 +382,17 @@ impl Ftl {
         mask
     }
 
+    /// Codewords holding bytes `lo..hi` of the unit in `slot`.
+    pub fn codewords_of_unit_bytes(&self, slot: SlotId, lo: u32, hi: u32) -> u64 {
+        let g = &self.geometry;
+        let i = slot % g.slots_per_page;
+        if lo == 0 && hi == g.unit_bytes {
+            self.slot_codewords[i as usize]
+        } else {
+            codewords_of_bytes(g, i, lo, hi)
+        }
+    }
+
     /// Codewords holding the slots in `slots` (a bitmap of slot indices of one page).
     pub fn codewords_of_slots(&self, slots: u64) -> u64 {
         let mut m = 0;
@@ -416,6 +422,16 @@ impl Ftl {
 }
 
 /// Logical capacity: the physical mapping units less the over-provisioned share.
+/// Codewords of an uncompressed page holding bytes `lo..hi` (`lo < hi`) of its slot `i` (slot i
+/// starts at byte i × unit).
+fn codewords_of_bytes(g: &Geometry, i: u32, lo: u32, hi: u32) -> u64 {
+    let base = i as u64 * g.unit_bytes as u64;
+    let cw = g.codeword_bytes as u64;
+    let start = ((base + lo as u64) / cw).min(64);
+    let end = (base + hi as u64).div_ceil(cw).min(64);
+    (start..end).fold(0u64, |m, c| m | (1 << c))
+}
+
 pub fn logical_units(config: &Config, g: &Geometry) -> u32 {
     let physical = g.physical_units() as f64;
     (physical * (1.0 - config.ftl.overprovisioning_ratio)).floor() as u32

@@ -111,8 +111,10 @@ impl Simulation {
             self.gc[pool].next_page += 1;
             let slots = self.ftl.valid_slots(page);
             if slots != 0 {
-                let op = self.read_op(page, slots, source, pool as u32);
-                self.submit(op);
+                // Only the valid units' codewords are wanted (spread.txt §IV: GC reads with the
+                // block's valid page bitmap), which a subpage or DMA read can exploit.
+                let codewords = self.ftl.codewords_of_slots(slots);
+                self.read_page(page, codewords, source, pool as u32);
                 self.gc[pool].reads_outstanding += 1;
             }
         }

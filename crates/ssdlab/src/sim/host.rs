@@ -3,8 +3,7 @@
 //! per page; response time = completion − arrival.
 
 use crate::config::ReplayMode;
-use crate::flash::{FlashOp, OpKind, OpSource};
-use crate::ftl::read_policy::PageRead;
+use crate::flash::OpSource;
 use crate::ftl::Location;
 use crate::trace::Op;
 
@@ -19,6 +18,10 @@ pub(super) struct Request {
     offset_bytes: u64,
     pub(super) first_lpn: u32,
     pub(super) units: u32,
+    /// Where the request starts in its first unit and ends in its last (1..=unit bytes): a read
+    /// wants only the codewords of its bytes (a 2 KiB read of a 4 KiB unit wants one codeword).
+    head_bytes: u32,
+    tail_bytes: u32,
     bytes: u64,
     /// Outstanding parts (flash reads, or pages to be programmed for `write_ack = "program"`),
     /// plus one while units are still being admitted.
@@ -78,8 +81,9 @@ impl Simulation {
         let start = r.offset_bytes + f.offset_bytes;
         self.prefetch_upcoming(flow);
         let unit = self.ftl.geometry.unit_bytes as u64;
+        let end = start + r.size_bytes.max(1);
         let first = start / unit;
-        let last = (start + r.size_bytes.max(1) - 1) / unit;
+        let last = (end - 1) / unit;
         let req = Request {
             flow,
             op: r.op,
@@ -87,6 +91,8 @@ impl Simulation {
             offset_bytes: r.offset_bytes,
             first_lpn: first as u32,
             units: (last - first + 1) as u32,
+            head_bytes: (start % unit) as u32,
+            tail_bytes: (end - last * unit) as u32,
             bytes: r.size_bytes,
             pending: 1,
             done_ns: self.now,
@@ -111,13 +117,17 @@ impl Simulation {
         }
     }
 
+    /// Ask for the codewords of the request's bytes, one ask per physical page they are on
+    /// (spread.txt Fig. 5: a 16 KiB read whose units live in three pages asks three pages).
     fn issue_read(&mut self, id: u32) {
-        let (first, units) = {
+        let (first, units, head, tail) = {
             let r = &self.requests[id as usize];
-            (r.first_lpn, r.units)
+            (r.first_lpn, r.units, r.head_bytes, r.tail_bytes)
         };
-        // Gather (page, slot bitmap) for units on flash; consecutive units usually share a page,
-        // so a short linear scan over the groups beats hashing.
+        let last = first + units - 1;
+        let unit_bytes = self.ftl.geometry.unit_bytes;
+        // Gather (page, codeword bitmap) for units on flash; consecutive units usually share a
+        // page, so a short linear scan over the groups beats hashing.
         let mut groups = std::mem::take(&mut self.scratch_groups);
         groups.clear();
         // Whether each unit's page is programmed yet is scattered over the blocks: load the
@@ -154,55 +164,22 @@ impl Simulation {
                         continue;
                     }
                     self.device.host_read_units_flash += 1;
-                    let bit = 1u64 << (slot % g.slots_per_page);
+                    let lo = if lpn == first { head } else { 0 };
+                    let hi = if lpn == last { tail } else { unit_bytes };
+                    let codewords = self.ftl.codewords_of_unit_bytes(slot, lo, hi);
                     match groups.iter_mut().rev().find(|(p, _)| *p == page) {
-                        Some(gr) => gr.1 |= bit,
-                        None => groups.push((page, bit)),
+                        Some(gr) => gr.1 |= codewords,
+                        None => groups.push((page, codewords)),
                     }
                 }
             }
         }
         self.requests[id as usize].pending += groups.len() as u32;
-        for &(page, slots) in &groups {
-            let op = self.read_op(page, slots, OpSource::Host, id);
-            self.submit(op);
+        for &(page, codewords) in &groups {
+            self.read_page(page, codewords, OpSource::Host, id);
         }
         self.scratch_groups = groups;
         self.request_part_done(id, self.now);
-    }
-
-    /// The read command for the wanted `slots` of `page`, shaped by the read policy.
-    pub(super) fn read_op(
-        &mut self,
-        page: u32,
-        slots: u64,
-        source: OpSource,
-        owner: u32,
-    ) -> FlashOp {
-        let g = &self.ftl.geometry;
-        let a = g.page_addr(page);
-        let plan = self.read_policy.plan(&PageRead {
-            tr_full_ns: self.timing.region(a.region).tr_ns[a.page_type as usize],
-            page_bytes: g.page_bytes,
-            codeword_bytes: g.codeword_bytes,
-            wanted: self.ftl.codewords_of_slots(slots),
-        });
-        self.device.sensed_bytes += plan.sensed_bytes as u64;
-        self.device.read_transfer_bytes += plan.transfer_bytes as u64;
-        if source == OpSource::Host {
-            self.device.host_sensed_bytes += plan.sensed_bytes as u64;
-        }
-        FlashOp {
-            kind: OpKind::Read,
-            source,
-            die: a.die,
-            plane_in_die: a.plane_in_die,
-            page_in_block: a.page_in_block,
-            target: page,
-            array_ns: plan.sense_ns,
-            transfer_ns: self.timing.transfer_ns(plan.transfer_bytes as u64),
-            owner,
-        }
     }
 
     pub(super) fn trim(&mut self, id: u32) {

@@ -7,6 +7,7 @@ pub mod event;
 mod flow;
 mod gc;
 mod host;
+mod read;
 mod summary;
 #[cfg(test)]
 mod tests;
@@ -79,6 +80,8 @@ pub struct Simulation {
     events: EventQueue,
     pub ftl: Ftl,
     read_policy: Box<dyn ReadPolicy>,
+    /// Read commands in flight, and the queued ones later reads of their page may join.
+    reads: read::ReadCommands,
     reduction: Box<dyn DataReduction>,
     placement: Box<dyn Placement>,
     migration: Box<dyn Migration>,
@@ -173,21 +176,28 @@ impl Simulation {
         let mut pre = Preconditioner::new(&mut ftl, allocator.as_mut(), victim.as_mut(), &sched);
         pre.run(&config.precondition, config.seed)?;
         if footprint {
-            let mut result = Ok(());
+            // In address order, as a file system's data lies after a sequential fill (and as
+            // MQSim's warm-up does, from a map keyed by address). In the order the trace touches
+            // them, units read one after another would share physical pages, which would make
+            // every later read of them find its neighbours' pages open.
+            let mut ranges = Vec::new();
             for f in flows.iter_mut() {
-                f.for_each_unit_range(unit_bytes, |a, b, _| {
-                    if result.is_ok() {
-                        result = pre.resolve_footprint(a, b);
-                    }
-                });
+                f.for_each_unit_range(unit_bytes, |a, b, _| ranges.push((a, b)));
             }
-            result?;
+            ranges.sort_unstable();
+            for (a, b) in ranges {
+                pre.resolve_footprint(a, b)?;
+            }
             pre.flush()?;
         }
         let precondition = pre.report;
 
         let mut sim = Simulation {
-            read_policy: read_policy::build(&config.ftl.read_policy),
+            read_policy: read_policy::build(
+                &config.ftl.read_policy,
+                config.geometry.codeword_size_bytes,
+            ),
+            reads: read::ReadCommands::new(config.scheduler.merge_reads),
             reduction: reduction::build(&config.ftl.reduction),
             migration: migration::build(&config.ftl.migration),
             placement,
@@ -269,7 +279,7 @@ impl Simulation {
         loop {
             // Dies start once the current instant is over (see `Scheduler::start_pending`).
             if self.events.peek_time() != Some(self.now) {
-                self.sched.start_pending(self.now, &mut self.events);
+                self.start_dies();
             }
             let Some((time, event)) = self.events.pop() else {
                 break;
@@ -344,27 +354,26 @@ impl Simulation {
     }
 
     fn on_op_done(&mut self, op: FlashOp) {
-        match (op.kind, op.source) {
-            (OpKind::Read, OpSource::Host) => {
-                let done = self.now + self.timing.ecc_decode_ns;
-                self.request_part_done(op.owner, done);
-            }
-            (OpKind::Read, _) => {
-                // A GC read's owner is its job.
-                self.gc[op.owner as usize].decoding.push_back(op.target);
-                self.events.push(
-                    self.now + self.timing.ecc_decode_ns,
-                    Event::GcReadDone { job: op.owner },
-                );
-            }
-            (OpKind::Program, _) => self.on_program_done(op.owner),
-            (OpKind::Erase, _) => self.on_erase_done(op.target),
+        match op.kind {
+            OpKind::Read => self.on_read_done(op.owner),
+            OpKind::Program => self.on_program_done(op.owner),
+            OpKind::Erase => self.on_erase_done(op.target),
         }
     }
 
-    /// Submit a flash operation now and count it.
+    /// Submit a flash operation now and count it (a read's bytes and energy are counted when its
+    /// die starts it, once it is timed: see `read.rs`).
     fn submit(&mut self, op: FlashOp) {
         self.device.count_op(op.kind, op.source);
+        let e = &self.config.energy;
+        match op.kind {
+            OpKind::Read => {}
+            OpKind::Program => {
+                self.device.energy.program_pj += e.program_power_mw * op.array_ns as f64
+                    + e.transfer_pj_per_byte * self.ftl.geometry.page_bytes as f64;
+            }
+            OpKind::Erase => self.device.energy.erase_pj += e.erase_power_mw * op.array_ns as f64,
+        }
         self.sched.submit(op);
     }
 

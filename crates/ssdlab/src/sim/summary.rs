@@ -58,6 +58,8 @@ impl Simulation {
         let extra = json!({
             "flows": flows,
             "flash_ops": d.ops_json(),
+            "merged_reads": d.merged_reads,
+            "energy_uj": d.energy.to_json(),
             "gc": {
                 "invocations": d.gc_invocations,
                 "copied_units": d.gc_copied_units,

@@ -168,6 +168,39 @@ pub struct DeviceStats {
     pub wl_copied_units: u64,
     pub gc_busy_ns: u64,
     pub write_stall_ns: u64,
+    /// Reads of a page that joined a read command already queued for it (one command, the union
+    /// of their codewords) instead of issuing their own.
+    pub merged_reads: u64,
+    pub energy: Energy,
+}
+
+/// Energy spent by flash operations, in picojoules (`config::EnergyConfig`). Summed in event
+/// order, so a run's figures are deterministic.
+#[derive(Clone, Default)]
+pub struct Energy {
+    pub read_sense_pj: f64,
+    /// The part of `read_sense_pj` spent on commands serving a host read.
+    pub host_read_sense_pj: f64,
+    pub read_transfer_pj: f64,
+    /// Array (tPROG) and data in.
+    pub program_pj: f64,
+    pub erase_pj: f64,
+}
+
+impl Energy {
+    pub fn to_json(&self) -> Value {
+        let uj = |pj: f64| round3(pj / 1e6);
+        let read = self.read_sense_pj + self.read_transfer_pj;
+        json!({
+            "read_sense": uj(self.read_sense_pj),
+            "read_sense_for_host": uj(self.host_read_sense_pj),
+            "read_transfer": uj(self.read_transfer_pj),
+            "read": uj(read),
+            "program": uj(self.program_pj),
+            "erase": uj(self.erase_pj),
+            "total": uj(read + self.program_pj + self.erase_pj),
+        })
+    }
 }
 
 impl DeviceStats {
