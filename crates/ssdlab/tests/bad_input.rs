@@ -55,6 +55,43 @@ fn impossible_values_name_the_key_and_reason() {
             "does not divide",
         ),
         (
+            &[
+                "ftl.read_policy.policy=\"subpage\"",
+                "ftl.read_policy.tr_by_codewords_ns=[35000, 99000]",
+            ],
+            "ftl.read_policy.tr_by_codewords_ns",
+            "one tR per number of codewords sensed",
+        ),
+        (
+            &[
+                "ftl.read_policy.policy=\"subpage\"",
+                "ftl.read_policy.tr_by_codewords_ns=[35000, 45000, 55000, 65000, 75000, 85000, 95000, 90000]",
+            ],
+            "ftl.read_policy.tr_by_codewords_ns",
+            "never decrease",
+        ),
+        (
+            &[
+                "ftl.read_policy.policy=\"partial\"",
+                "ftl.read_policy.unit_kib=3",
+            ],
+            "ftl.read_policy.unit_kib",
+            "whole 2048-byte codewords",
+        ),
+        (
+            &[
+                "ftl.read_policy.policy=\"partial\"",
+                "ftl.read_policy.tr_reduction=1.2",
+            ],
+            "ftl.read_policy.tr_reduction",
+            "[0, 1)",
+        ),
+        (
+            &["energy.read_power_mw=-1"],
+            "energy.read_power_mw",
+            "≥ 0",
+        ),
+        (
             &["ftl.allocation.order=\"CWDX\""],
             "ftl.allocation.order",
             "permutation",

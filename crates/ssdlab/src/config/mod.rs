@@ -422,7 +422,7 @@ impl Default for WearLevelingConfig {
 /// of ONFI parts) = 82.5 mW, and a 1.2 V NV-DDR3 interface drawing 30 mA while moving 800 MB/s =
 /// 45 pJ per byte.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct EnergyConfig {
     /// Power while sensing at normal current (tR).
     pub read_power_mw: f64,
