@@ -211,6 +211,13 @@ fn human_summary(s: &Value, config: &Config) -> String {
     );
     let _ = writeln!(
         o,
+        "reads        {} joined a queued command of their page; {:.1} MiB sensed, {:.1} MiB moved",
+        s["merged_reads"],
+        mib(&s["bytes"]["sensed"]),
+        mib(&s["bytes"]["read_transferred"])
+    );
+    let _ = writeln!(
+        o,
         "gc           {} invocations, {} units copied, {} busy; wear levelling {} moves",
         s["gc"]["invocations"],
         s["gc"]["copied_units"],
@@ -218,6 +225,12 @@ fn human_summary(s: &Value, config: &Config) -> String {
         s["wear_leveling"]["invocations"]
     );
     let _ = writeln!(o, "WAF {}   RAF {}", s["waf"], s["raf"]);
+    let e = &s["energy_uj"];
+    let _ = writeln!(
+        o,
+        "energy       {} µJ: read {} (sensing {}, transfer {}), program {}, erase {}",
+        e["total"], e["read"], e["read_sense"], e["read_transfer"], e["program"], e["erase"]
+    );
     let _ = writeln!(
         o,
         "utilisation  die mean {} max {}, channel mean {} max {}",
@@ -235,4 +248,8 @@ fn human_summary(s: &Value, config: &Config) -> String {
         );
     }
     o
+}
+
+fn mib(bytes: &serde_json::Value) -> f64 {
+    bytes.as_u64().unwrap_or(0) as f64 / 1048576.0
 }
