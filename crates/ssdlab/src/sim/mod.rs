@@ -197,7 +197,7 @@ impl Simulation {
                 &config.ftl.read_policy,
                 config.geometry.codeword_size_bytes,
             ),
-            reads: read::ReadCommands::new(config.scheduler.merge_reads),
+            reads: read::ReadCommands::new(config.scheduler.merge_reads, ftl.geometry.dies()),
             reduction: reduction::build(&config.ftl.reduction),
             migration: migration::build(&config.ftl.migration),
             placement,

@@ -6,7 +6,6 @@
 //! otherwise a new command is queued. The read policy shapes the command from the union when the
 //! die starts it ([`ReadShaper`]), and each requester gets its data when the command ends.
 
-use rustc_hash::FxHashMap;
 use slab::Slab;
 
 use crate::config::EnergyConfig;
@@ -40,17 +39,18 @@ struct ReadCommand {
 /// Read commands in flight (a flash read's `owner` is its key here).
 pub(super) struct ReadCommands {
     commands: Slab<ReadCommand>,
-    /// Commands queued and not yet started, by page.
-    queued: FxHashMap<u32, u32>,
+    /// Per die, the (page, command) of its commands queued and not yet started. A die has few
+    /// at a time, so a scan of its short list is cheaper than hashing every read.
+    queued: Vec<Vec<(u32, u32)>>,
     /// `scheduler.merge_reads`.
     merge: bool,
 }
 
 impl ReadCommands {
-    pub(super) fn new(merge: bool) -> ReadCommands {
+    pub(super) fn new(merge: bool, dies: u32) -> ReadCommands {
         ReadCommands {
             commands: Slab::new(),
-            queued: FxHashMap::default(),
+            queued: vec![Vec::new(); dies as usize],
             merge,
         }
     }
@@ -61,8 +61,10 @@ impl Simulation {
     pub(super) fn read_page(&mut self, page: u32, codewords: u64, source: OpSource, owner: u32) {
         debug_assert!(codewords != 0);
         let requester = Requester { source, owner };
+        let a = self.ftl.geometry.page_addr(page);
         if self.reads.merge {
-            if let Some(&id) = self.reads.queued.get(&page) {
+            let queued = &self.reads.queued[a.die as usize];
+            if let Some(&(_, id)) = queued.iter().find(|&&(p, _)| p == page) {
                 let c = &mut self.reads.commands[id as usize];
                 c.wanted |= codewords;
                 c.serves_host |= source == OpSource::Host;
@@ -71,7 +73,6 @@ impl Simulation {
                 return;
             }
         }
-        let a = self.ftl.geometry.page_addr(page);
         let id = self.reads.commands.insert(ReadCommand {
             page,
             tr_full_ns: self.timing.region(a.region).tr_ns[a.page_type as usize],
@@ -81,7 +82,7 @@ impl Simulation {
             joined: Vec::new(),
         }) as u32;
         if self.reads.merge {
-            self.reads.queued.insert(page, id);
+            self.reads.queued[a.die as usize].push((page, id));
         }
         // Timed when the die starts it (`ReadShaper`).
         self.submit(FlashOp {
@@ -102,16 +103,22 @@ impl Simulation {
     pub(super) fn on_read_done(&mut self, id: u32) {
         let c = self.reads.commands.remove(id as usize);
         let decoded = self.now + self.timing.ecc_decode_ns;
-        for r in std::iter::once(c.first).chain(c.joined) {
-            match r.source {
-                OpSource::Host => self.request_part_done(r.owner, decoded),
-                OpSource::Gc | OpSource::Wl => {
-                    // A job's reads end in the order they finish here, and all decode in the same
-                    // time, so the job's FIFO of decoded pages stays in step with its events.
-                    self.gc[r.owner as usize].decoding.push_back(c.page);
-                    self.events
-                        .push(decoded, Event::GcReadDone { job: r.owner });
-                }
+        self.serve(c.first, c.page, decoded);
+        for r in c.joined {
+            self.serve(r, c.page, decoded);
+        }
+    }
+
+    /// A requester's data of `page` is decoded at `decoded`.
+    fn serve(&mut self, r: Requester, page: u32, decoded: u64) {
+        match r.source {
+            OpSource::Host => self.request_part_done(r.owner, decoded),
+            OpSource::Gc | OpSource::Wl => {
+                // A job's reads end in the order they finish here, and all decode in the same
+                // time, so the job's FIFO of decoded pages stays in step with its events.
+                self.gc[r.owner as usize].decoding.push_back(page);
+                self.events
+                    .push(decoded, Event::GcReadDone { job: r.owner });
             }
         }
     }
@@ -149,7 +156,10 @@ impl OpShaper for ReadShaper<'_> {
         }
         let c = &self.reads.commands[op.owner as usize];
         if self.reads.merge {
-            self.reads.queued.remove(&c.page);
+            let queued = &mut self.reads.queued[op.die as usize];
+            if let Some(i) = queued.iter().position(|&(_, id)| id == op.owner) {
+                queued.swap_remove(i);
+            }
         }
         let plan = self.policy.plan(&PageRead {
             tr_full_ns: c.tr_full_ns,
