@@ -31,26 +31,66 @@ struct ReadCommand {
     /// Union of the codewords every requester wants.
     wanted: u64,
     serves_host: bool,
+    /// Position in its die's `QueuedReads::list` while queued.
+    queued_at: u32,
     first: Requester,
     /// Requesters that joined while the command was queued (rare: no allocation otherwise).
     joined: Vec<Requester>,
 }
 
+/// One die's read commands that are queued and not started: the ones a new read of their page
+/// may join.
+#[derive(Clone)]
+struct QueuedReads {
+    /// (page, command).
+    list: Vec<(u32, u32)>,
+    /// How many listed pages fall in each bucket of `page mod 256`: an empty bucket answers most
+    /// look-ups without a scan (a busy die has dozens of reads queued).
+    buckets: [u16; 256],
+}
+
+impl QueuedReads {
+    fn find(&self, page: u32) -> Option<u32> {
+        if self.buckets[page as usize % 256] == 0 {
+            return None;
+        }
+        self.list.iter().find(|e| e.0 == page).map(|e| e.1)
+    }
+
+    fn push(&mut self, page: u32, id: u32, commands: &mut Slab<ReadCommand>) {
+        commands[id as usize].queued_at = self.list.len() as u32;
+        self.list.push((page, id));
+        self.buckets[page as usize % 256] += 1;
+    }
+
+    fn remove(&mut self, id: u32, commands: &mut Slab<ReadCommand>) {
+        let at = commands[id as usize].queued_at as usize;
+        let (page, _) = self.list.swap_remove(at);
+        self.buckets[page as usize % 256] -= 1;
+        if let Some(&(_, moved)) = self.list.get(at) {
+            commands[moved as usize].queued_at = at as u32;
+        }
+    }
+}
+
 /// Read commands in flight (a flash read's `owner` is its key here).
 pub(super) struct ReadCommands {
     commands: Slab<ReadCommand>,
-    /// Per die, the (page, command) of its commands queued and not yet started. A die has few
-    /// at a time, so a scan of its short list is cheaper than hashing every read.
-    queued: Vec<Vec<(u32, u32)>>,
+    /// Per die (empty unless `merge`).
+    queued: Vec<QueuedReads>,
     /// `scheduler.merge_reads`.
     merge: bool,
 }
 
 impl ReadCommands {
     pub(super) fn new(merge: bool, dies: u32) -> ReadCommands {
+        let empty = QueuedReads {
+            list: Vec::new(),
+            buckets: [0; 256],
+        };
         ReadCommands {
             commands: Slab::new(),
-            queued: vec![Vec::new(); dies as usize],
+            queued: vec![empty; if merge { dies as usize } else { 0 }],
             merge,
         }
     }
@@ -63,8 +103,7 @@ impl Simulation {
         let requester = Requester { source, owner };
         let a = self.ftl.geometry.page_addr(page);
         if self.reads.merge {
-            let queued = &self.reads.queued[a.die as usize];
-            if let Some(&(_, id)) = queued.iter().find(|&&(p, _)| p == page) {
+            if let Some(id) = self.reads.queued[a.die as usize].find(page) {
                 let c = &mut self.reads.commands[id as usize];
                 c.wanted |= codewords;
                 c.serves_host |= source == OpSource::Host;
@@ -78,11 +117,13 @@ impl Simulation {
             tr_full_ns: self.timing.region(a.region).tr_ns[a.page_type as usize],
             wanted: codewords,
             serves_host: source == OpSource::Host,
+            queued_at: 0,
             first: requester,
             joined: Vec::new(),
         }) as u32;
         if self.reads.merge {
-            self.reads.queued[a.die as usize].push((page, id));
+            let r = &mut self.reads;
+            r.queued[a.die as usize].push(page, id, &mut r.commands);
         }
         // Timed when the die starts it (`ReadShaper`).
         self.submit(FlashOp {
@@ -154,13 +195,11 @@ impl OpShaper for ReadShaper<'_> {
         if op.kind != OpKind::Read {
             return;
         }
-        let c = &self.reads.commands[op.owner as usize];
-        if self.reads.merge {
-            let queued = &mut self.reads.queued[op.die as usize];
-            if let Some(i) = queued.iter().position(|&(_, id)| id == op.owner) {
-                queued.swap_remove(i);
-            }
+        let r = &mut *self.reads;
+        if r.merge {
+            r.queued[op.die as usize].remove(op.owner, &mut r.commands);
         }
+        let c = &r.commands[op.owner as usize];
         let plan = self.policy.plan(&PageRead {
             tr_full_ns: c.tr_full_ns,
             page_bytes: self.geometry.page_bytes,
