@@ -44,7 +44,7 @@ const FIRST_TOUCH_WRITE: u32 = u32::MAX - 1;
 
 /// Mark, in the mapping table itself (no extra memory), whether a workload reads units
 /// `first..=last` before writing them. Call for every request in arrival order, then
-/// `Preconditioner::resolve_footprint` (after `run`) with the same sequence.
+/// `Preconditioner::resolve_footprint` (after `run`) over the span they cover.
 pub fn mark_footprint(ftl: &mut Ftl, first: u64, last: u64, is_read: bool) {
     for lpn in first..=last {
         let e = &mut ftl.l2p[lpn as usize];
@@ -130,8 +130,8 @@ impl<'a> Preconditioner<'a> {
         self.flush()
     }
 
-    /// After `run`: write the units of `first..=last` that `mark_footprint` marked as read
-    /// first, and clear the marks. Call `flush` after the last range.
+    /// After `run`: write, in address order, the units of `first..=last` that `mark_footprint`
+    /// marked as read first, and clear the marks. Call `flush` after the last range.
     pub fn resolve_footprint(&mut self, first: u64, last: u64) -> Result<(), Error> {
         for lpn in first..=last {
             match self.ftl.l2p[lpn as usize] {

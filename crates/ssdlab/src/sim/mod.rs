@@ -180,13 +180,16 @@ impl Simulation {
             // MQSim's warm-up does, from a map keyed by address). In the order the trace touches
             // them, units read one after another would share physical pages, which would make
             // every later read of them find its neighbours' pages open.
-            let mut ranges = Vec::new();
+            // One pass over the span the flows touch: the marks live in the mapping table.
+            let (mut lo, mut hi) = (u64::MAX, 0);
             for f in flows.iter_mut() {
-                f.for_each_unit_range(unit_bytes, |a, b, _| ranges.push((a, b)));
+                f.for_each_unit_range(unit_bytes, |a, b, _| {
+                    lo = lo.min(a);
+                    hi = hi.max(b);
+                });
             }
-            ranges.sort_unstable();
-            for (a, b) in ranges {
-                pre.resolve_footprint(a, b)?;
+            if lo <= hi {
+                pre.resolve_footprint(lo, hi)?;
             }
             pre.flush()?;
         }
