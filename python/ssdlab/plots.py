@@ -48,8 +48,9 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
     def save(fig, stem: str) -> None:
         for ext in ("png", "svg"):
             path = plots / f"{stem}.{ext}"
-            # A fixed date keeps the SVG identical from run to run.
-            fig.savefig(path, dpi=120, metadata={"Date": None} if ext == "svg" else None)
+            # No date and a fixed salt for the element ids keep the SVG identical from run to run.
+            with matplotlib.rc_context({"svg.hashsalt": "ssdlab"}):
+                fig.savefig(path, dpi=120, metadata={"Date": None} if ext == "svg" else None)
             written.append(path)
         plt.close(fig)
 

@@ -77,6 +77,10 @@ def test_run_grid_with_out_caches_writes_csv_and_plots(tmp_path):
             f = out / "plots" / f"{name}.{ext}"
             assert f.is_file() and f.stat().st_size > 1000, f
     assert (out / "plots" / "iops.png").read_bytes()[:4] == b"\x89PNG"
+    # Drawing again gives the same files, so committed plots only change with the results.
+    svg = (out / "plots" / "iops.svg").read_bytes()
+    plot_experiment(out)
+    assert (out / "plots" / "iops.svg").read_bytes() == svg
 
 
 def test_absolute_metrics_are_plotted_unnormalized(tmp_path):
