@@ -6,7 +6,8 @@ the engine wrote there (``experiment.json``, ``results.csv``, ``runs/*.json``) a
 ``plots/``, as PNG and SVG:
 
 - per metric, a bar chart with one group per workload and one bar per config, normalized to the
-  experiment's ``baseline`` config when it has one (like SPREAD's Fig. 6 and PR-SSD's figures);
+  experiment's ``baseline`` config when it has one (like SPREAD's Fig. 6 and PR-SSD's figures),
+  except the experiment's ``absolute_metrics``, drawn as they are (like SPREAD's RAF, Fig. 6(c));
 - per workload, the read-latency CDF of each config (from the summaries' ``cdf`` points).
 
 Run it again by hand with ``python -m ssdlab.plots DIR``.
@@ -39,7 +40,7 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
     results = pandas.read_csv(out / "results.csv")
     configs = [c["label"] for c in spec["configs"]]
     workloads = [w["label"] for w in spec["workloads"]]
-    baseline = spec.get("baseline")
+    absolute = set(spec.get("absolute_metrics", []))
     plots = out / "plots"
     plots.mkdir(exist_ok=True)
     written: list[Path] = []
@@ -47,14 +48,16 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
     def save(fig, stem: str) -> None:
         for ext in ("png", "svg"):
             path = plots / f"{stem}.{ext}"
-            # A fixed date keeps the SVG identical from run to run.
-            fig.savefig(path, dpi=120, metadata={"Date": None} if ext == "svg" else None)
+            # No date and a fixed salt for the element ids keep the SVG identical from run to run.
+            with matplotlib.rc_context({"svg.hashsalt": "ssdlab"}):
+                fig.savefig(path, dpi=120, metadata={"Date": None} if ext == "svg" else None)
             written.append(path)
         plt.close(fig)
 
     means = results.groupby(["workload", "config"], sort=False).mean(numeric_only=True)
     width = 0.8 / max(len(configs), 1)
     for metric in spec["metrics"]:
+        baseline = None if metric in absolute else spec.get("baseline")
         fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(workloads) + 2), 3.2))
         for i, c in enumerate(configs):
             ys = []

@@ -11,6 +11,7 @@ import pytest
 import ssdlab
 from ssdlab import SsdlabError
 from ssdlab.cli import main as cli_main
+from ssdlab.plots import plot_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "crates" / "ssdlab" / "tests" / "data" / "small.toml"
@@ -76,6 +77,25 @@ def test_run_grid_with_out_caches_writes_csv_and_plots(tmp_path):
             f = out / "plots" / f"{name}.{ext}"
             assert f.is_file() and f.stat().st_size > 1000, f
     assert (out / "plots" / "iops.png").read_bytes()[:4] == b"\x89PNG"
+    # Drawing again gives the same files, so committed plots only change with the results.
+    svg = (out / "plots" / "iops.svg").read_bytes()
+    plot_experiment(out)
+    assert (out / "plots" / "iops.svg").read_bytes() == svg
+
+
+def test_absolute_metrics_are_plotted_unnormalized(tmp_path):
+    import matplotlib
+
+    out = tmp_path / "out"
+    g = grid()
+    g["absolute_metrics"] = ["raf"]
+    ssdlab.run_grid(g, out=out, jobs=2)
+    # Text as SVG <text> elements instead of glyph paths, so the axis labels can be read back.
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        plot_experiment(out)
+    assert "normalized to full" in (out / "plots" / "iops.svg").read_text()
+    raf = (out / "plots" / "raf.svg").read_text()
+    assert "normalized to" not in raf and ">raf<" in raf
 
 
 def test_bad_grids_raise_naming_the_key():

@@ -22,6 +22,7 @@ name = "test grid"
 metrics = ["requests.count", "iops", "latency_ns.read.mean", "gc.invocations", "no.such.metric"]
 seeds = [1, 2]
 baseline = "greedy"
+absolute_metrics = ["gc.invocations"]
 
 [[configs]]
 label = "greedy"
@@ -50,6 +51,13 @@ source = "made up for the test"
 metric = "iops"
 config = "random"
 normalized_to = "greedy"
+value = 1.0
+source = "nowhere"
+[[paper.figures]]
+metric = "latency_ns.read.mean"
+config = "random"
+normalized_to = "greedy"
+best = "lowest"
 value = 1.0
 source = "nowhere"
 "#
@@ -104,6 +112,35 @@ fn a_grid_runs_every_cell_and_reruns_only_what_changed() {
         "{report}"
     );
     assert!(report.contains("### `latency_ns.read.mean`"));
+    // A "lowest" figure takes the workload with the smallest ratio.
+    let e = Experiment::load(&file).unwrap();
+    let ratio = |w: &str| {
+        let m = "latency_ns.read.mean";
+        experiment::report::cell(&first, "random", w, m).unwrap()
+            / experiment::report::cell(&first, "greedy", w, m).unwrap()
+    };
+    let lowest = if ratio("hm_0") <= ratio("gen") {
+        "hm_0"
+    } else {
+        "gen"
+    };
+    let figure = &e.paper.as_ref().unwrap().figures[1];
+    let (ours, at) = experiment::report::ours(&e, &first, figure).unwrap();
+    assert_eq!((ours, at.as_str()), (ratio(lowest), lowest));
+    assert!(
+        report.contains(&format!(
+            "| latency_ns.read.mean / greedy | random | best, lowest ({lowest}) |"
+        )),
+        "{report}"
+    );
+    // The plots read which metrics are drawn absolute from experiment.json.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("experiment.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        json["absolute_metrics"],
+        serde_json::json!(["gc.invocations"])
+    );
 
     // Same file again: everything is reused, with identical results.
     let again = run(&file, &out);
@@ -167,6 +204,14 @@ fn bad_experiments_are_rejected_by_key() {
             "workloads[0].trace",
         ),
         ("name = \"x\"\nmetrics = []\n", "configs"),
+        (
+            "name = \"x\"\nmetrics = [\"iops\"]\nabsolute_metrics = [\"raf\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n",
+            "absolute_metrics[0]",
+        ),
+        (
+            "name = \"x\"\nmetrics = [\"iops\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n[paper]\nsource = \"s\"\n[[paper.figures]]\nmetric = \"iops\"\nconfig = \"a\"\nworkload = \"w\"\nbest = \"lowest\"\nvalue = 1.0\nsource = \"s\"\n",
+            "paper.figures[0].best",
+        ),
     ];
     for (text, key) in bad {
         std::fs::write(&path, text).unwrap();

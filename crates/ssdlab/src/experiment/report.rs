@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::runner::{metric, RunResult};
-use super::spec::{Experiment, PaperFigure};
+use super::spec::{Best, Experiment, PaperFigure};
 
 /// Mean of `metric` over the seeds of one (config, workload) cell.
 pub fn cell(results: &[RunResult], config: &str, workload: &str, m: &str) -> Option<f64> {
@@ -18,7 +18,8 @@ pub fn cell(results: &[RunResult], config: &str, workload: &str, m: &str) -> Opt
 }
 
 /// Our value for a paper figure: the metric (or its ratio to `normalized_to`) on the figure's
-/// workload, or the largest over all workloads for an "up to" figure, with that workload.
+/// workload, or the best over all workloads for an "up to" figure (the largest, or the smallest
+/// with `best = "lowest"`), with that workload.
 pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<(f64, String)> {
     let at = |w: &str| {
         let v = cell(results, &f.config, w, &f.metric)?;
@@ -29,11 +30,16 @@ pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<(f
     };
     match &f.workload {
         Some(w) => at(w).map(|v| (v, w.clone())),
-        None => e
-            .workloads
-            .iter()
-            .filter_map(|w| at(&w.label).map(|v| (v, w.label.clone())))
-            .max_by(|a, b| a.0.total_cmp(&b.0)),
+        None => {
+            let all = e
+                .workloads
+                .iter()
+                .filter_map(|w| at(&w.label).map(|v| (v, w.label.clone())));
+            match f.best {
+                Best::Highest => all.max_by(|a, b| a.0.total_cmp(&b.0)),
+                Best::Lowest => all.min_by(|a, b| a.0.total_cmp(&b.0)),
+            }
+        }
     }
 }
 
@@ -89,9 +95,10 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
                 Some((v, w)) => (num(v), w),
                 None => ("—".into(), f.workload.clone().unwrap_or_default()),
             };
-            let w = match &f.workload {
-                Some(_) => w,
-                None => format!("best ({w})"),
+            let w = match (&f.workload, f.best) {
+                (Some(_), _) => w,
+                (None, Best::Highest) => format!("best ({w})"),
+                (None, Best::Lowest) => format!("best, lowest ({w})"),
             };
             let _ = writeln!(
                 o,

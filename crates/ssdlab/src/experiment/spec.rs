@@ -22,6 +22,10 @@ pub struct Experiment {
     /// The config label the bar charts (and normalized paper figures) divide by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// Metrics whose bar charts show their values as they are, not divided by the baseline's
+    /// (e.g. RAF, which SPREAD's Fig. 6(c) plots absolute); each must be one of `metrics`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absolute_metrics: Vec<String>,
     pub configs: Vec<ConfigSpec>,
     pub workloads: Vec<WorkloadSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,7 +97,8 @@ pub struct Paper {
 }
 
 /// One number of the paper: `metric` of `config` on `workload` (or over all workloads, for
-/// "up to" claims: `workload` absent takes the best), optionally divided by `normalized_to`.
+/// "up to" claims: `workload` absent takes the best, by `best`), optionally divided by
+/// `normalized_to`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PaperFigure {
@@ -104,8 +109,27 @@ pub struct PaperFigure {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub normalized_to: Option<String>,
     pub value: f64,
+    /// Which value over all workloads is the best, for a figure without `workload`: the highest
+    /// (the default: "IOPS up to 2.2×") or the lowest ("latency reduced by up to 56%").
+    #[serde(default, skip_serializing_if = "Best::is_highest")]
+    pub best: Best,
     /// Where the number is in the paper (e.g. "Fig. 6(a)").
     pub source: String,
+}
+
+/// The direction of an "up to" figure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Best {
+    #[default]
+    Highest,
+    Lowest,
+}
+
+impl Best {
+    fn is_highest(&self) -> bool {
+        *self == Best::Highest
+    }
 }
 
 impl Experiment {
@@ -165,6 +189,14 @@ impl Experiment {
                 ));
             }
         }
+        for (i, m) in self.absolute_metrics.iter().enumerate() {
+            if !self.metrics.contains(m) {
+                return Err(Error::config(
+                    &format!("absolute_metrics[{i}]"),
+                    format!("`{m}` is not one of `metrics`"),
+                ));
+            }
+        }
         for (i, w) in self.workloads.iter().enumerate() {
             if w.trace.is_some() == (w.workload.is_some() || w.generator.is_some()) {
                 return Err(Error::config(
@@ -195,6 +227,12 @@ impl Experiment {
                         return Err(Error::config(
                             &key("workload"),
                             format!("no workload `{w}`"),
+                        ));
+                    }
+                    if !f.best.is_highest() {
+                        return Err(Error::config(
+                            &key("best"),
+                            "only a figure over all workloads (no `workload`) has a best",
                         ));
                     }
                 }
