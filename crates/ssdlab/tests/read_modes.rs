@@ -9,9 +9,8 @@
 
 mod common;
 
-use common::small;
-use ssdlab::config::Config;
-use ssdlab::sim::{Flow, RequestRecord, RunOptions, Simulation};
+use common::{run_logged as run, small};
+use ssdlab::sim::RequestRecord;
 use ssdlab::trace::{Op, TraceRequest};
 
 const FW: u64 = 1_000;
@@ -35,19 +34,6 @@ fn req(at: u64, offset_bytes: u64, size_bytes: u64, op: Op) -> TraceRequest {
 
 fn unit(at: u64, unit: u64, units: u64, op: Op) -> TraceRequest {
     req(at, unit * KIB4, units * KIB4, op)
-}
-
-fn run(config: Config, requests: Vec<TraceRequest>) -> (Vec<RequestRecord>, serde_json::Value) {
-    let flow = Flow::new("t".into(), requests, config.host.mode, 1, 1.0, 0);
-    let opts = RunOptions {
-        verify: true,
-        request_log: true,
-    };
-    let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
-    sim.run().unwrap();
-    let s = sim.summary();
-    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
-    (sim.log.take().unwrap(), s)
 }
 
 fn latency_at(log: &[RequestRecord], offset_bytes: u64, op: Op) -> u64 {

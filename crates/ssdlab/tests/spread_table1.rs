@@ -4,8 +4,9 @@
 //! 99 µs + tDMA(n) under dmaFTL (`dma`: the whole page is sensed, only the wanted codewords move).
 //! The preset has `ecc_decode_ns = 0` and `firmware_ns = 0` (Table I's t_SPR has no other term).
 
+mod common;
+
 use ssdlab::config::Config;
-use ssdlab::sim::{Flow, RunOptions, Simulation};
 use ssdlab::trace::{Op, TraceRequest};
 
 /// Table I, tR row (µs) for 2, 4, …, 16 KiB sensed.
@@ -31,20 +32,11 @@ fn isolated_read_ns(policy: &str, kib: u64) -> u64 {
         size_bytes: kib * 1024,
         op: Op::Read,
     };
-    let flow = Flow::new("table1".into(), vec![read], config.host.mode, 1, 1.0, 0);
-    let opts = RunOptions {
-        verify: true,
-        request_log: true,
-    };
-    let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
-    sim.run().unwrap();
-    let summary = sim.summary();
-    assert_eq!(summary["integrity"]["violations"], 0);
+    let (log, summary) = common::run_logged(config, vec![read]);
     assert_eq!(
         summary["flash_ops"]["read"]["host"], 1,
         "one page, one command"
     );
-    let log = sim.log.take().unwrap();
     assert_eq!(log.len(), 1);
     log[0].latency_ns
 }

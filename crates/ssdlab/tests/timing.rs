@@ -5,9 +5,8 @@
 
 mod common;
 
-use common::small;
-use ssdlab::config::Config;
-use ssdlab::sim::{Flow, RequestRecord, RunOptions, Simulation};
+use common::{run_logged as run, small};
+use ssdlab::sim::RequestRecord;
 use ssdlab::trace::{Op, TraceRequest};
 
 const FW: u64 = 1_000;
@@ -23,21 +22,6 @@ fn req(at: u64, unit: u64, units: u64, op: Op) -> TraceRequest {
         size_bytes: units * KIB4,
         op,
     }
-}
-
-/// Run the requests (the units they read are preconditioned by the trace footprint, in
-/// ascending order) and return the per-request records in completion order.
-fn run(config: Config, requests: Vec<TraceRequest>) -> (Vec<RequestRecord>, serde_json::Value) {
-    let flow = Flow::new("t".into(), requests, config.host.mode, 1, 1.0, 0);
-    let opts = RunOptions {
-        verify: true,
-        request_log: true,
-    };
-    let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
-    sim.run().unwrap();
-    let s = sim.summary();
-    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
-    (sim.log.take().unwrap(), s)
 }
 
 fn latency_of(log: &[RequestRecord], offset_unit: u64) -> u64 {
