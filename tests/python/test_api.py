@@ -450,3 +450,17 @@ def test_format_is_detected_when_not_given():
     s = ssdlab.simulate(SMALL, [MSR, FIU], set=WRAP).summary
     assert [f["format"] for f in s["config"]["flows"]] == ["msr", "fiu"]
     assert s["requests"]["count"] == trace_lines(MSR) + 2000
+
+
+def test_read_policies_raf_and_energy_through_python():
+    # SPREAD's KV workload (2 KiB reads on codeword boundaries): spFTL senses only what is asked
+    # (RAF 1), pageFTL whole 16 KiB pages; sensing less also spends less read energy.
+    runs = {
+        p: ssdlab.simulate("spread", workload="spread-kv", set={"ftl.read_policy.policy": p}).summary
+        for p in ("full", "subpage")
+    }
+    assert runs["subpage"]["raf"] == 1.0
+    assert runs["full"]["raf"] > 7.0
+    assert runs["subpage"]["energy_uj"]["read"] < runs["full"]["energy_uj"]["read"] / 3
+    assert runs["subpage"]["iops"] > 2 * runs["full"]["iops"]
+    assert set(runs["full"]["energy_uj"]) >= {"read_sense", "read_transfer", "program", "erase", "total"}
