@@ -421,7 +421,6 @@ impl Ftl {
     }
 }
 
-/// Logical capacity: the physical mapping units less the over-provisioned share.
 /// Codewords of an uncompressed page holding bytes `lo..hi` (`lo < hi`) of its slot `i` (slot i
 /// starts at byte i × unit).
 fn codewords_of_bytes(g: &Geometry, i: u32, lo: u32, hi: u32) -> u64 {
@@ -432,6 +431,7 @@ fn codewords_of_bytes(g: &Geometry, i: u32, lo: u32, hi: u32) -> u64 {
     (start..end).fold(0u64, |m, c| m | (1 << c))
 }
 
+/// Logical capacity: the physical mapping units less the over-provisioned share.
 pub fn logical_units(config: &Config, g: &Geometry) -> u32 {
     let physical = g.physical_units() as f64;
     (physical * (1.0 - config.ftl.overprovisioning_ratio)).floor() as u32
@@ -441,4 +441,30 @@ pub fn logical_units(config: &Config, g: &Geometry) -> u32 {
 pub fn gc_threshold_blocks(config: &Config, blocks: u32) -> u32 {
     let t = (config.ftl.gc_threshold * blocks as f64).ceil() as u32;
     t.max(config.ftl.gc_reserved_blocks + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A codeword is wanted exactly when it overlaps the asked bytes of the slot.
+        #[test]
+        fn codewords_of_bytes_are_the_overlapping_codewords(
+            i in 0u32..4,
+            lo in 0u32..4096,
+            len in 1u32..4096,
+        ) {
+            let g = crate::test_support::small_geometry();
+            let hi = (lo + len).min(g.unit_bytes);
+            prop_assume!(lo < hi);
+            let (start, end) = (i * g.unit_bytes + lo, i * g.unit_bytes + hi);
+            let m = codewords_of_bytes(&g, i, lo, hi);
+            for c in 0..g.page_bytes / g.codeword_bytes {
+                let (cs, ce) = (c * g.codeword_bytes, (c + 1) * g.codeword_bytes);
+                prop_assert_eq!(m >> c & 1 == 1, cs < end && start < ce, "codeword {}", c);
+            }
+        }
+    }
 }

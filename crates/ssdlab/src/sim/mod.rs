@@ -177,10 +177,11 @@ impl Simulation {
         pre.run(&config.precondition, config.seed)?;
         if footprint {
             // In address order, as a file system's data lies after a sequential fill (and as
-            // MQSim's warm-up does, from a map keyed by address). In the order the trace touches
-            // them, units read one after another would share physical pages, which would make
-            // every later read of them find its neighbours' pages open.
-            // One pass over the span the flows touch: the marks live in the mapping table.
+            // MQSim's warm-up does, from a map keyed by address), in one pass over the span the
+            // flows touch (the marks live in the mapping table). Written in the order the trace
+            // touches them, the units of requests that follow one another would share physical
+            // pages, and those requests would share read commands: on a random-read workload
+            // two reads in three did.
             let (mut lo, mut hi) = (u64::MAX, 0);
             for f in flows.iter_mut() {
                 f.for_each_unit_range(unit_bytes, |a, b, _| {
