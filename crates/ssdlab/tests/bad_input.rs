@@ -81,6 +81,14 @@ fn impossible_values_name_the_key_and_reason() {
         (
             &[
                 "ftl.read_policy.policy=\"partial\"",
+                "ftl.read_policy.unit_kib=16",
+            ],
+            "ftl.read_policy.unit_kib",
+            "two or more parts",
+        ),
+        (
+            &[
+                "ftl.read_policy.policy=\"partial\"",
                 "ftl.read_policy.tr_reduction=1.2",
             ],
             "ftl.read_policy.tr_reduction",

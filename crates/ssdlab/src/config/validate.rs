@@ -36,12 +36,12 @@ impl Config {
                 let key = "ftl.read_policy.unit_kib";
                 positive(key, *unit_kib as u64)?;
                 let unit = *unit_kib as u64 * 1024;
-                if !unit.is_multiple_of(codeword) || !page.is_multiple_of(unit) {
+                if !unit.is_multiple_of(codeword) || !page.is_multiple_of(unit) || unit == page {
                     return Err(Error::config(
                         key,
                         format!(
                             "a partial-read unit of {unit_kib} KiB must be whole {codeword}-byte \
-                             codewords and divide the {} KiB page",
+                             codewords and divide the {} KiB page into two or more parts",
                             page / 1024
                         ),
                     ));
