@@ -41,6 +41,9 @@ pub struct SealedPage {
 pub struct WriteBuffer {
     entries: Slab<Entry>,
     pub open: Vec<OpenPage>,
+    /// Emptied entry lists of retired pages, reused by pages sealed later: sealing and placing a
+    /// page then allocates nothing.
+    spare_lists: Vec<Vec<u32>>,
     page_bytes: u32,
     slots_per_page: u32,
     capacity_units: u32,
@@ -52,6 +55,7 @@ impl WriteBuffer {
         WriteBuffer {
             entries: Slab::new(),
             open: Vec::new(),
+            spare_lists: Vec::new(),
             page_bytes: g.page_bytes,
             slots_per_page: g.slots_per_page,
             capacity_units: config.ftl.write_buffer_units,
@@ -157,7 +161,8 @@ impl WriteBuffer {
             return None;
         }
         page.bytes = 0;
-        let entries = std::mem::take(&mut page.entries);
+        let spare = self.spare_lists.pop().unwrap_or_default();
+        let entries = std::mem::replace(&mut page.entries, spare);
         let waiters = std::mem::take(&mut page.waiters);
         for &e in &entries {
             self.entries[e as usize].open_key = u32::MAX;
@@ -170,11 +175,13 @@ impl WriteBuffer {
     }
 
     /// Entries of a placed page leave the buffer's index (their data stays counted until
-    /// `release`).
-    pub fn retire(&mut self, entries: &[u32]) {
-        for &e in entries {
+    /// `release`); the emptied list is kept for a later page.
+    pub fn retire(&mut self, mut entries: Vec<u32>) {
+        for &e in &entries {
             self.entries.remove(e as usize);
         }
+        entries.clear();
+        self.spare_lists.push(entries);
     }
 
     /// A program of `units` buffered units completed.

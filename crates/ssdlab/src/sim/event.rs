@@ -61,23 +61,43 @@ impl Event {
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<u128>>,
     seq: u64,
+    /// The last popped event's entry is still at the top of the heap. Handling an event usually
+    /// schedules the next one (a read's sensing ends and its transfer is booked, a flow's next
+    /// arrival), so a pop is held back until then and that push overwrites the top: one sift
+    /// down instead of a pop's and a push's sifts. Keys are unique, so the order is unchanged.
+    popped_top: bool,
 }
 
 impl EventQueue {
     pub fn push(&mut self, time: u64, event: Event) {
         self.seq = (self.seq + 1) & ((1 << SEQ_BITS) - 1);
         let low = self.seq << (ID_BITS + TAG_BITS) | event.pack() as u64;
-        self.heap.push(Reverse((time as u128) << 64 | low as u128));
+        let key = Reverse((time as u128) << 64 | low as u128);
+        if std::mem::take(&mut self.popped_top) {
+            if let Some(mut top) = self.heap.peek_mut() {
+                *top = key;
+                return;
+            }
+        }
+        self.heap.push(key);
     }
     pub fn pop(&mut self) -> Option<(u64, Event)> {
-        self.heap.pop().map(|Reverse(key)| {
-            let bits = key as u32 & ((1 << (ID_BITS + TAG_BITS)) - 1);
-            ((key >> 64) as u64, Event::unpack(bits))
-        })
+        self.drop_popped();
+        let Reverse(key) = *self.heap.peek()?;
+        self.popped_top = true;
+        let bits = key as u32 & ((1 << (ID_BITS + TAG_BITS)) - 1);
+        Some(((key >> 64) as u64, Event::unpack(bits)))
     }
     /// Time of the earliest event.
-    pub fn peek_time(&self) -> Option<u64> {
+    pub fn peek_time(&mut self) -> Option<u64> {
+        self.drop_popped();
         self.heap.peek().map(|Reverse(key)| (key >> 64) as u64)
+    }
+    /// Remove the entry of the last popped event if no push has overwritten it.
+    fn drop_popped(&mut self) {
+        if std::mem::take(&mut self.popped_top) {
+            self.heap.pop();
+        }
     }
 }
 

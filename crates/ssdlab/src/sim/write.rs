@@ -146,10 +146,11 @@ impl Simulation {
         self.device.padded_slots += self.ftl.geometry.slots_per_page as u64 - live;
         self.ftl.fill_page(page, units.iter().copied());
         self.scratch_units = units;
-        self.ftl.buffer.retire(&sealed.entries);
+        let units = sealed.entries.len() as u32;
+        self.ftl.buffer.retire(sealed.entries);
         let owner = self.new_program(ProgramRecord {
             page,
-            units: sealed.entries.len() as u32,
+            units,
             waiters: sealed.waiters,
             source: OpSource::Host,
             pool,
