@@ -340,11 +340,15 @@ mod tests {
         let mut events = EventQueue::default();
         let (mut order, mut now) = (Vec::new(), 0);
         loop {
-            if events.peek_time() != Some(now) {
-                s.start_pending(now, &mut events, &mut ());
-            }
-            let Some((t, e)) = events.pop() else { break };
-            now = t;
+            let e = match events.pop_at(now) {
+                Some(e) => e,
+                None => {
+                    s.start_pending(now, &mut events, &mut ());
+                    let Some((t, e)) = events.pop() else { break };
+                    now = t;
+                    e
+                }
+            };
             if let Event::DieDone(d) = e {
                 let done = s.on_die_done(d, now, &mut events);
                 order.extend(done.iter().map(|o| (o.target, now)));

@@ -281,15 +281,20 @@ impl Simulation {
     ) -> Result<(), Error> {
         self.maybe_final_flush();
         loop {
-            // Dies start once the current instant is over (see `Scheduler::start_pending`).
-            if self.events.peek_time() != Some(self.now) {
-                self.start_dies();
-            }
-            let Some((time, event)) = self.events.pop() else {
-                break;
+            let event = match self.events.pop_at(self.now) {
+                Some(event) => event,
+                None => {
+                    // Dies start once the current instant is over (see
+                    // `Scheduler::start_pending`).
+                    self.start_dies();
+                    let Some((time, event)) = self.events.pop() else {
+                        break;
+                    };
+                    debug_assert!(time >= self.now);
+                    self.now = time;
+                    event
+                }
             };
-            debug_assert!(time >= self.now);
-            self.now = time;
             self.dispatch(event);
             if let Some(e) = self.fatal.take() {
                 return Err(e);
