@@ -32,6 +32,9 @@ pub const P2L_VALID: u32 = 1 << 31;
 /// mark of a dead entry.
 pub const NO_LPN: u32 = P2L_VALID - 1;
 
+/// How many pages ahead of its writes an open block's reverse map is loaded.
+const P2L_AHEAD_PAGES: u32 = 4;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Location {
     Unmapped,
@@ -282,6 +285,12 @@ impl Ftl {
         };
         let info = &mut self.blocks[block as usize];
         let page = self.geometry.page_id(block, info.write_ptr);
+        // A block's reverse map is cold when it is opened (last written before its erase) and is
+        // written a page at a time: load the next cache line's worth of pages ahead.
+        if info.write_ptr + P2L_AHEAD_PAGES < p.pages_per_block {
+            let ahead = self.geometry.slot_id(page + P2L_AHEAD_PAGES, 0);
+            table::prefetch(&self.p2l, ahead as usize);
+        }
         info.write_ptr += 1;
         info.last_write_ns = now;
         if info.write_ptr == p.pages_per_block {

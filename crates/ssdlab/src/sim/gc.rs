@@ -5,9 +5,12 @@
 //! policy says so), and erases the victim once every copy is programmed. Reads, programs and the erase take die and bus time like host commands.
 
 use crate::flash::{FlashOp, OpKind, OpSource};
-use crate::ftl::{BlockState, Writer};
+use crate::ftl::{table, BlockState, Writer};
 
 use super::{ProgramRecord, Simulation};
+
+/// How many pages ahead of its reads a GC job loads the victim's reverse map.
+const P2L_LOOKAHEAD_PAGES: u32 = 8;
 
 impl Simulation {
     /// Start background (or foreground, when host pages are stalled) GC on `pool` if needed.
@@ -107,10 +110,25 @@ impl Simulation {
         while self.gc[pool].reads_outstanding + self.gc[pool].programs_outstanding < window
             && self.gc[pool].next_page < self.gc[pool].end_page
         {
-            let page = self.ftl.geometry.page_id(victim, self.gc[pool].next_page);
+            let g = &self.ftl.geometry;
+            let next = self.gc[pool].next_page;
+            let page = g.page_id(victim, next);
             self.gc[pool].next_page += 1;
+            // Victims are cold: load the reverse map of pages ahead (GC reads them in order) ...
+            if next + P2L_LOOKAHEAD_PAGES < self.gc[pool].end_page {
+                let ahead = g.slot_id(g.page_id(victim, next + P2L_LOOKAHEAD_PAGES), 0);
+                table::prefetch(&self.ftl.p2l, ahead as usize);
+            }
             let slots = self.ftl.valid_slots(page);
             if slots != 0 {
+                // ... and the mapping entries that the copies of this page will rewrite (units
+                // from all over the logical space) while the page is being read.
+                let mut s = slots;
+                while s != 0 {
+                    let slot = self.ftl.geometry.slot_id(page, s.trailing_zeros());
+                    s &= s - 1;
+                    table::prefetch(&self.ftl.l2p, self.ftl.unit_in_slot(slot) as usize);
+                }
                 // Only the valid units' codewords are wanted (spread.txt §IV: GC reads with the
                 // block's valid page bitmap), which a subpage or DMA read can exploit.
                 let codewords = self.ftl.codewords_of_slots(slots);
