@@ -3,6 +3,8 @@
 //! block = plane · blocks_per_plane + block, page = block · max_pages_per_block + page,
 //! slot = page · slots_per_page + slot (a slot holds one mapping unit).
 
+use strength_reduce::StrengthReducedU32;
+
 use crate::config::{CellMode, Config, ProgramOrder};
 
 pub type DieId = u32;
@@ -24,7 +26,7 @@ pub struct Region {
     pub page_types: Vec<u8>,
 }
 
-/// What a command on one page needs to know of its address, decoded with two divisions.
+/// What a command on one page needs to know of its address, decoded with three divisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PageAddr {
     pub block: BlockId,
@@ -55,6 +57,30 @@ pub struct Geometry {
     pub regions: Vec<Region>,
     /// Region of each block index within a plane.
     pub region_of_block: Vec<u8>,
+    /// The divisors of address decoding as multiply-and-shift: every host unit and flash command
+    /// decodes several addresses, and a hardware division takes tens of cycles.
+    div: Divisors,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Divisors {
+    planes_per_die: StrengthReducedU32,
+    blocks_per_plane: StrengthReducedU32,
+    pages_per_block: StrengthReducedU32,
+    slots_per_page: StrengthReducedU32,
+    slots_per_block: StrengthReducedU32,
+}
+
+impl Divisors {
+    fn new(planes_per_die: u32, blocks_per_plane: u32, pages_per_block: u32, slots: u32) -> Self {
+        Divisors {
+            planes_per_die: StrengthReducedU32::new(planes_per_die),
+            blocks_per_plane: StrengthReducedU32::new(blocks_per_plane),
+            pages_per_block: StrengthReducedU32::new(pages_per_block),
+            slots_per_page: StrengthReducedU32::new(slots),
+            slots_per_block: StrengthReducedU32::new(pages_per_block * slots),
+        }
+    }
 }
 
 impl Geometry {
@@ -107,6 +133,12 @@ impl Geometry {
             }
         }
         Geometry {
+            div: Divisors::new(
+                g.planes_per_die,
+                g.blocks_per_plane,
+                g.pages_per_block,
+                slots_per_page,
+            ),
             channels: g.channels,
             ways: g.ways_per_channel,
             dies_per_way: g.dies_per_way,
@@ -149,18 +181,18 @@ impl Geometry {
     }
 
     pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
-        plane / self.planes_per_die
+        plane / self.div.planes_per_die
     }
     /// The die a block is on, and its plane's index within the die.
     pub fn die_and_plane(&self, block: BlockId) -> (DieId, u32) {
         let plane = self.plane_of_block(block);
-        (plane / self.planes_per_die, plane % self.planes_per_die)
+        StrengthReducedU32::div_rem(plane, self.div.planes_per_die)
     }
     pub fn plane_of_block(&self, block: BlockId) -> PlaneId {
-        block / self.blocks_per_plane
+        block / self.div.blocks_per_plane
     }
     pub fn block_in_plane(&self, block: BlockId) -> u32 {
-        block % self.blocks_per_plane
+        block % self.div.blocks_per_plane
     }
     pub fn block_id(&self, plane: PlaneId, index: u32) -> BlockId {
         plane * self.blocks_per_plane + index
@@ -172,32 +204,35 @@ impl Geometry {
         block * self.max_pages_per_block + page
     }
     pub fn block_of_page(&self, page: PageId) -> BlockId {
-        page / self.max_pages_per_block
+        page / self.div.pages_per_block
     }
     pub fn page_in_block(&self, page: PageId) -> u32 {
-        page % self.max_pages_per_block
+        page % self.div.pages_per_block
     }
     pub fn slot_id(&self, page: PageId, slot: u32) -> SlotId {
         page * self.slots_per_page + slot
     }
     pub fn page_of_slot(&self, slot: SlotId) -> PageId {
-        slot / self.slots_per_page
+        slot / self.div.slots_per_page
+    }
+    /// Index of a slot within its page.
+    pub fn slot_in_page(&self, slot: SlotId) -> u32 {
+        slot % self.div.slots_per_page
     }
     pub fn block_of_slot(&self, slot: SlotId) -> BlockId {
-        slot / self.slots_per_block()
+        slot / self.div.slots_per_block
     }
     /// Decode a page's address (the same results as the single-purpose functions above).
     pub fn page_addr(&self, page: PageId) -> PageAddr {
-        let block = page / self.max_pages_per_block;
-        let page_in_block = page - block * self.max_pages_per_block;
-        let plane = block / self.blocks_per_plane;
-        let region =
-            self.region_of_block[(block - plane * self.blocks_per_plane) as usize] as usize;
+        let (block, page_in_block) = StrengthReducedU32::div_rem(page, self.div.pages_per_block);
+        let (plane, block_in_plane) = StrengthReducedU32::div_rem(block, self.div.blocks_per_plane);
+        let region = self.region_of_block[block_in_plane as usize] as usize;
+        let (die, plane_in_die) = StrengthReducedU32::div_rem(plane, self.div.planes_per_die);
         PageAddr {
             block,
             page_in_block,
-            die: plane / self.planes_per_die,
-            plane_in_die: plane % self.planes_per_die,
+            die,
+            plane_in_die,
             region,
             page_type: self.regions[region].page_types[page_in_block as usize],
         }
@@ -405,6 +440,7 @@ mod tests {
             slots_per_page: 4,
             regions: vec![],
             region_of_block: vec![0],
+            div: Divisors::new(p, 1, 1, 4),
         }
     }
 

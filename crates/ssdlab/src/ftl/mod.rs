@@ -56,14 +56,10 @@ pub enum BlockState {
 #[derive(Clone, Copy, Debug)]
 pub struct BlockInfo {
     pub state: BlockState,
-    pub valid_units: u32,
     /// Pages allocated (programs issued), in page order.
     pub write_ptr: u32,
     pub erase_count: u32,
     pub last_write_ns: u64,
-    /// Index of the block's pool (plane and region), precomputed: it is needed on every
-    /// invalidation.
-    pub pool: u32,
 }
 
 /// Who takes a page from a pool.
@@ -107,6 +103,10 @@ pub struct Ftl {
     /// memory. Kept apart from `blocks` because every host read asks it: a dense `u32` per block
     /// stays in cache where the block records do not.
     pub programmed: Vec<u32>,
+    /// Per block, the slots holding valid units. Kept apart from `blocks` for the same reason:
+    /// every overwrite of a unit decrements the count of a block anywhere on the device, and
+    /// a dense `u32` per block stays in cache.
+    pub valid_units: Vec<u32>,
     /// Indexed by `plane · regions + region`.
     pub pools: Vec<Pool>,
     pub buffer: WriteBuffer,
@@ -123,17 +123,15 @@ impl Ftl {
         let logical_units = logical_units(config, g);
         let regions = g.regions.len();
         let mut pools = Vec::with_capacity(g.planes() as usize * regions);
-        let mut blocks = Vec::with_capacity(g.blocks() as usize);
-        for b in 0..g.blocks() {
-            blocks.push(BlockInfo {
+        let blocks = vec![
+            BlockInfo {
                 state: BlockState::Free,
-                valid_units: 0,
                 write_ptr: 0,
                 erase_count: 0,
                 last_write_ns: 0,
-                pool: (g.plane_of_block(b) as usize * regions + g.region_of(b)) as u32,
-            });
-        }
+            };
+            g.blocks() as usize
+        ];
         for plane in 0..g.planes() {
             for (ri, r) in g.regions.iter().enumerate() {
                 let free: VecDeque<BlockId> = (r.first_block..r.first_block + r.blocks_per_plane)
@@ -171,6 +169,7 @@ impl Ftl {
             l2p: table::zeroed_u32(logical_units as usize),
             p2l: table::zeroed_u32(g.total_slots() as usize),
             programmed: vec![0; blocks.len()],
+            valid_units: vec![0; blocks.len()],
             blocks,
             pools,
             buffer: WriteBuffer::new(config, g),
@@ -187,7 +186,8 @@ impl Ftl {
     }
 
     pub fn pool_of_block(&self, block: BlockId) -> usize {
-        self.blocks[block as usize].pool as usize
+        let g = &self.geometry;
+        g.plane_of_block(block) as usize * g.regions.len() + g.region_of(block)
     }
 
     pub fn lookup(&self, lpn: u32) -> Location {
@@ -229,7 +229,7 @@ impl Ftl {
     pub fn invalidate_slot(&mut self, slot: SlotId) {
         let block = self.geometry.block_of_slot(slot);
         let pool = self.pool_of_block(block);
-        if self.p2l[slot as usize] & P2L_VALID == 0 || self.blocks[block as usize].valid_units == 0
+        if self.p2l[slot as usize] & P2L_VALID == 0 || self.valid_units[block as usize] == 0
         {
             // Only a corrupted mapping gets here; the oracle reports it, other runs carry on.
             let msg = format!("slot {slot} (block {block}) is mapped but not valid");
@@ -240,7 +240,7 @@ impl Ftl {
             return;
         }
         self.p2l[slot as usize] &= !P2L_VALID;
-        self.blocks[block as usize].valid_units -= 1;
+        self.valid_units[block as usize] -= 1;
         self.pools[pool].valid_units -= 1;
         self.pools[pool].invalid_slots += 1;
     }
@@ -325,7 +325,7 @@ impl Ftl {
         for i in used..spp {
             self.p2l[self.geometry.slot_id(page, i) as usize] = NO_LPN;
         }
-        self.blocks[block as usize].valid_units += valid;
+        self.valid_units[block as usize] += valid;
         let p = &mut self.pools[pool];
         p.valid_units += valid as u64;
         p.invalid_slots += (spp - valid) as u64;
@@ -349,7 +349,7 @@ impl Ftl {
         let pool = self.pool_of_block(block);
         let spp = self.geometry.slots_per_page as u64;
         let info = &mut self.blocks[block as usize];
-        debug_assert_eq!(info.valid_units, 0);
+        debug_assert_eq!(self.valid_units[block as usize], 0);
         self.pools[pool].invalid_slots -= info.write_ptr as u64 * spp;
         info.write_ptr = 0;
         self.programmed[block as usize] = 0;
@@ -371,7 +371,7 @@ impl Ftl {
             if info.state == BlockState::Full && self.programmed[b as usize] == p.pages_per_block {
                 out.push(Candidate {
                     block: b,
-                    valid_units: info.valid_units,
+                    valid_units: self.valid_units[b as usize],
                     capacity_units: cap,
                     last_write_ns: info.last_write_ns,
                     erase_count: info.erase_count,
@@ -394,7 +394,7 @@ impl Ftl {
     /// Codewords holding bytes `lo..hi` of the unit in `slot`.
     pub fn codewords_of_unit_bytes(&self, slot: SlotId, lo: u32, hi: u32) -> u64 {
         let g = &self.geometry;
-        let i = slot % g.slots_per_page;
+        let i = g.slot_in_page(slot);
         if lo == 0 && hi == g.unit_bytes {
             self.slot_codewords[i as usize]
         } else {

@@ -86,10 +86,10 @@ impl Ftl {
                 }
             }
         }
-        if valid != info.valid_units {
+        let counted = self.valid_units[block as usize];
+        if valid != counted {
             msgs.push(format!(
-                "block {block}: valid counter {} but {valid} slots are valid",
-                info.valid_units
+                "block {block}: valid counter {counted} but {valid} slots are valid"
             ));
         }
         if let Some(o) = &mut self.oracle {

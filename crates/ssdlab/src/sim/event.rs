@@ -138,7 +138,9 @@ impl EventQueue {
         let ahead = (b as u64).wrapping_sub(self.cur) % BUCKETS as u64;
         if ahead > 0 {
             self.cur += ahead;
-            self.migrate();
+            if !self.overflow.is_empty() {
+                self.migrate();
+            }
         }
         let node = self.heads[b];
         let key = self.keys[node as usize];
@@ -209,6 +211,7 @@ impl EventQueue {
     }
 
     /// Move the overflow's entries that now fall inside the calendar's span into it.
+    #[inline(never)]
     fn migrate(&mut self) {
         while let Some(&Reverse(key)) = self.overflow.peek() {
             if bucket_of(key) >= self.cur + BUCKETS as u64 {

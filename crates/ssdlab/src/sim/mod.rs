@@ -280,6 +280,7 @@ impl Simulation {
         progress: &mut dyn FnMut(&Simulation),
     ) -> Result<(), Error> {
         self.maybe_final_flush();
+        let mut next_progress = self.events_processed.saturating_add(every);
         loop {
             let event = match self.events.pop_at(self.now) {
                 Some(event) => event,
@@ -300,7 +301,8 @@ impl Simulation {
                 return Err(e);
             }
             self.events_processed += 1;
-            if self.events_processed.is_multiple_of(every) {
+            if self.events_processed == next_progress {
+                next_progress = next_progress.saturating_add(every);
                 progress(self);
             }
         }

@@ -30,7 +30,7 @@ fn gc_copy_and_erase_take_exact_die_and_bus_time() {
             }
         }
     }
-    assert_eq!(sim.ftl.blocks[0].valid_units, 1);
+    assert_eq!(sim.ftl.valid_units[0], 1);
     sim.start_gc(0, 0, OpSource::Gc);
     sim.run().unwrap();
     // Read 4 KiB of an LSB page (dma), decode, program a padded page (LSB of a fresh block), erase.
