@@ -60,6 +60,8 @@ impl Event {
 const BUCKET_SHIFT: u32 = 9;
 const BUCKETS: usize = 1 << 14;
 const NIL: u32 = u32::MAX;
+/// Words of the occupancy bitmap.
+const WORDS: usize = BUCKETS / 64;
 
 /// Events ordered by (time, insertion sequence), in a calendar queue (Brown, CACM 1988): a ring
 /// of buckets, each a short list kept in order, with a bitmap of the occupied ones. An event
@@ -80,8 +82,9 @@ pub struct EventQueue {
     keys: Vec<u128>,
     next: Vec<u32>,
     free: u32,
-    /// One bit per bucket: occupied.
+    /// One bit per bucket: occupied; and one bit per word of those: not zero.
     occupied: Vec<u64>,
+    summary: [u64; WORDS / 64],
     /// Absolute bucket of the last popped event.
     cur: u64,
     in_calendar: usize,
@@ -96,7 +99,8 @@ impl Default for EventQueue {
             keys: Vec::new(),
             next: Vec::new(),
             free: NIL,
-            occupied: vec![0; BUCKETS / 64],
+            occupied: vec![0; WORDS],
+            summary: [0; WORDS / 64],
             cur: 0,
             in_calendar: 0,
             overflow: BinaryHeap::new(),
@@ -148,7 +152,11 @@ impl EventQueue {
         self.next[node as usize] = self.free;
         self.free = node;
         if self.heads[b] == NIL {
-            self.occupied[b / 64] &= !(1 << (b % 64));
+            let w = b / 64;
+            self.occupied[w] &= !(1 << (b % 64));
+            if self.occupied[w] == 0 {
+                self.summary[w / 64] &= !(1 << (w % 64));
+            }
         }
         self.in_calendar -= 1;
         let bits = key as u32 & ((1 << (ID_BITS + TAG_BITS)) - 1);
@@ -166,23 +174,34 @@ impl EventQueue {
         self.pop().map(|(_, e)| e)
     }
 
-    /// The first occupied bucket at or after `cur` (the calendar must not be empty).
+    /// The first occupied bucket at or after `cur`, going round the ring (the calendar must not
+    /// be empty): the rest of `cur`'s word, else the first non-empty word after it by the
+    /// summary.
     fn first_occupied(&self) -> usize {
         let start = (self.cur % BUCKETS as u64) as usize;
-        let mut w = start / 64;
-        let mut word = self.occupied[w] & (!0u64 << (start % 64));
-        // At most every word once, plus the start word's low bits after wrapping around.
-        for _ in 0..=BUCKETS / 64 {
-            if word != 0 {
-                return w * 64 + word.trailing_zeros() as usize;
+        let w = start / 64;
+        let word = self.occupied[w] & (!0u64 << (start % 64));
+        if word != 0 {
+            return w * 64 + word.trailing_zeros() as usize;
+        }
+        // Summary bits after `w`, then round to `w` itself (its bits before `start`).
+        let from = w + 1;
+        for i in 0..=WORDS / 64 {
+            let s = (from / 64 + i) % (WORDS / 64);
+            let mut bits = self.summary[s];
+            if i == 0 {
+                bits &= (!0u64).checked_shl((from % 64) as u32).unwrap_or(0);
             }
-            w = (w + 1) % (BUCKETS / 64);
-            word = self.occupied[w];
+            if bits != 0 {
+                let w = s * 64 + bits.trailing_zeros() as usize;
+                return w * 64 + self.occupied[w].trailing_zeros() as usize;
+            }
         }
         unreachable!("the calendar holds {} events", self.in_calendar)
     }
 
     /// Insert into its bucket's list, after every entry ordered before it.
+    #[inline]
     fn insert(&mut self, key: u128) {
         let b = (bucket_of(key) % BUCKETS as u64) as usize;
         let node = if self.free != NIL {
@@ -207,6 +226,7 @@ impl EventQueue {
             self.next[prev as usize] = node;
         }
         self.occupied[b / 64] |= 1 << (b % 64);
+        self.summary[b / 64 / 64] |= 1 << (b / 64 % 64);
         self.in_calendar += 1;
     }
 
