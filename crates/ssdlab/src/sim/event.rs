@@ -78,6 +78,10 @@ pub struct EventQueue {
     /// Per bucket (absolute bucket number modulo `BUCKETS`), the first node of its ascending
     /// list.
     heads: Vec<u32>,
+    /// Per bucket, the last node of its list (meaningless while the bucket is empty): events
+    /// usually come later than those already in their bucket (simultaneous ones always do, by
+    /// sequence), and are appended without a walk.
+    tails: Vec<u32>,
     /// Nodes: entry and next node of the same bucket. Freed nodes are chained through `next`.
     keys: Vec<u128>,
     next: Vec<u32>,
@@ -96,6 +100,7 @@ impl Default for EventQueue {
     fn default() -> EventQueue {
         EventQueue {
             heads: vec![NIL; BUCKETS],
+            tails: vec![NIL; BUCKETS],
             keys: Vec::new(),
             next: Vec::new(),
             free: NIL,
@@ -214,16 +219,28 @@ impl EventQueue {
             self.next.push(NIL);
             (self.keys.len() - 1) as u32
         };
-        let (mut prev, mut at) = (NIL, self.heads[b]);
-        while at != NIL && self.keys[at as usize] < key {
-            prev = at;
-            at = self.next[at as usize];
-        }
-        self.next[node as usize] = at;
-        if prev == NIL {
+        let head = self.heads[b];
+        if head == NIL {
+            self.next[node as usize] = NIL;
             self.heads[b] = node;
+            self.tails[b] = node;
+        } else if self.keys[self.tails[b] as usize] < key {
+            self.next[node as usize] = NIL;
+            self.next[self.tails[b] as usize] = node;
+            self.tails[b] = node;
         } else {
-            self.next[prev as usize] = node;
+            // Before the tail: walk to its place.
+            let (mut prev, mut at) = (NIL, head);
+            while self.keys[at as usize] < key {
+                prev = at;
+                at = self.next[at as usize];
+            }
+            self.next[node as usize] = at;
+            if prev == NIL {
+                self.heads[b] = node;
+            } else {
+                self.next[prev as usize] = node;
+            }
         }
         self.occupied[b / 64] |= 1 << (b % 64);
         self.summary[b / 64 / 64] |= 1 << (b / 64 % 64);
@@ -264,6 +281,21 @@ mod tests {
                 (10, Event::DieDone(3)),
             ]
         );
+    }
+
+    #[test]
+    fn many_simultaneous_events_keep_their_order() {
+        // A closed-loop flow with a deep queue schedules all its first requests at one instant.
+        let mut q = EventQueue::default();
+        for i in 0..200_000 {
+            q.push(5000, Event::Arrival { flow: i });
+        }
+        q.push(4999, Event::DieDone(7));
+        assert_eq!(q.pop(), Some((4999, Event::DieDone(7))));
+        for i in 0..200_000 {
+            assert_eq!(q.pop_at(5000), Some(Event::Arrival { flow: i }));
+        }
+        assert_eq!(q.pop(), None);
     }
 
     #[test]
