@@ -229,8 +229,7 @@ impl Ftl {
     pub fn invalidate_slot(&mut self, slot: SlotId) {
         let block = self.geometry.block_of_slot(slot);
         let pool = self.pool_of_block(block);
-        if self.p2l[slot as usize] & P2L_VALID == 0 || self.valid_units[block as usize] == 0
-        {
+        if self.p2l[slot as usize] & P2L_VALID == 0 || self.valid_units[block as usize] == 0 {
             // Only a corrupted mapping gets here; the oracle reports it, other runs carry on.
             let msg = format!("slot {slot} (block {block}) is mapped but not valid");
             match &mut self.oracle {

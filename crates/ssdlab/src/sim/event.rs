@@ -318,7 +318,20 @@ mod tests {
         let span = (BUCKETS as u64) << BUCKET_SHIFT;
         // Steps within a bucket, across buckets, around the calendar's span (wrapping the ring
         // and passing through the overflow) and far beyond it.
-        let steps = [0, 1, 7, 511, 512, 1000, 100_000, span - 1, span, span + 513, 3 * span, 1 << 40];
+        let steps = [
+            0,
+            1,
+            7,
+            511,
+            512,
+            1000,
+            100_000,
+            span - 1,
+            span,
+            span + 513,
+            3 * span,
+            1 << 40,
+        ];
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
         let mut q = EventQueue::default();
         let mut reference = std::collections::BTreeSet::new(); // (time, insertion number)
