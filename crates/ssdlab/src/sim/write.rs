@@ -34,14 +34,11 @@ impl Simulation {
             return None;
         }
         // Overwrites invalidate old copies scattered over the device: start loading their
-        // reverse-map slots and block records together rather than missing once per unit.
+        // reverse-map slots together rather than missing once per unit (their blocks' valid
+        // counts are a small dense array that stays in cache).
         for lpn in first + from..first + units {
             if let Location::Flash(slot) = self.ftl.lookup(lpn) {
                 table::prefetch(&self.ftl.p2l, slot as usize);
-                table::prefetch(
-                    &self.ftl.blocks,
-                    self.ftl.geometry.block_of_slot(slot) as usize,
-                );
             }
         }
         let mut encode_ns = 0;
