@@ -390,6 +390,23 @@ impl Ftl {
         mask
     }
 
+    /// (slot, unit) of each slot of `page` in the bitmap `slots` (as `valid_slots` gives).
+    pub fn units_in_slots(
+        &self,
+        page: PageId,
+        slots: u64,
+    ) -> impl Iterator<Item = (SlotId, u32)> + '_ {
+        let mut s = slots;
+        std::iter::from_fn(move || {
+            if s == 0 {
+                return None;
+            }
+            let slot = self.geometry.slot_id(page, s.trailing_zeros());
+            s &= s - 1;
+            Some((slot, self.unit_in_slot(slot)))
+        })
+    }
+
     /// Codewords holding bytes `lo..hi` of the unit in `slot`.
     pub fn codewords_of_unit_bytes(&self, slot: SlotId, lo: u32, hi: u32) -> u64 {
         let g = &self.geometry;

@@ -123,6 +123,10 @@ fn time_of(key: u128) -> u64 {
     (key >> 64) as u64
 }
 
+fn unpack_key(key: u128) -> Event {
+    Event::unpack(key as u32 & ((1 << (ID_BITS + TAG_BITS)) - 1))
+}
+
 impl EventQueue {
     pub fn push(&mut self, time: u64, event: Event) {
         self.seq = (self.seq + 1) & ((1 << SEQ_BITS) - 1);
@@ -152,6 +156,23 @@ impl EventQueue {
                 self.migrate();
             }
         }
+        let key = self.take_head(b);
+        Some((time_of(key), unpack_key(key)))
+    }
+
+    /// Pop the earliest event if it is due at `now`, the current instant (the time of the last
+    /// pop): it can only be the head of the current bucket, so no search is needed.
+    pub fn pop_at(&mut self, now: u64) -> Option<Event> {
+        let b = (self.cur % BUCKETS as u64) as usize;
+        let node = self.heads[b];
+        if node == NIL || time_of(self.keys[node as usize]) != now {
+            return None;
+        }
+        Some(unpack_key(self.take_head(b)))
+    }
+
+    /// Remove the first entry of occupied bucket `b`.
+    fn take_head(&mut self, b: usize) -> u128 {
         let node = self.heads[b];
         let key = self.keys[node as usize];
         self.heads[b] = self.next[node as usize];
@@ -165,19 +186,7 @@ impl EventQueue {
             }
         }
         self.in_calendar -= 1;
-        let bits = key as u32 & ((1 << (ID_BITS + TAG_BITS)) - 1);
-        Some((time_of(key), Event::unpack(bits)))
-    }
-
-    /// Pop the earliest event if it is due at `now`, the current instant (the time of the last
-    /// pop): it can only be the head of the current bucket.
-    pub fn pop_at(&mut self, now: u64) -> Option<Event> {
-        let b = (self.cur % BUCKETS as u64) as usize;
-        let node = self.heads[b];
-        if node == NIL || time_of(self.keys[node as usize]) != now {
-            return None;
-        }
-        self.pop().map(|(_, e)| e)
+        key
     }
 
     /// The first occupied bucket at or after `cur`, going round the ring (the calendar must not

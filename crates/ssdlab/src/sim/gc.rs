@@ -123,11 +123,8 @@ impl Simulation {
             if slots != 0 {
                 // ... and the mapping entries that the copies of this page will rewrite (units
                 // from all over the logical space) while the page is being read.
-                let mut s = slots;
-                while s != 0 {
-                    let slot = self.ftl.geometry.slot_id(page, s.trailing_zeros());
-                    s &= s - 1;
-                    table::prefetch(&self.ftl.l2p, self.ftl.unit_in_slot(slot) as usize);
+                for (_, lpn) in self.ftl.units_in_slots(page, slots) {
+                    table::prefetch(&self.ftl.l2p, lpn as usize);
                 }
                 // Only the valid units' codewords are wanted (spread.txt §IV: GC reads with the
                 // block's valid page bitmap), which a subpage or DMA read can exploit.
@@ -145,12 +142,8 @@ impl Simulation {
         };
         let g = &self.ftl.geometry;
         let region = g.region_of(g.block_of_page(page));
-        let mut slots = self.ftl.valid_slots(page);
-        while slots != 0 {
-            let i = slots.trailing_zeros();
-            slots &= slots - 1;
-            let slot = self.ftl.geometry.slot_id(page, i);
-            let lpn = self.ftl.unit_in_slot(slot);
+        let slots = self.ftl.valid_slots(page);
+        for (slot, lpn) in self.ftl.units_in_slots(page, slots) {
             let dest = self.migration.destination(lpn, region);
             self.gc[job].copies[dest].push((lpn, slot));
         }
