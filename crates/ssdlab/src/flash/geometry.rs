@@ -219,6 +219,10 @@ impl Geometry {
     pub fn slot_in_page(&self, slot: SlotId) -> u32 {
         slot % self.div.slots_per_page
     }
+    /// Bitmap of every slot index of a page (slots per page are at most 64).
+    pub fn all_slots(&self) -> u64 {
+        u64::MAX >> (64 - self.slots_per_page)
+    }
     pub fn block_of_slot(&self, slot: SlotId) -> BlockId {
         slot / self.div.slots_per_block
     }

@@ -24,13 +24,9 @@ use write_buffer::WriteBuffer;
 /// `l2p` encoding: 0 = unmapped, `BUFFERED | entry` = in the write buffer, else flash slot + 1.
 pub const UNMAPPED: u32 = 0;
 pub const BUFFERED: u32 = 1 << 31;
-/// `p2l` holds, per slot, the unit written there and a valid bit, so GC finds a victim's valid
-/// units in the victim's own (sequential) reverse map instead of probing the mapping table at
-/// random. A unit number never reaches bit 31 (validation caps the slots below 2^31).
-pub const P2L_VALID: u32 = 1 << 31;
 /// `p2l` value of a slot holding no unit (padding of a partly filled page), and the buffer's
-/// mark of a dead entry.
-pub const NO_LPN: u32 = P2L_VALID - 1;
+/// mark of a dead entry. A unit number never reaches it (validation caps the slots below 2^31).
+pub const NO_LPN: u32 = (1 << 31) - 1;
 
 /// How many pages ahead of its writes an open block's reverse map is loaded.
 const P2L_AHEAD_PAGES: u32 = 4;
@@ -96,6 +92,12 @@ pub struct Ftl {
     /// Logical capacity in mapping units.
     pub logical_units: u32,
     pub l2p: Vec<u32>,
+    /// Per slot, the unit last written there (the page's out-of-band area on a real device).
+    /// A slot is valid exactly when its unit still maps to it (`is_valid`): validity is derived
+    /// rather than stored, so an overwrite touches only the mapping entry it rewrites and its
+    /// old block's count, not the reverse map of a slot anywhere on the device (a miss into a
+    /// table the size of the device; GC, which reads the reverse map in order anyway, checks
+    /// the mapping instead, with prefetches ahead of its reads).
     pub p2l: Vec<u32>,
     pub blocks: Vec<BlockInfo>,
     /// Per block, the pages whose program has completed. Programs of one block complete in order
@@ -198,14 +200,20 @@ impl Ftl {
         }
     }
 
-    /// Whether `slot` holds the current copy of its unit.
+    /// Whether `slot` holds the current copy of its unit: the unit written there still maps to
+    /// it. Only written slots (below their block's write pointer) may be asked.
     pub fn slot_is_valid(&self, slot: SlotId) -> bool {
-        self.p2l[slot as usize] & P2L_VALID != 0
+        self.maps_to(self.unit_in_slot(slot), slot)
+    }
+
+    /// Whether unit `lpn` (or `NO_LPN`) maps to `slot`.
+    pub fn maps_to(&self, lpn: u32, slot: SlotId) -> bool {
+        self.l2p.get(lpn as usize) == Some(&(slot + 1))
     }
 
     /// The unit written in `slot` (valid or not).
     pub fn unit_in_slot(&self, slot: SlotId) -> u32 {
-        self.p2l[slot as usize] & !P2L_VALID
+        self.p2l[slot as usize]
     }
 
     /// Is the page's program complete (else its data is still in controller memory)?
@@ -220,25 +228,28 @@ impl Ftl {
         match self.lookup(lpn) {
             Location::Unmapped => {}
             Location::Buffered(e) => self.buffer.kill(e),
-            Location::Flash(slot) => self.invalidate_slot(slot),
+            Location::Flash(slot) => self.invalidate_slot(slot, lpn),
         }
         self.l2p[lpn as usize] = UNMAPPED;
     }
 
-    /// The unit in `slot` has a newer copy (or none): clear its valid bit and count it invalid.
-    pub fn invalidate_slot(&mut self, slot: SlotId) {
+    /// Unit `lpn`, which maps to `slot`, is about to map elsewhere (or nowhere): count the slot
+    /// invalid. (Its validity follows from the mapping; only the counts change here.)
+    pub fn invalidate_slot(&mut self, slot: SlotId, lpn: u32) {
         let block = self.geometry.block_of_slot(slot);
         let pool = self.pool_of_block(block);
-        if self.p2l[slot as usize] & P2L_VALID == 0 || self.valid_units[block as usize] == 0 {
+        // Under the oracle, also check the slot holds the unit (else the unit was mapped to a
+        // slot written for another: a corrupted mapping). Other runs skip that load, a miss.
+        let foreign = self.oracle.is_some() && self.p2l[slot as usize] != lpn;
+        if foreign || self.valid_units[block as usize] == 0 {
             // Only a corrupted mapping gets here; the oracle reports it, other runs carry on.
-            let msg = format!("slot {slot} (block {block}) is mapped but not valid");
+            let msg = format!("unit {lpn} maps to slot {slot} (block {block}), which is not valid");
             match &mut self.oracle {
                 Some(o) => o.violation(msg),
                 None => debug_assert!(false, "{msg}"),
             }
             return;
         }
-        self.p2l[slot as usize] &= !P2L_VALID;
         self.valid_units[block as usize] -= 1;
         self.pools[pool].valid_units -= 1;
         self.pools[pool].invalid_slots += 1;
@@ -310,7 +321,7 @@ impl Ftl {
             let slot = self.geometry.slot_id(page, used);
             match unit {
                 Some((lpn, version)) => {
-                    self.p2l[slot as usize] = lpn | P2L_VALID;
+                    self.p2l[slot as usize] = lpn;
                     self.l2p[lpn as usize] = slot + 1;
                     if let Some(o) = &mut self.oracle {
                         o.slot_version[slot as usize] = version;

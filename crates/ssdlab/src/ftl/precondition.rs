@@ -15,6 +15,8 @@ use super::{table, Ftl, Writer, UNMAPPED};
 /// (about the number of cache misses a core keeps in flight).
 const BATCH: usize = 256;
 const PREFETCH_DISTANCE: usize = 12;
+/// How many pages ahead of its walk GC loads a victim's mapping entries.
+const VICTIM_PREFETCH_PAGES: u32 = 4;
 use crate::config::{FillPattern, PreconditionConfig};
 use crate::error::Error;
 use crate::flash::{PageId, Scheduler};
@@ -105,24 +107,17 @@ impl<'a> Preconditioner<'a> {
                 } else {
                     at(rng.gen_range(0..fill))
                 };
-                if batch.len() < 2 * PREFETCH_DISTANCE {
+                if batch.len() < PREFETCH_DISTANCE {
                     table::prefetch(&self.ftl.l2p, lpn as usize);
                 }
                 batch.push(lpn);
                 i += 1;
             }
-            // Two stages ahead: the mapping entry of a unit 2·D writes away, and the reverse-map
-            // slot of its old copy (an overwrite clears its valid bit) D writes away, when that
-            // entry has arrived.
+            // The mapping entry of the unit D writes away (an overwrite touches only that and
+            // its old block's count).
             for (j, &lpn) in batch.iter().enumerate() {
-                if let Some(&ahead) = batch.get(j + 2 * PREFETCH_DISTANCE) {
+                if let Some(&ahead) = batch.get(j + PREFETCH_DISTANCE) {
                     table::prefetch(&self.ftl.l2p, ahead as usize);
-                }
-                if let Some(&near) = batch.get(j + PREFETCH_DISTANCE) {
-                    let e = self.ftl.l2p[near as usize];
-                    if e != UNMAPPED && e & super::BUFFERED == 0 {
-                        table::prefetch(&self.ftl.p2l, (e - 1) as usize);
-                    }
                 }
                 self.write(lpn)?;
             }
@@ -221,24 +216,31 @@ impl<'a> Preconditioner<'a> {
         let pages = self.ftl.blocks[block as usize].write_ptr;
         let mut moving = Vec::with_capacity(pick.valid_units as usize);
         for p in 0..pages {
+            // A slot is valid if its unit still maps to it: load the mapping entries of the
+            // units a few pages ahead (the victim's reverse map itself is read in order).
+            if p + VICTIM_PREFETCH_PAGES < pages {
+                let ahead = g.page_id(block, p + VICTIM_PREFETCH_PAGES);
+                for (_, lpn) in self.ftl.units_in_slots(ahead, g.all_slots()) {
+                    table::prefetch(&self.ftl.l2p, lpn as usize);
+                }
+            }
             let page = g.page_id(block, p);
-            for s in 0..g.slots_per_page {
-                let slot = g.slot_id(page, s);
-                if self.ftl.slot_is_valid(slot) {
+            for (slot, lpn) in self.ftl.units_in_slots(page, g.all_slots()) {
+                if self.ftl.maps_to(lpn, slot) {
                     let v = self
                         .ftl
                         .oracle
                         .as_ref()
                         .map_or(0, |o| o.slot_version[slot as usize]);
-                    moving.push((self.ftl.unit_in_slot(slot), v, slot));
+                    moving.push((lpn, v, slot));
                 }
             }
         }
         self.ftl.blocks[block as usize].state = super::BlockState::Victim;
         for chunk in moving.chunks(self.ftl.geometry.units_per_page as usize) {
             let page = self.take_page(pool, Writer::Gc)?;
-            for &(_, _, slot) in chunk {
-                self.ftl.invalidate_slot(slot);
+            for &(lpn, _, slot) in chunk {
+                self.ftl.invalidate_slot(slot, lpn);
             }
             self.ftl
                 .fill_page(page, chunk.iter().map(|&(lpn, v, _)| Some((lpn, v))));

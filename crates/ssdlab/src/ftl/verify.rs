@@ -2,7 +2,7 @@
 //! final sweep check that the mapping leads to the last version written, and the structural
 //! invariants are recounted from the raw mapping at GC and at the end.
 
-use super::{BlockState, Ftl, Location, P2L_VALID};
+use super::{BlockState, Ftl, Location};
 
 /// Violations kept verbatim for the report; further ones are only counted.
 const KEPT_MESSAGES: usize = 20;
@@ -60,41 +60,22 @@ impl Ftl {
         }
     }
 
-    /// Recount a block's valid slots and compare with its counter; every valid slot's unit must
-    /// map back to it (else a unit is mapped twice or a valid bit is stale).
+    /// Recount a block's valid slots (those whose unit maps back to them) and compare with its
+    /// counter (else an invalidation was missed or counted twice).
     pub fn verify_block(&mut self, block: u32) {
         if self.oracle.is_none() {
             return;
         }
         let g = &self.geometry;
         let info = self.blocks[block as usize];
-        let mut valid = 0;
-        let mut msgs = Vec::new();
-        for page in 0..info.write_ptr {
-            for s in 0..g.slots_per_page {
-                let slot = g.slot_id(g.page_id(block, page), s);
-                if !self.slot_is_valid(slot) {
-                    continue;
-                }
-                valid += 1;
-                let lpn = self.unit_in_slot(slot);
-                if self.l2p.get(lpn as usize) != Some(&(slot + 1)) {
-                    msgs.push(format!(
-                        "slot {slot} is valid for unit {lpn}, which maps elsewhere \
-                         (a unit mapped twice, or a stale valid bit)"
-                    ));
-                }
-            }
-        }
+        let valid = (0..info.write_ptr)
+            .map(|page| self.valid_slots(g.page_id(block, page)).count_ones())
+            .sum::<u32>();
         let counted = self.valid_units[block as usize];
         if valid != counted {
-            msgs.push(format!(
-                "block {block}: valid counter {counted} but {valid} slots are valid"
-            ));
-        }
-        if let Some(o) = &mut self.oracle {
-            for m in msgs {
-                o.violation(m);
+            let msg = format!("block {block}: valid counter {counted} but {valid} slots are valid");
+            if let Some(o) = &mut self.oracle {
+                o.violation(msg);
             }
         }
     }
@@ -110,11 +91,11 @@ impl Ftl {
         for lpn in 0..self.logical_units {
             self.verify_read(lpn);
             if let Location::Flash(slot) = self.lookup(lpn) {
-                if self.p2l[slot as usize] != lpn | P2L_VALID {
+                if self.unit_in_slot(slot) != lpn {
                     let msg = format!(
-                        "unit {lpn} maps to slot {slot}, whose reverse map says unit {} (valid: {})",
+                        "unit {lpn} maps to slot {slot}, whose reverse map says unit {} (a unit \
+                         mapped twice, or to a slot it was never written to)",
                         self.unit_in_slot(slot),
-                        self.slot_is_valid(slot)
                     );
                     if let Some(o) = &mut self.oracle {
                         o.violation(msg);
@@ -143,13 +124,7 @@ impl Ftl {
                 free += (p.pages_per_block - info.write_ptr) as u64 * spp;
                 written += info.write_ptr as u64 * spp;
                 for page in 0..info.write_ptr {
-                    let page = g.page_id(b, page);
-                    for s in 0..g.slots_per_page {
-                        let slot = g.slot_id(page, s);
-                        if self.slot_is_valid(slot) {
-                            valid += 1;
-                        }
-                    }
+                    valid += self.valid_slots(g.page_id(b, page)).count_ones() as u64;
                 }
             }
             let invalid = written - valid;

@@ -9,8 +9,11 @@ use crate::ftl::{table, BlockState, Writer};
 
 use super::{ProgramRecord, Simulation};
 
-/// How many pages ahead of its reads a GC job loads the victim's reverse map.
-const P2L_LOOKAHEAD_PAGES: u32 = 8;
+/// How many pages ahead of its reads a GC job loads the victim's reverse map, and the mapping
+/// entries of the units it names (a slot is valid if its unit still maps to it, so those are
+/// what tells which units to copy).
+const P2L_LOOKAHEAD_PAGES: u32 = 16;
+const L2P_LOOKAHEAD_PAGES: u32 = 8;
 
 impl Simulation {
     /// Start background (or foreground, when host pages are stalled) GC on `pool` if needed.
@@ -111,21 +114,24 @@ impl Simulation {
             && self.gc[pool].next_page < self.gc[pool].end_page
         {
             let g = &self.ftl.geometry;
-            let next = self.gc[pool].next_page;
+            let (next, end) = (self.gc[pool].next_page, self.gc[pool].end_page);
             let page = g.page_id(victim, next);
             self.gc[pool].next_page += 1;
-            // Victims are cold: load the reverse map of pages ahead (GC reads them in order) ...
-            if next + P2L_LOOKAHEAD_PAGES < self.gc[pool].end_page {
+            // Victims are cold: load the reverse map of pages ahead (GC reads them in order),
+            // and, once it has arrived, the mapping entries of the units it names (from all
+            // over the logical space), which say which are valid and which the copies rewrite.
+            if next + P2L_LOOKAHEAD_PAGES < end {
                 let ahead = g.slot_id(g.page_id(victim, next + P2L_LOOKAHEAD_PAGES), 0);
                 table::prefetch(&self.ftl.p2l, ahead as usize);
             }
-            let slots = self.ftl.valid_slots(page);
-            if slots != 0 {
-                // ... and the mapping entries that the copies of this page will rewrite (units
-                // from all over the logical space) while the page is being read.
-                for (_, lpn) in self.ftl.units_in_slots(page, slots) {
+            if next + L2P_LOOKAHEAD_PAGES < end {
+                let ahead = g.page_id(victim, next + L2P_LOOKAHEAD_PAGES);
+                for (_, lpn) in self.ftl.units_in_slots(ahead, g.all_slots()) {
                     table::prefetch(&self.ftl.l2p, lpn as usize);
                 }
+            }
+            let slots = self.ftl.valid_slots(page);
+            if slots != 0 {
                 // Only the valid units' codewords are wanted (spread.txt §IV: GC reads with the
                 // block's valid page bitmap), which a subpage or DMA read can exploit.
                 let codewords = self.ftl.codewords_of_slots(slots);
@@ -171,7 +177,7 @@ impl Simulation {
                 live.extend(
                     self.gc[job].copies[region]
                         .drain(..n.min(upp))
-                        .filter(|&(_, slot)| ftl.slot_is_valid(slot)),
+                        .filter(|&(lpn, slot)| ftl.maps_to(lpn, slot)),
                 );
                 if live.is_empty() {
                     self.scratch_pairs = live;
@@ -193,9 +199,8 @@ impl Simulation {
                         .oracle
                         .as_ref()
                         .map_or(0, |o| o.slot_version[slot as usize]);
-                    // The slot is valid, so the mapping points at it: no lookup needed (fill_page
-                    // below remaps the unit).
-                    self.ftl.invalidate_slot(slot);
+                    // fill_page below remaps the unit.
+                    self.ftl.invalidate_slot(slot, lpn);
                     units.push(Some((lpn, version)));
                 }
                 match source {

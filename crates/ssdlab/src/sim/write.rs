@@ -4,7 +4,7 @@
 
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::write_buffer::SealedPage;
-use crate::ftl::{table, Location, Writer, BUFFERED, NO_LPN};
+use crate::ftl::{Location, Writer, BUFFERED, NO_LPN};
 
 use super::event::Event;
 use super::{ProgramRecord, Simulation};
@@ -32,14 +32,6 @@ impl Simulation {
         if op == crate::trace::Op::Trim {
             self.trim(id);
             return None;
-        }
-        // Overwrites invalidate old copies scattered over the device: start loading their
-        // reverse-map slots together rather than missing once per unit (their blocks' valid
-        // counts are a small dense array that stays in cache).
-        for lpn in first + from..first + units {
-            if let Location::Flash(slot) = self.ftl.lookup(lpn) {
-                table::prefetch(&self.ftl.p2l, slot as usize);
-            }
         }
         let mut encode_ns = 0;
         for i in from..units {
