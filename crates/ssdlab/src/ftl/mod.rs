@@ -484,6 +484,45 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Validity follows the mapping: a slot is valid while its unit maps to it; a padding slot
+    /// never is, and the counts follow.
+    #[test]
+    fn a_slot_is_valid_while_its_unit_maps_to_it() {
+        let config = crate::test_support::small(&[]);
+        let mut ftl = Ftl::new(&config, Geometry::new(&config), false, 1);
+        let g = ftl.geometry.clone();
+        let host = Writer::Host { stream: 0 };
+        let page = ftl.alloc_page(0, host, 0).unwrap();
+        let block = g.block_of_page(page);
+        // Units 7 and 9, then padding.
+        ftl.fill_page(page, [Some((7, 0)), Some((9, 0))]);
+        let (s7, s9, pad) = (g.slot_id(page, 0), g.slot_id(page, 1), g.slot_id(page, 2));
+        assert!(ftl.slot_is_valid(s7) && ftl.slot_is_valid(s9) && !ftl.slot_is_valid(pad));
+        assert_eq!(ftl.valid_slots(page), 0b11);
+        assert_eq!(ftl.valid_units[block as usize], 2);
+        // Overwrite 7 (its new copy elsewhere), trim 9.
+        ftl.unmap(7);
+        let next = ftl.alloc_page(0, host, 0).unwrap();
+        ftl.fill_page(next, [Some((7, 0))]);
+        ftl.unmap(9);
+        assert_eq!(ftl.valid_slots(page), 0);
+        assert!(ftl.slot_is_valid(g.slot_id(next, 0)));
+        assert_eq!(
+            ftl.valid_units[block as usize], 1,
+            "7's new copy is in the same block"
+        );
+        assert_eq!(ftl.pools[0].valid_units, 1);
+        // Trimming 7 leaves the block without a valid slot, though every slot still names its
+        // unit in the reverse map.
+        ftl.unmap(7);
+        for p in 0..ftl.blocks[block as usize].write_ptr {
+            assert_eq!(ftl.valid_slots(g.page_id(block, p)), 0);
+        }
+        assert_eq!(ftl.unit_in_slot(s7), 7);
+        assert_eq!(ftl.valid_units[block as usize], 0);
+        assert_eq!(ftl.pools[0].valid_units, 0);
+    }
+
     proptest! {
         /// A codeword is wanted exactly when it overlaps the asked bytes of the slot.
         #[test]
