@@ -6,6 +6,8 @@
 //! otherwise a new command is queued. The read policy shapes the command from the union when the
 //! die starts it ([`ReadShaper`]), and each requester gets its data when the command ends.
 
+use std::collections::VecDeque;
+
 use slab::Slab;
 
 use crate::config::EnergyConfig;
@@ -31,8 +33,6 @@ struct ReadCommand {
     /// Union of the codewords every requester wants.
     wanted: u64,
     serves_host: bool,
-    /// Position in its die's `QueuedReads::list` while queued.
-    queued_at: u32,
     first: Requester,
     /// Requesters that joined while the command was queued (rare: no allocation otherwise).
     joined: Vec<Requester>,
@@ -42,8 +42,8 @@ struct ReadCommand {
 /// may join.
 #[derive(Clone)]
 struct QueuedReads {
-    /// (page, command).
-    list: Vec<(u32, u32)>,
+    /// (page, command), in the order the die queued them, which is the order it starts them.
+    list: VecDeque<(u32, u32)>,
     /// How many listed pages fall in each bucket of `page mod 256`: an empty bucket answers most
     /// look-ups without a scan (a busy die has dozens of reads queued).
     buckets: [u16; 256],
@@ -57,18 +57,18 @@ impl QueuedReads {
         self.list.iter().find(|e| e.0 == page).map(|e| e.1)
     }
 
-    fn push(&mut self, page: u32, id: u32, commands: &mut Slab<ReadCommand>) {
-        commands[id as usize].queued_at = self.list.len() as u32;
-        self.list.push((page, id));
+    fn push(&mut self, page: u32, id: u32) {
+        self.list.push_back((page, id));
         self.buckets[page as usize % 256] += 1;
     }
 
-    fn remove(&mut self, id: u32, commands: &mut Slab<ReadCommand>) {
-        let at = commands[id as usize].queued_at as usize;
-        let (page, _) = self.list.swap_remove(at);
-        self.buckets[page as usize % 256] -= 1;
-        if let Some(&(_, moved)) = self.list.get(at) {
-            commands[moved as usize].queued_at = at as u32;
+    /// Command `id` starts. A die's queue is first in, first out, so it is the first listed but
+    /// for a multi-plane partner taken from further back.
+    fn remove(&mut self, id: u32) {
+        let at = self.list.iter().position(|e| e.1 == id);
+        debug_assert!(at.is_some(), "read command {id} started but was not listed");
+        if let Some((page, _)) = at.and_then(|at| self.list.remove(at)) {
+            self.buckets[page as usize % 256] -= 1;
         }
     }
 }
@@ -85,7 +85,7 @@ pub(super) struct ReadCommands {
 impl ReadCommands {
     pub(super) fn new(merge: bool, dies: u32) -> ReadCommands {
         let empty = QueuedReads {
-            list: Vec::new(),
+            list: VecDeque::new(),
             buckets: [0; 256],
         };
         ReadCommands {
@@ -117,13 +117,11 @@ impl Simulation {
             tr_full_ns: self.timing.region(a.region).tr_ns[a.page_type as usize],
             wanted: codewords,
             serves_host: source == OpSource::Host,
-            queued_at: 0,
             first: requester,
             joined: Vec::new(),
         }) as u32;
         if self.reads.merge {
-            let r = &mut self.reads;
-            r.queued[a.die as usize].push(page, id, &mut r.commands);
+            self.reads.queued[a.die as usize].push(page, id);
         }
         // Timed when the die starts it (`ReadShaper`).
         self.submit(FlashOp {
@@ -197,7 +195,7 @@ impl OpShaper for ReadShaper<'_> {
         }
         let r = &mut *self.reads;
         if r.merge {
-            r.queued[op.die as usize].remove(op.owner, &mut r.commands);
+            r.queued[op.die as usize].remove(op.owner);
         }
         let c = &r.commands[op.owner as usize];
         let plan = self.policy.plan(&PageRead {
