@@ -93,11 +93,11 @@ pub struct Ftl {
     pub logical_units: u32,
     pub l2p: Vec<u32>,
     /// Per slot, the unit last written there (the page's out-of-band area on a real device).
-    /// A slot is valid exactly when its unit still maps to it (`is_valid`): validity is derived
-    /// rather than stored, so an overwrite touches only the mapping entry it rewrites and its
-    /// old block's count, not the reverse map of a slot anywhere on the device (a miss into a
-    /// table the size of the device; GC, which reads the reverse map in order anyway, checks
-    /// the mapping instead, with prefetches ahead of its reads).
+    /// A slot is valid exactly when its unit still maps to it (`slot_is_valid`). Validity is
+    /// derived rather than stored, so an overwrite touches only the mapping entry it rewrites
+    /// and its old block's count, not the reverse map of a slot anywhere on the device (a miss
+    /// into a table the size of the device). GC, which reads a victim's reverse map in order
+    /// anyway, checks the mapping instead, with prefetches ahead of its reads.
     pub p2l: Vec<u32>,
     pub blocks: Vec<BlockInfo>,
     /// Per block, the pages whose program has completed. Programs of one block complete in order
@@ -243,7 +243,11 @@ impl Ftl {
         let foreign = self.oracle.is_some() && self.p2l[slot as usize] != lpn;
         if foreign || self.valid_units[block as usize] == 0 {
             // Only a corrupted mapping gets here; the oracle reports it, other runs carry on.
-            let msg = format!("unit {lpn} maps to slot {slot} (block {block}), which is not valid");
+            let msg = format!(
+                "unit {lpn} maps to slot {slot} (block {block}), which holds unit {} in a block \
+                 counting {} valid units",
+                self.p2l[slot as usize], self.valid_units[block as usize]
+            );
             match &mut self.oracle {
                 Some(o) => o.violation(msg),
                 None => debug_assert!(false, "{msg}"),
