@@ -422,6 +422,14 @@ impl Ftl {
         })
     }
 
+    /// Start loading the mapping entries of the units written in `page`, which say which of
+    /// its slots are valid (GC and preconditioning look a victim's pages ahead this way).
+    pub fn prefetch_mappings(&self, page: PageId) {
+        for (_, lpn) in self.units_in_slots(page, self.geometry.all_slots()) {
+            table::prefetch(&self.l2p, lpn as usize);
+        }
+    }
+
     /// Codewords holding bytes `lo..hi` of the unit in `slot`.
     pub fn codewords_of_unit_bytes(&self, slot: SlotId, lo: u32, hi: u32) -> u64 {
         let g = &self.geometry;

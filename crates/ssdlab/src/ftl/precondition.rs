@@ -219,21 +219,17 @@ impl<'a> Preconditioner<'a> {
             // A slot is valid if its unit still maps to it: load the mapping entries of the
             // units a few pages ahead (the victim's reverse map itself is read in order).
             if p + VICTIM_PREFETCH_PAGES < pages {
-                let ahead = g.page_id(block, p + VICTIM_PREFETCH_PAGES);
-                for (_, lpn) in self.ftl.units_in_slots(ahead, g.all_slots()) {
-                    table::prefetch(&self.ftl.l2p, lpn as usize);
-                }
+                self.ftl
+                    .prefetch_mappings(g.page_id(block, p + VICTIM_PREFETCH_PAGES));
             }
             let page = g.page_id(block, p);
-            for (slot, lpn) in self.ftl.units_in_slots(page, g.all_slots()) {
-                if self.ftl.maps_to(lpn, slot) {
-                    let v = self
-                        .ftl
-                        .oracle
-                        .as_ref()
-                        .map_or(0, |o| o.slot_version[slot as usize]);
-                    moving.push((lpn, v, slot));
-                }
+            for (slot, lpn) in self.ftl.units_in_slots(page, self.ftl.valid_slots(page)) {
+                let v = self
+                    .ftl
+                    .oracle
+                    .as_ref()
+                    .map_or(0, |o| o.slot_version[slot as usize]);
+                moving.push((lpn, v, slot));
             }
         }
         self.ftl.blocks[block as usize].state = super::BlockState::Victim;

@@ -125,10 +125,8 @@ impl Simulation {
                 table::prefetch(&self.ftl.p2l, ahead as usize);
             }
             if next + L2P_LOOKAHEAD_PAGES < end {
-                let ahead = g.page_id(victim, next + L2P_LOOKAHEAD_PAGES);
-                for (_, lpn) in self.ftl.units_in_slots(ahead, g.all_slots()) {
-                    table::prefetch(&self.ftl.l2p, lpn as usize);
-                }
+                self.ftl
+                    .prefetch_mappings(g.page_id(victim, next + L2P_LOOKAHEAD_PAGES));
             }
             let slots = self.ftl.valid_slots(page);
             if slots != 0 {
