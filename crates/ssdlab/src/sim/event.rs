@@ -74,21 +74,17 @@ const WORDS: usize = BUCKETS / 64;
 /// packed event — so ordering compares 16 bytes and nothing else. Invariants: no entry lies in
 /// a bucket before `cur` (times never go back: an event is scheduled at or after the current
 /// instant, whose bucket `cur` is), and every overflow entry lies more than a calendar span
-/// after `cur`.
+/// after `cur`. A bucket's two ends, and a node's entry and link, sit together so that each is
+/// one memory access; the ring and its bitmap have a fixed size, so a masked index needs no
+/// bounds check.
 pub struct EventQueue {
-    /// Per bucket (absolute bucket number modulo `BUCKETS`), the first node of its ascending
-    /// list.
-    heads: Vec<u32>,
-    /// Per bucket, the last node of its list (meaningless while the bucket is empty): events
-    /// usually come later than those already in their bucket (simultaneous ones always do, by
-    /// sequence), and are appended without a walk.
-    tails: Vec<u32>,
-    /// Nodes: entry and next node of the same bucket. Freed nodes are chained through `next`.
-    keys: Vec<u128>,
-    next: Vec<u32>,
+    /// Per bucket (absolute bucket number modulo `BUCKETS`), its list of nodes.
+    buckets: Box<[Bucket; BUCKETS]>,
+    /// Nodes of the lists. Freed nodes are chained through `next`.
+    nodes: Vec<Node>,
     free: u32,
     /// One bit per bucket: occupied; and one bit per word of those: not zero.
-    occupied: Vec<u64>,
+    occupied: Box<[u64; WORDS]>,
     summary: [u64; WORDS / 64],
     /// Absolute bucket of the last popped event.
     cur: u64,
@@ -97,15 +93,33 @@ pub struct EventQueue {
     seq: u64,
 }
 
+/// A bucket's ascending list: its first and last node (`last` is meaningless while the bucket
+/// is empty). Events usually come later than those already in their bucket (simultaneous ones
+/// always do, by sequence), and are appended after `last` without a walk.
+#[derive(Clone, Copy)]
+struct Bucket {
+    first: u32,
+    last: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Node {
+    key: u128,
+    next: u32,
+}
+
 impl Default for EventQueue {
     fn default() -> EventQueue {
         EventQueue {
-            heads: vec![NIL; BUCKETS],
-            tails: vec![NIL; BUCKETS],
-            keys: Vec::new(),
-            next: Vec::new(),
+            buckets: Box::new(
+                [Bucket {
+                    first: NIL,
+                    last: NIL,
+                }; BUCKETS],
+            ),
+            nodes: Vec::new(),
             free: NIL,
-            occupied: vec![0; WORDS],
+            occupied: Box::new([0; WORDS]),
             summary: [0; WORDS / 64],
             cur: 0,
             in_calendar: 0,
@@ -117,6 +131,11 @@ impl Default for EventQueue {
 
 fn bucket_of(key: u128) -> u64 {
     ((key >> 64) as u64) >> BUCKET_SHIFT
+}
+
+/// Position of absolute bucket `b` in the ring.
+fn slot(b: u64) -> usize {
+    b as usize & (BUCKETS - 1)
 }
 
 fn time_of(key: u128) -> u64 {
@@ -156,29 +175,29 @@ impl EventQueue {
                 self.migrate();
             }
         }
-        let key = self.take_head(b);
+        let key = self.take_first(b);
         Some((time_of(key), unpack_key(key)))
     }
 
     /// Pop the earliest event if it is due at `now`, the current instant (the time of the last
-    /// pop): it can only be the head of the current bucket, so no search is needed.
+    /// pop): it can only be the first of the current bucket, so no search is needed.
     pub fn pop_at(&mut self, now: u64) -> Option<Event> {
-        let b = (self.cur % BUCKETS as u64) as usize;
-        let node = self.heads[b];
-        if node == NIL || time_of(self.keys[node as usize]) != now {
+        let b = slot(self.cur);
+        let node = self.buckets[b].first;
+        if node == NIL || time_of(self.nodes[node as usize].key) != now {
             return None;
         }
-        Some(unpack_key(self.take_head(b)))
+        Some(unpack_key(self.take_first(b)))
     }
 
     /// Remove the first entry of occupied bucket `b`.
-    fn take_head(&mut self, b: usize) -> u128 {
-        let node = self.heads[b];
-        let key = self.keys[node as usize];
-        self.heads[b] = self.next[node as usize];
-        self.next[node as usize] = self.free;
+    fn take_first(&mut self, b: usize) -> u128 {
+        let node = self.buckets[b].first;
+        let Node { key, next } = self.nodes[node as usize];
+        self.buckets[b].first = next;
+        self.nodes[node as usize].next = self.free;
         self.free = node;
-        if self.heads[b] == NIL {
+        if next == NIL {
             let w = b / 64;
             self.occupied[w] &= !(1 << (b % 64));
             if self.occupied[w] == 0 {
@@ -193,7 +212,7 @@ impl EventQueue {
     /// be empty): the rest of `cur`'s word, else the first non-empty word after it by the
     /// summary.
     fn first_occupied(&self) -> usize {
-        let start = (self.cur % BUCKETS as u64) as usize;
+        let start = slot(self.cur);
         let w = start / 64;
         let word = self.occupied[w] & (!0u64 << (start % 64));
         if word != 0 {
@@ -218,42 +237,42 @@ impl EventQueue {
     /// Insert into its bucket's list, after every entry ordered before it.
     #[inline]
     fn insert(&mut self, key: u128) {
-        let b = (bucket_of(key) % BUCKETS as u64) as usize;
+        let b = slot(bucket_of(key));
         let node = if self.free != NIL {
             let n = self.free;
-            self.free = self.next[n as usize];
-            self.keys[n as usize] = key;
+            self.free = self.nodes[n as usize].next;
             n
         } else {
-            self.keys.push(key);
-            self.next.push(NIL);
-            (self.keys.len() - 1) as u32
+            self.nodes.push(Node { key, next: NIL });
+            (self.nodes.len() - 1) as u32
         };
-        let head = self.heads[b];
-        if head == NIL {
-            self.next[node as usize] = NIL;
-            self.heads[b] = node;
-            self.tails[b] = node;
-        } else if self.keys[self.tails[b] as usize] < key {
-            self.next[node as usize] = NIL;
-            self.next[self.tails[b] as usize] = node;
-            self.tails[b] = node;
+        let Bucket { first, last } = self.buckets[b];
+        if first == NIL {
+            self.nodes[node as usize] = Node { key, next: NIL };
+            self.buckets[b] = Bucket {
+                first: node,
+                last: node,
+            };
+            self.occupied[b / 64] |= 1 << (b % 64);
+            self.summary[b / 64 / 64] |= 1 << (b / 64 % 64);
+        } else if self.nodes[last as usize].key < key {
+            self.nodes[node as usize] = Node { key, next: NIL };
+            self.nodes[last as usize].next = node;
+            self.buckets[b].last = node;
         } else {
-            // Before the tail: walk to its place.
-            let (mut prev, mut at) = (NIL, head);
-            while self.keys[at as usize] < key {
+            // Before the last: walk to its place.
+            let (mut prev, mut at) = (NIL, first);
+            while self.nodes[at as usize].key < key {
                 prev = at;
-                at = self.next[at as usize];
+                at = self.nodes[at as usize].next;
             }
-            self.next[node as usize] = at;
+            self.nodes[node as usize] = Node { key, next: at };
             if prev == NIL {
-                self.heads[b] = node;
+                self.buckets[b].first = node;
             } else {
-                self.next[prev as usize] = node;
+                self.nodes[prev as usize].next = node;
             }
         }
-        self.occupied[b / 64] |= 1 << (b % 64);
-        self.summary[b / 64 / 64] |= 1 << (b / 64 % 64);
         self.in_calendar += 1;
     }
 
