@@ -197,13 +197,11 @@ impl EventQueue {
         self.buckets[b].first = next;
         self.nodes[node as usize].next = self.free;
         self.free = node;
-        if next == NIL {
-            let w = b / 64;
-            self.occupied[w] &= !(1 << (b % 64));
-            if self.occupied[w] == 0 {
-                self.summary[w / 64] &= !(1 << (w % 64));
-            }
-        }
+        // Clear the bucket's bit if it is now empty, and its word's summary bit if that word
+        // is: computed, not branched on, as whether a bucket empties is as good as random.
+        let w = b / 64;
+        self.occupied[w] &= !(((next == NIL) as u64) << (b % 64));
+        self.summary[w / 64] &= !(((self.occupied[w] == 0) as u64) << (w % 64));
         self.in_calendar -= 1;
         key
     }
