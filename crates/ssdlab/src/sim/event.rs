@@ -232,21 +232,26 @@ impl EventQueue {
         unreachable!("the calendar holds {} events", self.in_calendar)
     }
 
+    /// A node holding `key`, linked to nothing: a freed one if any.
+    fn new_node(&mut self, key: u128) -> u32 {
+        let node = Node { key, next: NIL };
+        if self.free == NIL {
+            self.nodes.push(node);
+            return (self.nodes.len() - 1) as u32;
+        }
+        let n = self.free;
+        self.free = self.nodes[n as usize].next;
+        self.nodes[n as usize] = node;
+        n
+    }
+
     /// Insert into its bucket's list, after every entry ordered before it.
     #[inline]
     fn insert(&mut self, key: u128) {
         let b = slot(bucket_of(key));
-        let node = if self.free != NIL {
-            let n = self.free;
-            self.free = self.nodes[n as usize].next;
-            n
-        } else {
-            self.nodes.push(Node { key, next: NIL });
-            (self.nodes.len() - 1) as u32
-        };
+        let node = self.new_node(key);
         let Bucket { first, last } = self.buckets[b];
         if first == NIL {
-            self.nodes[node as usize] = Node { key, next: NIL };
             self.buckets[b] = Bucket {
                 first: node,
                 last: node,
@@ -254,7 +259,6 @@ impl EventQueue {
             self.occupied[b / 64] |= 1 << (b % 64);
             self.summary[b / 64 / 64] |= 1 << (b / 64 % 64);
         } else if self.nodes[last as usize].key < key {
-            self.nodes[node as usize] = Node { key, next: NIL };
             self.nodes[last as usize].next = node;
             self.buckets[b].last = node;
         } else {
@@ -264,7 +268,7 @@ impl EventQueue {
                 prev = at;
                 at = self.nodes[at as usize].next;
             }
-            self.nodes[node as usize] = Node { key, next: at };
+            self.nodes[node as usize].next = at;
             if prev == NIL {
                 self.buckets[b].first = node;
             } else {
