@@ -2,7 +2,8 @@
 //! every page of the victim that holds valid units, a few at a time (`ftl.gc_copy_window_pages`),
 //! through the read policy so that only the wanted codewords move when the policy allows; it
 //! programs the still-valid units into the pool's GC block (or another region's, if the migration
-//! policy says so), and erases the victim once every copy is programmed. Reads, programs and the erase take die and bus time like host commands.
+//! policy says so), and erases the victim once every copy is programmed. Reads, programs and the
+//! erase take die and bus time like host commands.
 
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::{table, BlockState, Writer};
@@ -12,8 +13,15 @@ use super::{ProgramRecord, Simulation};
 /// How many pages ahead of its reads a GC job loads the victim's reverse map, and the mapping
 /// entries of the units it names (a slot is valid if its unit still maps to it, so those are
 /// what tells which units to copy).
-const P2L_LOOKAHEAD_PAGES: u32 = 16;
-const L2P_LOOKAHEAD_PAGES: u32 = 8;
+///
+/// Short on purpose. Every plane runs its own job, and in a steady state most run at once
+/// (about 70 of 128 on average in the steady benchmark), taking turns: between two reads of one
+/// job the engine handles hundreds of other events. A page further ahead in the job is thousands
+/// of events ahead in time, and the lines loaded for it have left the cache before they are used.
+/// One page ahead (and the reverse map, 16 slots to a line, four) gave the steady benchmark
+/// about 3% (docs/performance.md, seventh session).
+const P2L_LOOKAHEAD_PAGES: u32 = 4;
+const L2P_LOOKAHEAD_PAGES: u32 = 1;
 
 impl Simulation {
     /// Start background (or foreground, when host pages are stalled) GC on `pool` if needed.
