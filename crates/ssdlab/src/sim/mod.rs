@@ -95,8 +95,8 @@ pub struct Simulation {
     gc: Vec<GcJob>,
     /// Sealed host pages waiting for a pool to have room (foreground GC), per pool.
     stalled_pages: Vec<VecDeque<SealedPage>>,
-    /// Write requests waiting for buffer room: (request, index of its next unit, waiting since).
-    write_waiters: VecDeque<(u32, u32, u64)>,
+    /// Write (and trim) requests waiting for buffer room, in arrival order.
+    write_waiters: VecDeque<write::WaitingWrite>,
     candidates: Vec<Candidate>,
     /// Scratch buffers reused across events (the event loop allocates nothing per request).
     scratch_groups: Vec<(u32, u64)>,

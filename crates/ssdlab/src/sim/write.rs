@@ -4,21 +4,46 @@
 
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::write_buffer::SealedPage;
-use crate::ftl::{Location, Writer, BUFFERED, NO_LPN};
+use crate::ftl::{table, Location, Writer, BUFFERED, NO_LPN};
 
 use super::event::Event;
 use super::{ProgramRecord, Simulation};
+
+/// Mapping entries in a cache line.
+const UNITS_PER_LINE: u32 = 64 / std::mem::size_of::<u32>() as u32;
+
+/// A request that changes the mapping and waits for buffer room.
+#[derive(Clone, Copy)]
+pub(super) struct WaitingWrite {
+    request: u32,
+    /// Index of its next unit to admit.
+    next_unit: u32,
+    since_ns: u64,
+    /// Its units (a copy of the request's, so that the queue alone says which mapping entries
+    /// the write will touch).
+    first_lpn: u32,
+    units: u32,
+}
 
 impl Simulation {
     /// Admit a request that changes the mapping (a write, or a trim) from unit index `from`,
     /// behind any such request already waiting for buffer room, so they take effect in order.
     pub(super) fn admit_update(&mut self, id: u32, from: u32) {
+        let r = &self.requests[id as usize];
+        let mut waiting = WaitingWrite {
+            request: id,
+            next_unit: from,
+            since_ns: self.now,
+            first_lpn: r.first_lpn,
+            units: r.units,
+        };
         if !self.write_waiters.is_empty() {
-            self.write_waiters.push_back((id, from, self.now));
+            self.write_waiters.push_back(waiting);
             return;
         }
         if let Some(next) = self.admit_units(id, from) {
-            self.write_waiters.push_back((id, next, self.now));
+            waiting.next_unit = next;
+            self.write_waiters.push_back(waiting);
         }
     }
 
@@ -204,14 +229,26 @@ impl Simulation {
     /// Buffer room freed up: admit waiting writes in arrival order.
     fn admit_waiting_writes(&mut self) {
         while self.ftl.buffer.has_room() {
-            let Some((id, next, since)) = self.write_waiters.pop_front() else {
+            let Some(mut w) = self.write_waiters.pop_front() else {
                 break;
             };
-            self.device.write_stall_ns += self.now - since;
-            if let Some(left) = self.admit_units(id, next) {
-                self.write_waiters.push_front((id, left, self.now));
+            self.device.write_stall_ns += self.now - w.since_ns;
+            if let Some(left) = self.admit_units(w.request, w.next_unit) {
+                w.next_unit = left;
+                w.since_ns = self.now;
+                self.write_waiters.push_front(w);
                 break;
             }
+        }
+        // A program frees a page's worth of room, about half a write, so the write behind the
+        // first is admitted at one of the next programs' ends. It has waited long enough for its
+        // mapping entries to leave the cache: load them now, a few dozen events before they are
+        // needed (docs/performance.md, seventh session).
+        if let Some(w) = self.write_waiters.get(1) {
+            let from = w.first_lpn + w.next_unit;
+            let last = w.first_lpn + w.units - 1;
+            table::prefetch(&self.ftl.l2p, from as usize);
+            table::prefetch(&self.ftl.l2p, last.min(from + UNITS_PER_LINE - 1) as usize);
         }
         self.maybe_final_flush();
     }
