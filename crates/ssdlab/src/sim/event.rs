@@ -70,13 +70,18 @@ const WORDS: usize = BUCKETS / 64;
 /// branches: with ~100 pending events and SSD-like delays it took 34 ns per event in a
 /// micro-benchmark, the calendar 14 ns (docs/performance.md, fourth session).
 ///
-/// Each entry is one integer — time in the high 64 bits, then the sequence number, then the
-/// packed event — so ordering compares 16 bytes and nothing else. Invariants: no entry lies in
-/// a bucket before `cur` (times never go back: an event is scheduled at or after the current
+/// A calendar node is 16 bytes: time, packed event and link. It needs no sequence number: an
+/// event goes after every entry of its bucket that is not later, so simultaneous events keep
+/// their insertion order. The overflow heap, whose entries are not kept in insertion order,
+/// orders by one integer — time in the high 64 bits, then a sequence number, then the packed
+/// event. Its entries move into the calendar, in order, as soon as their bucket comes within the
+/// span (whenever `cur` advances), so before any event of the same time can be pushed straight
+/// into the calendar: migrated events stay ahead of later ones. Invariants: no entry lies in a
+/// bucket before `cur` (times never go back: an event is scheduled at or after the current
 /// instant, whose bucket `cur` is), and every overflow entry lies more than a calendar span
-/// after `cur`. A bucket's two ends, and a node's entry and link, sit together so that each is
-/// one memory access; the ring and its bitmap have a fixed size, so a masked index needs no
-/// bounds check.
+/// after `cur`. A bucket's two ends, and a node's fields, sit together so that each is one
+/// memory access; the ring and its bitmap have a fixed size, so a masked index needs no bounds
+/// check.
 pub struct EventQueue {
     /// Per bucket (absolute bucket number modulo `BUCKETS`), its list of nodes.
     buckets: Box<[Bucket; BUCKETS]>,
@@ -90,12 +95,13 @@ pub struct EventQueue {
     cur: u64,
     in_calendar: usize,
     overflow: BinaryHeap<Reverse<u128>>,
+    /// Insertion sequence of overflow entries.
     seq: u64,
 }
 
 /// A bucket's ascending list: its first and last node (`last` is meaningless while the bucket
 /// is empty). Events usually come later than those already in their bucket (simultaneous ones
-/// always do, by sequence), and are appended after `last` without a walk.
+/// always do), and are appended after `last` without a walk.
 #[derive(Clone, Copy)]
 struct Bucket {
     first: u32,
@@ -104,7 +110,8 @@ struct Bucket {
 
 #[derive(Clone, Copy)]
 struct Node {
-    key: u128,
+    time: u64,
+    event: u32,
     next: u32,
 }
 
@@ -129,8 +136,8 @@ impl Default for EventQueue {
     }
 }
 
-fn bucket_of(key: u128) -> u64 {
-    ((key >> 64) as u64) >> BUCKET_SHIFT
+fn bucket_of(time: u64) -> u64 {
+    time >> BUCKET_SHIFT
 }
 
 /// Position of absolute bucket `b` in the ring.
@@ -142,20 +149,20 @@ fn time_of(key: u128) -> u64 {
     (key >> 64) as u64
 }
 
-fn unpack_key(key: u128) -> Event {
-    Event::unpack(key as u32 & ((1 << (ID_BITS + TAG_BITS)) - 1))
+fn unpack_key(key: u128) -> u32 {
+    key as u32 & ((1 << (ID_BITS + TAG_BITS)) - 1)
 }
 
 impl EventQueue {
     pub fn push(&mut self, time: u64, event: Event) {
-        self.seq = (self.seq + 1) & ((1 << SEQ_BITS) - 1);
-        let low = self.seq << (ID_BITS + TAG_BITS) | event.pack() as u64;
-        let key = (time as u128) << 64 | low as u128;
-        debug_assert!(bucket_of(key) >= self.cur, "event scheduled in the past");
-        if bucket_of(key) < self.cur + BUCKETS as u64 {
-            self.insert(key);
+        debug_assert!(bucket_of(time) >= self.cur, "event scheduled in the past");
+        if bucket_of(time) < self.cur + BUCKETS as u64 {
+            self.insert(time, event.pack());
         } else {
-            self.overflow.push(Reverse(key));
+            self.seq = (self.seq + 1) & ((1 << SEQ_BITS) - 1);
+            let low = self.seq << (ID_BITS + TAG_BITS) | event.pack() as u64;
+            self.overflow
+                .push(Reverse((time as u128) << 64 | low as u128));
         }
     }
 
@@ -163,7 +170,7 @@ impl EventQueue {
         if self.in_calendar == 0 {
             // Jump to the overflow's earliest event: nothing is due before it.
             let &Reverse(key) = self.overflow.peek()?;
-            self.cur = bucket_of(key);
+            self.cur = bucket_of(time_of(key));
             self.migrate();
         }
         let b = self.first_occupied();
@@ -175,8 +182,8 @@ impl EventQueue {
                 self.migrate();
             }
         }
-        let key = self.take_first(b);
-        Some((time_of(key), unpack_key(key)))
+        let (time, event) = self.take_first(b);
+        Some((time, Event::unpack(event)))
     }
 
     /// Pop the earliest event if it is due at `now`, the current instant (the time of the last
@@ -184,16 +191,16 @@ impl EventQueue {
     pub fn pop_at(&mut self, now: u64) -> Option<Event> {
         let b = slot(self.cur);
         let node = self.buckets[b].first;
-        if node == NIL || time_of(self.nodes[node as usize].key) != now {
+        if node == NIL || self.nodes[node as usize].time != now {
             return None;
         }
-        Some(unpack_key(self.take_first(b)))
+        Some(Event::unpack(self.take_first(b).1))
     }
 
-    /// Remove the first entry of occupied bucket `b`.
-    fn take_first(&mut self, b: usize) -> u128 {
+    /// Remove the first entry of occupied bucket `b`: its time and packed event.
+    fn take_first(&mut self, b: usize) -> (u64, u32) {
         let node = self.buckets[b].first;
-        let Node { key, next } = self.nodes[node as usize];
+        let Node { time, event, next } = self.nodes[node as usize];
         self.buckets[b].first = next;
         self.nodes[node as usize].next = self.free;
         self.free = node;
@@ -203,7 +210,7 @@ impl EventQueue {
         self.occupied[w] &= !(((next == NIL) as u64) << (b % 64));
         self.summary[w / 64] &= !(((self.occupied[w] == 0) as u64) << (w % 64));
         self.in_calendar -= 1;
-        key
+        (time, event)
     }
 
     /// The first occupied bucket at or after `cur`, going round the ring (the calendar must not
@@ -232,9 +239,13 @@ impl EventQueue {
         unreachable!("the calendar holds {} events", self.in_calendar)
     }
 
-    /// A node holding `key`, linked to nothing: a freed one if any.
-    fn new_node(&mut self, key: u128) -> u32 {
-        let node = Node { key, next: NIL };
+    /// A node holding an event, linked to nothing: a freed one if any.
+    fn new_node(&mut self, time: u64, event: u32) -> u32 {
+        let node = Node {
+            time,
+            event,
+            next: NIL,
+        };
         if self.free == NIL {
             self.nodes.push(node);
             return (self.nodes.len() - 1) as u32;
@@ -245,11 +256,11 @@ impl EventQueue {
         n
     }
 
-    /// Insert into its bucket's list, after every entry ordered before it.
+    /// Insert into its bucket's list, after every entry not later than it.
     #[inline]
-    fn insert(&mut self, key: u128) {
-        let b = slot(bucket_of(key));
-        let node = self.new_node(key);
+    fn insert(&mut self, time: u64, event: u32) {
+        let b = slot(bucket_of(time));
+        let node = self.new_node(time, event);
         let Bucket { first, last } = self.buckets[b];
         if first == NIL {
             self.buckets[b] = Bucket {
@@ -258,13 +269,13 @@ impl EventQueue {
             };
             self.occupied[b / 64] |= 1 << (b % 64);
             self.summary[b / 64 / 64] |= 1 << (b / 64 % 64);
-        } else if self.nodes[last as usize].key < key {
+        } else if self.nodes[last as usize].time <= time {
             self.nodes[last as usize].next = node;
             self.buckets[b].last = node;
         } else {
             // Before the last: walk to its place.
             let (mut prev, mut at) = (NIL, first);
-            while self.nodes[at as usize].key < key {
+            while self.nodes[at as usize].time <= time {
                 prev = at;
                 at = self.nodes[at as usize].next;
             }
@@ -282,11 +293,11 @@ impl EventQueue {
     #[inline(never)]
     fn migrate(&mut self) {
         while let Some(&Reverse(key)) = self.overflow.peek() {
-            if bucket_of(key) >= self.cur + BUCKETS as u64 {
+            if bucket_of(time_of(key)) >= self.cur + BUCKETS as u64 {
                 break;
             }
             self.overflow.pop();
-            self.insert(key);
+            self.insert(time_of(key), unpack_key(key));
         }
     }
 }
