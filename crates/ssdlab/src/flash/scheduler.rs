@@ -67,7 +67,7 @@ impl OpSource {
 
 /// One flash command. Programs and erases are timed by the FTL before submission; a read is
 /// timed when its die starts it (see [`OpShaper`]), because until then it may absorb later reads
-/// of the same page.
+/// of the same page: until then its `array_ns` is the page's full sensing time.
 #[derive(Clone, Copy, Debug)]
 pub struct FlashOp {
     pub kind: OpKind,
@@ -78,6 +78,8 @@ pub struct FlashOp {
     pub page_in_block: u32,
     /// Physical page (read, program) or block (erase).
     pub target: u32,
+    /// Read: the page's codewords wanted (bit i = codeword i); 0 for programs and erases.
+    pub codewords: u64,
     /// Array time: sensing (read), tPROG (program), tBERS (erase).
     pub array_ns: u64,
     /// Bus time: data out after sensing (read) or in before programming (program).
@@ -201,6 +203,19 @@ impl Scheduler {
             i += 1;
         }
         self.to_start.clear();
+    }
+
+    /// The first queued (not started) operation of a die that `is` picks.
+    pub fn queued_op_mut(
+        &mut self,
+        die: DieId,
+        is: impl Fn(&FlashOp) -> bool,
+    ) -> Option<&mut FlashOp> {
+        let d = &mut self.dies[die as usize];
+        d.reads
+            .iter_mut()
+            .chain(d.others.iter_mut())
+            .find(|op| is(op))
     }
 
     /// Operations queued or running on a die (the dynamic allocator's load measure).
@@ -329,6 +344,7 @@ mod tests {
             plane_in_die: plane,
             page_in_block,
             target,
+            codewords: 0,
             array_ns: 100,
             transfer_ns: 10,
             owner: target,

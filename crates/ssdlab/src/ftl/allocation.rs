@@ -73,6 +73,7 @@ mod tests {
             plane_in_die: 0,
             page_in_block: 0,
             target: 0,
+            codewords: 0,
             array_ns: 1,
             transfer_ns: 0,
             owner: 0,

@@ -265,6 +265,7 @@ impl Simulation {
             plane_in_die,
             page_in_block: 0,
             target: victim,
+            codewords: 0,
             array_ns: self.timing.region(region).tbers_ns,
             transfer_ns: 0,
             owner: job as u32,

@@ -366,7 +366,7 @@ impl Simulation {
 
     fn on_op_done(&mut self, op: FlashOp) {
         match op.kind {
-            OpKind::Read => self.on_read_done(op.owner),
+            OpKind::Read => self.on_read_done(op),
             OpKind::Program => self.on_program_done(op.owner),
             OpKind::Erase => self.on_erase_done(op.target),
         }

@@ -6,12 +6,10 @@
 //! otherwise a new command is queued. The read policy shapes the command from the union when the
 //! die starts it ([`ReadShaper`]), and each requester gets its data when the command ends.
 
-use std::collections::VecDeque;
-
-use slab::Slab;
+use std::collections::HashMap;
 
 use crate::config::EnergyConfig;
-use crate::flash::{FlashOp, Geometry, OpKind, OpShaper, OpSource, Timing};
+use crate::flash::{FlashOp, Geometry, OpKind, OpShaper, OpSource, Scheduler, Timing};
 use crate::ftl::read_policy::{PageRead, ReadPolicy};
 use crate::stats::DeviceStats;
 
@@ -26,73 +24,39 @@ struct Requester {
     owner: u32,
 }
 
-struct ReadCommand {
-    page: u32,
-    /// Sensing time of the whole page (its region's tR for its page type).
-    tr_full_ns: u64,
-    /// Union of the codewords every requester wants.
-    wanted: u64,
-    serves_host: bool,
-    first: Requester,
-    /// Requesters that joined while the command was queued (rare: no allocation otherwise).
-    joined: Vec<Requester>,
-}
-
-/// One die's read commands that are queued and not started: the ones a new read of their page
-/// may join.
-#[derive(Clone)]
-struct QueuedReads {
-    /// (page, command), in the order the die queued them, which is the order it starts them.
-    list: VecDeque<(u32, u32)>,
-    /// How many listed pages fall in each bucket of `page mod 256`: an empty bucket answers most
-    /// look-ups without a scan (a busy die has dozens of reads queued).
-    buckets: [u16; 256],
-}
-
-impl QueuedReads {
-    fn find(&self, page: u32) -> Option<u32> {
-        if self.buckets[page as usize % 256] == 0 {
-            return None;
-        }
-        self.list.iter().find(|e| e.0 == page).map(|e| e.1)
-    }
-
-    fn push(&mut self, page: u32, id: u32) {
-        self.list.push_back((page, id));
-        self.buckets[page as usize % 256] += 1;
-    }
-
-    /// Command `id` starts. A die's queue is first in, first out, so it is the first listed but
-    /// for a multi-plane partner taken from further back.
-    fn remove(&mut self, id: u32) {
-        let at = self.list.iter().position(|e| e.1 == id);
-        debug_assert!(at.is_some(), "read command {id} started but was not listed");
-        if let Some((page, _)) = at.and_then(|at| self.list.remove(at)) {
-            self.buckets[page as usize % 256] -= 1;
-        }
-    }
-}
-
-/// Read commands in flight (a flash read's `owner` is its key here).
+/// The engine's side of read commands. A command is its die-queue entry: the first requester is
+/// the operation's `source` and `owner`, the union of the wanted codewords its `codewords`, and
+/// until the die starts it its `array_ns` is the page's full sensing time. Only the requesters
+/// that join a queued command (rare) are kept here, by page: a die holds at most one queued and
+/// one running command of a page, and a read of a page with a queued command joins it.
 pub(super) struct ReadCommands {
-    commands: Slab<ReadCommand>,
-    /// Per die (empty unless `merge`).
-    queued: Vec<QueuedReads>,
+    /// Per die, how many queued read commands have a page in each bucket of `page mod 256`: an
+    /// empty bucket rules a join out without a look at the die's queue (a busy die has dozens
+    /// of reads queued). Empty unless `merge`.
+    queued_buckets: Vec<[u16; 256]>,
+    /// Requesters that joined a queued command, and those of running commands, by page.
+    joined_queued: HashMap<u32, Vec<Requester>>,
+    joined_running: HashMap<u32, Vec<Requester>>,
     /// `scheduler.merge_reads`.
     merge: bool,
 }
 
 impl ReadCommands {
     pub(super) fn new(merge: bool, dies: u32) -> ReadCommands {
-        let empty = QueuedReads {
-            list: VecDeque::new(),
-            buckets: [0; 256],
-        };
         ReadCommands {
-            commands: Slab::new(),
-            queued: vec![empty; if merge { dies as usize } else { 0 }],
+            queued_buckets: vec![[0; 256]; if merge { dies as usize } else { 0 }],
+            joined_queued: HashMap::new(),
+            joined_running: HashMap::new(),
             merge,
         }
+    }
+
+    /// The queued, not started, read command of `page` on `die`, if any.
+    fn queued<'s>(&self, sched: &'s mut Scheduler, die: u32, page: u32) -> Option<&'s mut FlashOp> {
+        if self.queued_buckets[die as usize][page as usize % 256] == 0 {
+            return None;
+        }
+        sched.queued_op_mut(die, |op| op.kind == OpKind::Read && op.target == page)
     }
 }
 
@@ -100,30 +64,22 @@ impl Simulation {
     /// Ask for `codewords` of `page` on behalf of a host request or a GC / WL job.
     pub(super) fn read_page(&mut self, page: u32, codewords: u64, source: OpSource, owner: u32) {
         debug_assert!(codewords != 0);
-        let requester = Requester { source, owner };
         let a = self.ftl.geometry.page_addr(page);
         if self.reads.merge {
-            if let Some(id) = self.reads.queued[a.die as usize].find(page) {
-                let c = &mut self.reads.commands[id as usize];
-                c.wanted |= codewords;
-                c.serves_host |= source == OpSource::Host;
-                c.joined.push(requester);
+            if let Some(op) = self.reads.queued(&mut self.sched, a.die, page) {
+                op.codewords |= codewords;
+                let requester = Requester { source, owner };
+                self.reads
+                    .joined_queued
+                    .entry(page)
+                    .or_default()
+                    .push(requester);
                 self.device.merged_reads += 1;
                 return;
             }
+            self.reads.queued_buckets[a.die as usize][page as usize % 256] += 1;
         }
-        let id = self.reads.commands.insert(ReadCommand {
-            page,
-            tr_full_ns: self.timing.region(a.region).tr_ns[a.page_type as usize],
-            wanted: codewords,
-            serves_host: source == OpSource::Host,
-            first: requester,
-            joined: Vec::new(),
-        }) as u32;
-        if self.reads.merge {
-            self.reads.queued[a.die as usize].push(page, id);
-        }
-        // Timed when the die starts it (`ReadShaper`).
+        // Shaped when the die starts it (`ReadShaper`).
         self.submit(FlashOp {
             kind: OpKind::Read,
             source,
@@ -131,20 +87,31 @@ impl Simulation {
             plane_in_die: a.plane_in_die,
             page_in_block: a.page_in_block,
             target: page,
-            array_ns: 0,
+            codewords,
+            array_ns: self.timing.region(a.region).tr_ns[a.page_type as usize],
             transfer_ns: 0,
-            owner: id,
+            owner,
         });
     }
 
     /// A read command's data is in controller memory: each requester's part is done once it is
     /// decoded.
-    pub(super) fn on_read_done(&mut self, id: u32) {
-        let c = self.reads.commands.remove(id as usize);
+    pub(super) fn on_read_done(&mut self, op: FlashOp) {
         let decoded = self.now + self.timing.ecc_decode_ns;
-        self.serve(c.first, c.page, decoded);
-        for r in c.joined {
-            self.serve(r, c.page, decoded);
+        let first = Requester {
+            source: op.source,
+            owner: op.owner,
+        };
+        self.serve(first, op.target, decoded);
+        if !self.reads.joined_running.is_empty() {
+            for r in self
+                .reads
+                .joined_running
+                .remove(&op.target)
+                .unwrap_or_default()
+            {
+                self.serve(r, op.target, decoded);
+            }
         }
     }
 
@@ -194,15 +161,21 @@ impl OpShaper for ReadShaper<'_> {
             return;
         }
         let r = &mut *self.reads;
+        let mut serves_host = op.source == OpSource::Host;
         if r.merge {
-            r.queued[op.die as usize].remove(op.owner);
+            r.queued_buckets[op.die as usize][op.target as usize % 256] -= 1;
+            if !r.joined_queued.is_empty() {
+                if let Some(joined) = r.joined_queued.remove(&op.target) {
+                    serves_host |= joined.iter().any(|j| j.source == OpSource::Host);
+                    r.joined_running.insert(op.target, joined);
+                }
+            }
         }
-        let c = &r.commands[op.owner as usize];
         let plan = self.policy.plan(&PageRead {
-            tr_full_ns: c.tr_full_ns,
+            tr_full_ns: op.array_ns,
             page_bytes: self.geometry.page_bytes,
             codeword_bytes: self.geometry.codeword_bytes,
-            wanted: c.wanted,
+            wanted: op.codewords,
         });
         op.array_ns = plan.sense_ns;
         op.transfer_ns = self.timing.transfer_ns(plan.transfer_bytes as u64);
@@ -213,7 +186,7 @@ impl OpShaper for ReadShaper<'_> {
         let sense_pj = self.energy.read_power_mw * plan.sense_ns as f64 * plan.sense_current;
         d.energy.read_sense_pj += sense_pj;
         d.energy.read_transfer_pj += self.energy.transfer_pj_per_byte * plan.transfer_bytes as f64;
-        if c.serves_host {
+        if serves_host {
             d.host_sensed_bytes += plan.sensed_bytes as u64;
             d.energy.host_read_sense_pj += sense_pj;
         }

@@ -190,6 +190,7 @@ impl Simulation {
             plane_in_die: a.plane_in_die,
             page_in_block: a.page_in_block,
             target: page,
+            codewords: 0,
             array_ns: self.timing.region(a.region).tprog_ns[a.page_type as usize],
             transfer_ns: self.timing.transfer_ns(g.page_bytes as u64),
             owner,
