@@ -141,6 +141,34 @@ fn a_read_joins_a_queued_command_but_not_a_started_one() {
 }
 
 #[test]
+fn joins_stay_with_their_command_when_a_page_has_one_running_and_one_queued() {
+    let fill = "precondition.fill_fraction=0.01";
+    // Unit 16 (page 4, die 0) keeps die 0 busy while units 0 and 1 (page 0) ask: command A and a
+    // join. While A senses, units 2 and 3 (page 0) ask: command B and a join. Each joined read
+    // must end with its own command (the engine keeps joined requesters by page).
+    let a_start = FW + TR_LSB + KIB4;
+    let reads = vec![
+        unit(0, 16, 1, Op::Read),
+        unit(1_000, 0, 1, Op::Read),
+        unit(2_000, 1, 1, Op::Read),
+        unit(a_start, 2, 1, Op::Read),
+        unit(a_start + 1_000, 3, 1, Op::Read),
+    ];
+    let (log, s) = run(small(&[fill]), reads);
+    assert_eq!(s["flash_ops"]["read"]["host"], 3);
+    assert_eq!(s["merged_reads"], 2);
+    let a_done = a_start + TR_LSB + 2 * KIB4;
+    let b_done = a_done + TR_LSB + 2 * KIB4;
+    assert_eq!(latency_at(&log, 0, Op::Read), a_done + ECC - 1_000);
+    assert_eq!(latency_at(&log, KIB4, Op::Read), a_done + ECC - 2_000);
+    assert_eq!(latency_at(&log, 2 * KIB4, Op::Read), b_done + ECC - a_start);
+    assert_eq!(
+        latency_at(&log, 3 * KIB4, Op::Read),
+        b_done + ECC - a_start - 1_000
+    );
+}
+
+#[test]
 fn a_read_wants_only_the_codewords_of_its_bytes() {
     let fill = "precondition.fill_fraction=0.01";
     // 2 KiB at byte 6 KiB: the second half of unit 1 = codeword 3 of page 0. Under subpage: one
