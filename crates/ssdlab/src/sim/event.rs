@@ -149,7 +149,8 @@ fn time_of(key: u128) -> u64 {
     (key >> 64) as u64
 }
 
-fn unpack_key(key: u128) -> u32 {
+/// The packed event of an overflow key.
+fn event_bits(key: u128) -> u32 {
     key as u32 & ((1 << (ID_BITS + TAG_BITS)) - 1)
 }
 
@@ -297,7 +298,7 @@ impl EventQueue {
                 break;
             }
             self.overflow.pop();
-            self.insert(time_of(key), unpack_key(key));
+            self.insert(time_of(key), event_bits(key));
         }
     }
 }
