@@ -16,6 +16,9 @@ use crate::stats::DeviceStats;
 use super::event::Event;
 use super::Simulation;
 
+/// Buckets of the per-die count of queued read pages.
+const PAGE_BUCKETS: usize = 256;
+
 /// Who wants data from a read command: a host request (`owner` = request id) or a GC / WL job
 /// (`owner` = its pool).
 #[derive(Clone, Copy, Debug)]
@@ -30,10 +33,10 @@ struct Requester {
 /// that join a queued command (rare) are kept here, by page: a die holds at most one queued and
 /// one running command of a page, and a read of a page with a queued command joins it.
 pub(super) struct ReadCommands {
-    /// Per die, how many queued read commands have a page in each bucket of `page mod 256`: an
-    /// empty bucket rules a join out without a look at the die's queue (a busy die has dozens
-    /// of reads queued). Empty unless `merge`.
-    queued_buckets: Vec<[u16; 256]>,
+    /// Per die, how many queued read commands have a page in each bucket of `page mod
+    /// PAGE_BUCKETS`: an empty bucket rules a join out without a look at the die's queue (a busy
+    /// die has dozens of reads queued). Empty unless `merge`.
+    queued_buckets: Vec<[u16; PAGE_BUCKETS]>,
     /// Requesters that joined a queued command, and those of running commands, by page.
     joined_queued: HashMap<u32, Vec<Requester>>,
     joined_running: HashMap<u32, Vec<Requester>>,
@@ -44,16 +47,26 @@ pub(super) struct ReadCommands {
 impl ReadCommands {
     pub(super) fn new(merge: bool, dies: u32) -> ReadCommands {
         ReadCommands {
-            queued_buckets: vec![[0; 256]; if merge { dies as usize } else { 0 }],
+            queued_buckets: vec![[0; PAGE_BUCKETS]; if merge { dies as usize } else { 0 }],
             joined_queued: HashMap::new(),
             joined_running: HashMap::new(),
             merge,
         }
     }
 
+    /// How many queued read commands of `die` have a page in `page`'s bucket.
+    fn bucket(&mut self, die: u32, page: u32) -> &mut u16 {
+        &mut self.queued_buckets[die as usize][page as usize % PAGE_BUCKETS]
+    }
+
     /// The queued, not started, read command of `page` on `die`, if any.
-    fn queued<'s>(&self, sched: &'s mut Scheduler, die: u32, page: u32) -> Option<&'s mut FlashOp> {
-        if self.queued_buckets[die as usize][page as usize % 256] == 0 {
+    fn queued<'s>(
+        &mut self,
+        sched: &'s mut Scheduler,
+        die: u32,
+        page: u32,
+    ) -> Option<&'s mut FlashOp> {
+        if *self.bucket(die, page) == 0 {
             return None;
         }
         sched.queued_op_mut(die, |op| op.kind == OpKind::Read && op.target == page)
@@ -77,7 +90,7 @@ impl Simulation {
                 self.device.merged_reads += 1;
                 return;
             }
-            self.reads.queued_buckets[a.die as usize][page as usize % 256] += 1;
+            *self.reads.bucket(a.die, page) += 1;
         }
         // Shaped when the die starts it (`ReadShaper`).
         self.submit(FlashOp {
@@ -163,7 +176,7 @@ impl OpShaper for ReadShaper<'_> {
         let r = &mut *self.reads;
         let mut serves_host = op.source == OpSource::Host;
         if r.merge {
-            r.queued_buckets[op.die as usize][op.target as usize % 256] -= 1;
+            *r.bucket(op.die, op.target) -= 1;
             if !r.joined_queued.is_empty() {
                 if let Some(joined) = r.joined_queued.remove(&op.target) {
                     serves_host |= joined.iter().any(|j| j.source == OpSource::Host);
