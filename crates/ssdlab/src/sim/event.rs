@@ -54,59 +54,87 @@ impl Event {
     }
 }
 
-/// Width of a calendar bucket (2^9 ns = 512 ns) and number of buckets (2^14): the calendar
-/// spans 8.4 ms ahead of the current instant, which holds a TLC program (5 ms) and a few bus
-/// waits; events further out (slow arrivals, long timeouts) wait in an overflow heap.
-const BUCKET_SHIFT: u32 = 9;
-const BUCKETS: usize = 1 << 14;
+/// Width of a calendar bucket (2^10 ns, about 1 µs), and of a period (2^9 buckets, 524 µs).
+/// With 512 ns buckets and periods twice as long (a 16 KiB fine ring) the steady benchmark
+/// missed the first-level data cache 5% more often; 2 µs buckets did about as well as these
+/// (docs/performance.md, ninth session).
+const BUCKET_SHIFT: u32 = 10;
+const PERIOD_SHIFT: u32 = 9;
+/// The fine ring holds the current period and the next, bucket by bucket: nearly every event
+/// but a program's or an erase's end (sensing, transfers, decodes, arrivals) lands there
+/// directly.
+const FINE: usize = 2 << PERIOD_SHIFT;
+/// The coarse ring holds the periods after those, up to 33.5 ms ahead (a TLC program, an
+/// erase), one unsorted list per period; events further out (slow arrivals, long timeouts) wait
+/// in an overflow heap.
+const COARSE: u64 = 64;
 const NIL: u32 = u32::MAX;
-/// Words of the occupancy bitmap.
-const WORDS: usize = BUCKETS / 64;
+/// Words of the fine ring's occupancy bitmap (one summary word has a bit for each).
+const WORDS: usize = FINE / 64;
+const _: () = assert!(WORDS <= 64);
 
-/// Events ordered by (time, insertion sequence), in a calendar queue (Brown, CACM 1988): a ring
-/// of buckets, each a short list kept in order, with a bitmap of the occupied ones. An event
-/// lands in the bucket of its time in O(1), and the next event is the head of the first occupied
-/// bucket from the current one. A binary heap's comparisons at every level are unpredictable
-/// branches: with ~100 pending events and SSD-like delays it took 34 ns per event in a
-/// micro-benchmark, the calendar 14 ns (docs/performance.md, fourth session).
+/// Events ordered by (time, insertion sequence), in a two-level calendar queue (Brown, CACM
+/// 1988; the levels as in Varghese and Lauck's hierarchical timing wheels). The fine ring has a
+/// bucket per microsecond, each a short list kept in order, with a bitmap of the occupied ones: an
+/// event lands in the bucket of its time in O(1), and the next event is the head of the first
+/// occupied bucket from the current one. A binary heap's comparisons at every level are
+/// unpredictable branches: with ~100 pending events and SSD-like delays it took 34 ns per event
+/// in a micro-benchmark, a calendar 14 ns (docs/performance.md, fourth session).
 ///
-/// A calendar node is 16 bytes: time, packed event and link. It needs no sequence number: an
-/// event goes after every entry of its bucket that is not later, so simultaneous events keep
-/// their insertion order. The overflow heap, whose entries are not kept in insertion order,
-/// orders by one integer — time in the high 64 bits, then a sequence number, then the packed
-/// event. Its entries move into the calendar, in order, as soon as their bucket comes within the
-/// span (whenever `cur` advances), so before any event of the same time can be pushed straight
-/// into the calendar: migrated events stay ahead of later ones. Invariants: no entry lies in a
-/// bucket before `cur` (times never go back: an event is scheduled at or after the current
-/// instant, whose bucket `cur` is), and every overflow entry lies more than a calendar span
-/// after `cur`. A bucket's two ends, and a node's fields, sit together so that each is one
-/// memory access; the ring and its bitmap have a fixed size, so a masked index needs no bounds
-/// check.
+/// Two levels keep the calendar small (8 KiB of fine buckets, 512 bytes of coarse), so its
+/// buckets stay in the core's first caches. A one-level ring spanning a TLC program's 5 ms had
+/// 16 K buckets (128 KiB), and an insert a program ahead touched a line nothing else had touched
+/// since the ring last came round: in the steady benchmark, one insert in six missed the 512 KiB
+/// L2 (docs/performance.md, ninth session). A program's end now waits in its period's coarse
+/// list and moves into the fine ring, once, when that period becomes the next.
+///
+/// A node is 16 bytes: time, packed event and link. It needs no sequence number: an event goes
+/// after every entry of its fine bucket that is not later, and a coarse list keeps insertion
+/// order, so simultaneous events keep their order. The overflow heap, whose entries are not
+/// kept in insertion order, orders by one integer — time in the high 64 bits, then a sequence
+/// number, then the packed event. Entries move down a level as soon as their period comes
+/// within the lower level's span (whenever `period` advances), so before any event of the same
+/// period can be pushed into that level directly: moved events stay ahead of later ones.
+/// Invariants: the fine ring holds exactly the periods `period` and `period + 1`, and no entry
+/// of it lies in a bucket before `cur` (times never go back: an event is scheduled at or after
+/// the current instant, whose bucket `cur` is); the coarse ring holds periods `period + 2` to
+/// `period + COARSE - 1`; every overflow entry lies in a later period.
 pub struct EventQueue {
-    /// Per bucket (absolute bucket number modulo `BUCKETS`), its list of nodes.
-    buckets: Box<[Bucket; BUCKETS]>,
+    /// Per fine bucket (absolute bucket number modulo `FINE`), its list of nodes in order.
+    fine: Box<[Bucket; FINE]>,
+    /// One bit per fine bucket: occupied; and one bit per word of those: not zero.
+    occupied: [u64; WORDS],
+    summary: u64,
+    /// Per coarse period (absolute period modulo `COARSE`), its nodes in insertion order.
+    coarse: [Bucket; COARSE as usize],
+    /// One bit per coarse period: occupied.
+    coarse_occupied: u64,
     /// Nodes of the lists. Freed nodes are chained through `next`.
     nodes: Vec<Node>,
     free: u32,
-    /// One bit per bucket: occupied; and one bit per word of those: not zero.
-    occupied: Box<[u64; WORDS]>,
-    summary: [u64; WORDS / 64],
-    /// Absolute bucket of the last popped event.
+    /// Absolute bucket of the last popped event, and its period.
     cur: u64,
-    in_calendar: usize,
+    period: u64,
+    in_fine: usize,
+    in_coarse: usize,
     overflow: BinaryHeap<Reverse<u128>>,
     /// Insertion sequence of overflow entries.
     seq: u64,
 }
 
-/// A bucket's ascending list: its first and last node (`last` is meaningless while the bucket
-/// is empty). Events usually come later than those already in their bucket (simultaneous ones
-/// always do), and are appended after `last` without a walk.
+/// A list's first and last node (`last` is meaningless while the list is empty). A fine
+/// bucket's list is ascending: events usually come later than those already in their bucket
+/// (simultaneous ones always do), and are appended after `last` without a walk.
 #[derive(Clone, Copy)]
 struct Bucket {
     first: u32,
     last: u32,
 }
+
+const EMPTY: Bucket = Bucket {
+    first: NIL,
+    last: NIL,
+};
 
 #[derive(Clone, Copy)]
 struct Node {
@@ -118,18 +146,17 @@ struct Node {
 impl Default for EventQueue {
     fn default() -> EventQueue {
         EventQueue {
-            buckets: Box::new(
-                [Bucket {
-                    first: NIL,
-                    last: NIL,
-                }; BUCKETS],
-            ),
+            fine: Box::new([EMPTY; FINE]),
+            occupied: [0; WORDS],
+            summary: 0,
+            coarse: [EMPTY; COARSE as usize],
+            coarse_occupied: 0,
             nodes: Vec::new(),
             free: NIL,
-            occupied: Box::new([0; WORDS]),
-            summary: [0; WORDS / 64],
             cur: 0,
-            in_calendar: 0,
+            period: 0,
+            in_fine: 0,
+            in_coarse: 0,
             overflow: BinaryHeap::new(),
             seq: 0,
         }
@@ -140,9 +167,13 @@ fn bucket_of(time: u64) -> u64 {
     time >> BUCKET_SHIFT
 }
 
-/// Position of absolute bucket `b` in the ring.
+fn period_of(time: u64) -> u64 {
+    time >> (BUCKET_SHIFT + PERIOD_SHIFT)
+}
+
+/// Position of absolute bucket `b` in the fine ring.
 fn slot(b: u64) -> usize {
-    b as usize & (BUCKETS - 1)
+    b as usize & (FINE - 1)
 }
 
 fn time_of(key: u128) -> u64 {
@@ -157,30 +188,51 @@ fn event_bits(key: u128) -> u32 {
 impl EventQueue {
     pub fn push(&mut self, time: u64, event: Event) {
         debug_assert!(bucket_of(time) >= self.cur, "event scheduled in the past");
-        if bucket_of(time) < self.cur + BUCKETS as u64 {
-            self.insert(time, event.pack());
+        self.place(time, event.pack());
+    }
+
+    /// File a packed event in the level whose span holds its period.
+    #[inline]
+    fn place(&mut self, time: u64, event: u32) {
+        let p = period_of(time);
+        if p < self.period + 2 {
+            let node = self.new_node(time, event);
+            self.insert_fine(node, time);
+        } else if p < self.period + COARSE {
+            let node = self.new_node(time, event);
+            self.append_coarse(node, p);
         } else {
             self.seq = (self.seq + 1) & ((1 << SEQ_BITS) - 1);
-            let low = self.seq << (ID_BITS + TAG_BITS) | event.pack() as u64;
+            let low = self.seq << (ID_BITS + TAG_BITS) | event as u64;
             self.overflow
                 .push(Reverse((time as u128) << 64 | low as u128));
         }
     }
 
     pub fn pop(&mut self) -> Option<(u64, Event)> {
-        if self.in_calendar == 0 {
-            // Jump to the overflow's earliest event: nothing is due before it.
-            let &Reverse(key) = self.overflow.peek()?;
-            self.cur = bucket_of(time_of(key));
-            self.migrate();
+        if self.in_fine == 0 {
+            // Jump to the first period with an event: the coarse ring's, else the overflow's.
+            let next = if self.in_coarse > 0 {
+                let from = (self.period + 2) % COARSE;
+                let ahead = self
+                    .coarse_occupied
+                    .rotate_right(from as u32)
+                    .trailing_zeros();
+                self.period + 2 + ahead as u64
+            } else {
+                let &Reverse(key) = self.overflow.peek()?;
+                period_of(time_of(key))
+            };
+            self.advance(next);
+            self.cur = next << PERIOD_SHIFT;
         }
         let b = self.first_occupied();
         // The popped event is the earliest, and nothing is ever scheduled before it.
-        let ahead = (b as u64).wrapping_sub(self.cur) % BUCKETS as u64;
+        let ahead = (b as u64).wrapping_sub(self.cur) % FINE as u64;
         if ahead > 0 {
             self.cur += ahead;
-            if !self.overflow.is_empty() {
-                self.migrate();
+            if self.cur >> PERIOD_SHIFT != self.period {
+                self.advance(self.cur >> PERIOD_SHIFT);
             }
         }
         let (time, event) = self.take_first(b);
@@ -191,32 +243,31 @@ impl EventQueue {
     /// pop): it can only be the first of the current bucket, so no search is needed.
     pub fn pop_at(&mut self, now: u64) -> Option<Event> {
         let b = slot(self.cur);
-        let node = self.buckets[b].first;
+        let node = self.fine[b].first;
         if node == NIL || self.nodes[node as usize].time != now {
             return None;
         }
         Some(Event::unpack(self.take_first(b).1))
     }
 
-    /// Remove the first entry of occupied bucket `b`: its time and packed event.
+    /// Remove the first entry of occupied fine bucket `b`: its time and packed event.
     fn take_first(&mut self, b: usize) -> (u64, u32) {
-        let node = self.buckets[b].first;
+        let node = self.fine[b].first;
         let Node { time, event, next } = self.nodes[node as usize];
-        self.buckets[b].first = next;
+        self.fine[b].first = next;
         self.nodes[node as usize].next = self.free;
         self.free = node;
         // Clear the bucket's bit if it is now empty, and its word's summary bit if that word
         // is: computed, not branched on, as whether a bucket empties is as good as random.
         let w = b / 64;
         self.occupied[w] &= !(((next == NIL) as u64) << (b % 64));
-        self.summary[w / 64] &= !(((self.occupied[w] == 0) as u64) << (w % 64));
-        self.in_calendar -= 1;
+        self.summary &= !(((self.occupied[w] == 0) as u64) << w);
+        self.in_fine -= 1;
         (time, event)
     }
 
-    /// The first occupied bucket at or after `cur`, going round the ring (the calendar must not
-    /// be empty): the rest of `cur`'s word, else the first non-empty word after it by the
-    /// summary.
+    /// The first occupied fine bucket at or after `cur`, going round the ring (the fine ring
+    /// must not be empty): the rest of `cur`'s word, else the first non-empty word after it.
     fn first_occupied(&self) -> usize {
         let start = slot(self.cur);
         let w = start / 64;
@@ -224,20 +275,44 @@ impl EventQueue {
         if word != 0 {
             return w * 64 + word.trailing_zeros() as usize;
         }
-        // Summary bits after `w`, then round to `w` itself (its bits before `start`).
-        let from = w + 1;
-        for i in 0..=WORDS / 64 {
-            let s = (from / 64 + i) % (WORDS / 64);
-            let mut bits = self.summary[s];
-            if i == 0 {
-                bits &= (!0u64).checked_shl((from % 64) as u32).unwrap_or(0);
+        // Words after `w`, then round to `w` itself (its bits before `start`).
+        let after = (w + 1) % WORDS;
+        let w = (after + self.summary.rotate_right(after as u32).trailing_zeros() as usize) % WORDS;
+        w * 64 + self.occupied[w].trailing_zeros() as usize
+    }
+
+    /// Make `to` the current period: the coarse lists of the periods entering the fine ring,
+    /// and the overflow entries entering the calendar, move down a level, in order.
+    #[inline(never)]
+    fn advance(&mut self, to: u64) {
+        let (old, entering_fine) = (self.period, (self.period + 2).max(to)..to + 2);
+        self.period = to;
+        for p in entering_fine {
+            if p >= old + COARSE {
+                break;
             }
-            if bits != 0 {
-                let w = s * 64 + bits.trailing_zeros() as usize;
-                return w * 64 + self.occupied[w].trailing_zeros() as usize;
+            let c = (p % COARSE) as usize;
+            let mut node = self.coarse[c].first;
+            if node == NIL {
+                continue;
+            }
+            self.coarse[c].first = NIL;
+            self.coarse_occupied &= !(1 << c);
+            while node != NIL {
+                let Node { time, next, .. } = self.nodes[node as usize];
+                self.nodes[node as usize].next = NIL;
+                self.in_coarse -= 1;
+                self.insert_fine(node, time);
+                node = next;
             }
         }
-        unreachable!("the calendar holds {} events", self.in_calendar)
+        while let Some(&Reverse(key)) = self.overflow.peek() {
+            if period_of(time_of(key)) >= to + COARSE {
+                break;
+            }
+            self.overflow.pop();
+            self.place(time_of(key), event_bits(key));
+        }
     }
 
     /// A node holding an event, linked to nothing: a freed one if any.
@@ -257,22 +332,39 @@ impl EventQueue {
         n
     }
 
-    /// Insert into its bucket's list, after every entry not later than it.
+    /// Append `node` to the coarse list of period `p`.
+    fn append_coarse(&mut self, node: u32, p: u64) {
+        let c = (p % COARSE) as usize;
+        if self.coarse[c].first == NIL {
+            self.coarse[c] = Bucket {
+                first: node,
+                last: node,
+            };
+            self.coarse_occupied |= 1 << c;
+        } else {
+            let last = self.coarse[c].last;
+            self.nodes[last as usize].next = node;
+            self.coarse[c].last = node;
+        }
+        self.in_coarse += 1;
+    }
+
+    /// Insert `node` (at `time`) into its fine bucket's list, after every entry not later than
+    /// it.
     #[inline]
-    fn insert(&mut self, time: u64, event: u32) {
+    fn insert_fine(&mut self, node: u32, time: u64) {
         let b = slot(bucket_of(time));
-        let node = self.new_node(time, event);
-        let Bucket { first, last } = self.buckets[b];
+        let Bucket { first, last } = self.fine[b];
         if first == NIL {
-            self.buckets[b] = Bucket {
+            self.fine[b] = Bucket {
                 first: node,
                 last: node,
             };
             self.occupied[b / 64] |= 1 << (b % 64);
-            self.summary[b / 64 / 64] |= 1 << (b / 64 % 64);
+            self.summary |= 1 << (b / 64);
         } else if self.nodes[last as usize].time <= time {
             self.nodes[last as usize].next = node;
-            self.buckets[b].last = node;
+            self.fine[b].last = node;
         } else {
             // Before the last: walk to its place.
             let (mut prev, mut at) = (NIL, first);
@@ -282,24 +374,12 @@ impl EventQueue {
             }
             self.nodes[node as usize].next = at;
             if prev == NIL {
-                self.buckets[b].first = node;
+                self.fine[b].first = node;
             } else {
                 self.nodes[prev as usize].next = node;
             }
         }
-        self.in_calendar += 1;
-    }
-
-    /// Move the overflow's entries that now fall inside the calendar's span into it.
-    #[inline(never)]
-    fn migrate(&mut self) {
-        while let Some(&Reverse(key)) = self.overflow.peek() {
-            if bucket_of(time_of(key)) >= self.cur + BUCKETS as u64 {
-                break;
-            }
-            self.overflow.pop();
-            self.insert(time_of(key), event_bits(key));
-        }
+        self.in_fine += 1;
     }
 }
 
@@ -357,10 +437,44 @@ mod tests {
 
     #[test]
     fn matches_a_sorted_reference_under_random_monotone_use() {
+        check_against_reference(1, 5);
+    }
+
+    #[test]
+    fn simultaneous_events_scheduled_from_different_levels_keep_their_order() {
+        // Times on a coarse grid, so that events of one time are pushed from instants far apart:
+        // the early ones wait in the overflow or a coarse list, the later ones go straight into
+        // the fine ring, and they must still come out in insertion order.
+        check_against_reference(1 << 17, 6);
+        let period = 1u64 << (BUCKET_SHIFT + PERIOD_SHIFT);
+        let t = 100 * period + 7;
+        let mut q = EventQueue::default();
+        q.push(t, Event::DieDone(1)); // overflow
+        q.push(t - 40 * period, Event::DieDone(2));
+        assert_eq!(q.pop(), Some((t - 40 * period, Event::DieDone(2))));
+        q.push(t, Event::DieDone(3)); // coarse
+        q.push(t - period, Event::DieDone(4));
+        assert_eq!(q.pop(), Some((t - period, Event::DieDone(4))));
+        q.push(t, Event::DieDone(5)); // fine
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (t, Event::DieDone(1)),
+                (t, Event::DieDone(3)),
+                (t, Event::DieDone(5))
+            ]
+        );
+    }
+
+    /// Random pushes and pops (times rounded up to multiples of `grid`) against a sorted set.
+    fn check_against_reference(grid: u64, seed: u64) {
         use rand::{Rng, SeedableRng};
-        let span = (BUCKETS as u64) << BUCKET_SHIFT;
-        // Steps within a bucket, across buckets, around the calendar's span (wrapping the ring
-        // and passing through the overflow) and far beyond it.
+        let period = 1u64 << (BUCKET_SHIFT + PERIOD_SHIFT);
+        let span = COARSE * period;
+        // Steps within a bucket, across buckets, around a period and the fine ring's span
+        // (into the coarse ring), around the calendar's span (through the overflow) and far
+        // beyond it.
         let steps = [
             0,
             1,
@@ -369,19 +483,26 @@ mod tests {
             512,
             1000,
             100_000,
+            period - 1,
+            period,
+            2 * period - 1,
+            2 * period + 1,
+            10 * period,
+            span - period - 1,
             span - 1,
             span,
             span + 513,
             3 * span,
             1 << 40,
         ];
-        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
         let mut q = EventQueue::default();
         let mut reference = std::collections::BTreeSet::new(); // (time, insertion number)
         let (mut now, mut n) = (0u64, 0u64);
         for _ in 0..200_000 {
             if rng.gen_bool(0.55) || reference.is_empty() {
-                let t = now + steps[rng.gen_range(0..steps.len())] + rng.gen_range(0..3);
+                let t = (now + steps[rng.gen_range(0..steps.len())] + rng.gen_range(0..3))
+                    .next_multiple_of(grid);
                 n += 1;
                 q.push(t, Event::DieDone(n as u32));
                 reference.insert((t, n));
