@@ -102,12 +102,13 @@ const _: () = assert!(WORDS <= 64);
 pub struct EventQueue {
     /// Per fine bucket (absolute bucket number modulo `FINE`), its list of nodes in order.
     fine: Box<[Bucket; FINE]>,
-    /// One bit per fine bucket: occupied; and one bit per word of those: not zero.
+    /// One bit per fine bucket: occupied; and one bit per word of those: not zero (so the fine
+    /// ring is empty when `summary` is).
     occupied: [u64; WORDS],
     summary: u64,
     /// Per coarse period (absolute period modulo `COARSE`), its nodes in insertion order.
     coarse: [Bucket; COARSE as usize],
-    /// One bit per coarse period: occupied.
+    /// One bit per coarse period: occupied (zero: the coarse ring is empty).
     coarse_occupied: u64,
     /// Nodes of the lists. Freed nodes are chained through `next`.
     nodes: Vec<Node>,
@@ -115,8 +116,6 @@ pub struct EventQueue {
     /// Absolute bucket of the last popped event, and its period.
     cur: u64,
     period: u64,
-    in_fine: usize,
-    in_coarse: usize,
     overflow: BinaryHeap<Reverse<u128>>,
     /// Insertion sequence of overflow entries.
     seq: u64,
@@ -155,8 +154,6 @@ impl Default for EventQueue {
             free: NIL,
             cur: 0,
             period: 0,
-            in_fine: 0,
-            in_coarse: 0,
             overflow: BinaryHeap::new(),
             seq: 0,
         }
@@ -210,9 +207,9 @@ impl EventQueue {
     }
 
     pub fn pop(&mut self) -> Option<(u64, Event)> {
-        if self.in_fine == 0 {
+        if self.summary == 0 {
             // Jump to the first period with an event: the coarse ring's, else the overflow's.
-            let next = if self.in_coarse > 0 {
+            let next = if self.coarse_occupied != 0 {
                 let from = (self.period + 2) % COARSE;
                 let ahead = self
                     .coarse_occupied
@@ -262,7 +259,6 @@ impl EventQueue {
         let w = b / 64;
         self.occupied[w] &= !(((next == NIL) as u64) << (b % 64));
         self.summary &= !(((self.occupied[w] == 0) as u64) << w);
-        self.in_fine -= 1;
         (time, event)
     }
 
@@ -301,7 +297,6 @@ impl EventQueue {
             while node != NIL {
                 let Node { time, next, .. } = self.nodes[node as usize];
                 self.nodes[node as usize].next = NIL;
-                self.in_coarse -= 1;
                 self.insert_fine(node, time);
                 node = next;
             }
@@ -346,7 +341,6 @@ impl EventQueue {
             self.nodes[last as usize].next = node;
             self.coarse[c].last = node;
         }
-        self.in_coarse += 1;
     }
 
     /// Insert `node` (at `time`) into its fine bucket's list, after every entry not later than
@@ -379,7 +373,6 @@ impl EventQueue {
                 self.nodes[prev as usize].next = node;
             }
         }
-        self.in_fine += 1;
     }
 }
 
