@@ -68,6 +68,8 @@ const FINE: usize = 2 << PERIOD_SHIFT;
 /// erase), one unsorted list per period; events further out (slow arrivals, long timeouts) wait
 /// in an overflow heap.
 const COARSE: u64 = 64;
+/// The coarse ring's occupancy is one word, searched by rotation.
+const _: () = assert!(COARSE == u64::BITS as u64);
 const NIL: u32 = u32::MAX;
 /// Words of the fine ring's occupancy bitmap (one summary word has a bit for each).
 const WORDS: usize = FINE / 64;
@@ -284,6 +286,8 @@ impl EventQueue {
         let (old, entering_fine) = (self.period, (self.period + 2).max(to)..to + 2);
         self.period = to;
         for p in entering_fine {
+            // Periods from `old + COARSE` on were never in the coarse ring: theirs is the
+            // overflow, moved below.
             if p >= old + COARSE {
                 break;
             }
