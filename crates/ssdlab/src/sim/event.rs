@@ -95,12 +95,13 @@ const _: () = assert!(WORDS <= 64);
 /// order, so simultaneous events keep their order. The overflow heap, whose entries are not
 /// kept in insertion order, orders by one integer — time in the high 64 bits, then a sequence
 /// number, then the packed event. Entries move down a level as soon as their period comes
-/// within the lower level's span (whenever `period` advances), so before any event of the same
-/// period can be pushed into that level directly: moved events stay ahead of later ones.
-/// Invariants: the fine ring holds exactly the periods `period` and `period + 1`, and no entry
-/// of it lies in a bucket before `cur` (times never go back: an event is scheduled at or after
-/// the current instant, whose bucket `cur` is); the coarse ring holds periods `period + 2` to
-/// `period + COARSE - 1`; every overflow entry lies in a later period.
+/// within the lower level's span (whenever `cur` enters a new period), so before any event of
+/// the same period can be pushed into that level directly: moved events stay ahead of later
+/// ones. Invariants, with `p` the current period (`cur`'s): the fine ring holds exactly the
+/// periods `p` and `p + 1`, and no entry of it lies in a bucket before `cur` (times never go
+/// back: an event is scheduled at or after the current instant, whose bucket `cur` is); the
+/// coarse ring holds periods `p + 2` to `p + COARSE - 1`; every overflow entry lies in a later
+/// period.
 pub struct EventQueue {
     /// Per fine bucket (absolute bucket number modulo `FINE`), its list of nodes in order.
     fine: Box<[Bucket; FINE]>,
@@ -115,9 +116,8 @@ pub struct EventQueue {
     /// Nodes of the lists. Freed nodes are chained through `next`.
     nodes: Vec<Node>,
     free: u32,
-    /// Absolute bucket of the last popped event, and its period.
+    /// Absolute bucket of the last popped event.
     cur: u64,
-    period: u64,
     overflow: BinaryHeap<Reverse<u128>>,
     /// Insertion sequence of overflow entries.
     seq: u64,
@@ -155,7 +155,6 @@ impl Default for EventQueue {
             nodes: Vec::new(),
             free: NIL,
             cur: 0,
-            period: 0,
             overflow: BinaryHeap::new(),
             seq: 0,
         }
@@ -194,10 +193,10 @@ impl EventQueue {
     #[inline]
     fn place(&mut self, time: u64, event: u32) {
         let p = period_of(time);
-        if p < self.period + 2 {
+        if p < self.period() + 2 {
             let node = self.new_node(time, event);
             self.insert_fine(node, time);
-        } else if p < self.period + COARSE {
+        } else if p < self.period() + COARSE {
             let node = self.new_node(time, event);
             self.append_coarse(node, p);
         } else {
@@ -211,27 +210,29 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(u64, Event)> {
         if self.summary == 0 {
             // Jump to the first period with an event: the coarse ring's, else the overflow's.
+            let old = self.period();
             let next = if self.coarse_occupied != 0 {
-                let from = (self.period + 2) % COARSE;
+                let from = (old + 2) % COARSE;
                 let ahead = self
                     .coarse_occupied
                     .rotate_right(from as u32)
                     .trailing_zeros();
-                self.period + 2 + ahead as u64
+                old + 2 + ahead as u64
             } else {
                 let &Reverse(key) = self.overflow.peek()?;
                 period_of(time_of(key))
             };
-            self.advance(next);
             self.cur = next << PERIOD_SHIFT;
+            self.advance(old);
         }
         let b = self.first_occupied();
         // The popped event is the earliest, and nothing is ever scheduled before it.
         let ahead = (b as u64).wrapping_sub(self.cur) % FINE as u64;
         if ahead > 0 {
+            let old = self.period();
             self.cur += ahead;
-            if self.cur >> PERIOD_SHIFT != self.period {
-                self.advance(self.cur >> PERIOD_SHIFT);
+            if self.period() != old {
+                self.advance(old);
             }
         }
         let (time, event) = self.take_first(b);
@@ -279,13 +280,17 @@ impl EventQueue {
         w * 64 + self.occupied[w].trailing_zeros() as usize
     }
 
-    /// Make `to` the current period: the coarse lists of the periods entering the fine ring,
-    /// and the overflow entries entering the calendar, move down a level, in order.
+    /// The current period: `cur`'s.
+    fn period(&self) -> u64 {
+        self.cur >> PERIOD_SHIFT
+    }
+
+    /// `cur` has moved on from period `old`: the coarse lists of the periods entering the fine
+    /// ring, and the overflow entries entering the calendar, move down a level, in order.
     #[inline(never)]
-    fn advance(&mut self, to: u64) {
-        let (old, entering_fine) = (self.period, (self.period + 2).max(to)..to + 2);
-        self.period = to;
-        for p in entering_fine {
+    fn advance(&mut self, old: u64) {
+        let to = self.period();
+        for p in (old + 2).max(to)..to + 2 {
             // Periods from `old + COARSE` on were never in the coarse ring: theirs is the
             // overflow, moved below.
             if p >= old + COARSE {
