@@ -40,11 +40,14 @@ pub fn peak_rss_mib() -> Option<f64> {
     Some((kib / 1024.0 * 10.0).round() / 10.0)
 }
 
-/// Run one scenario and report its figures.
+/// Run one scenario and report its figures; with `event_costs` (in a build with the
+/// `event-costs` feature), also where the run's time went by kind of event (`event_costs` in the
+/// JSON; the metered run is slightly slower).
 pub fn run_scenario(
     name: &str,
     config: &Config,
     workload: &GeneratorConfig,
+    event_costs: bool,
 ) -> Result<Value, Error> {
     workload.validate("bench")?;
     let source = GeneratorSource::new(workload.clone(), config.seed);
@@ -61,10 +64,22 @@ pub fn run_scenario(
     let mut sim = Simulation::new(config.clone(), vec![flow], RunOptions::default())?;
     let precondition_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    sim.run()?;
+    #[cfg(feature = "event-costs")]
+    let costs = if event_costs {
+        Some(sim.run_metered()?)
+    } else {
+        sim.run()?;
+        None
+    };
+    #[cfg(not(feature = "event-costs"))]
+    {
+        // The CLI refuses `--event-costs` in a build without the feature.
+        debug_assert!(!event_costs);
+        sim.run()?;
+    }
     let run_s = t1.elapsed().as_secs_f64();
     let s = sim.summary();
-    Ok(json!({
+    let v = json!({
         "scenario": name,
         "requests": n,
         "precondition_wall_s": round(precondition_s),
@@ -79,7 +94,17 @@ pub fn run_scenario(
         "write_latency_p99_ns": s["latency_ns"]["write"]["p99"],
         "device_logical_gib": s["capacity"]["logical_bytes"].as_u64().map(|b| round(b as f64 / (1u64 << 30) as f64)),
         "precondition": s["precondition"],
-    }))
+    });
+    #[cfg(feature = "event-costs")]
+    let v = match costs {
+        Some(costs) => {
+            let mut v = v;
+            v["event_costs"] = costs.to_json(run_s * 1e9);
+            v
+        }
+        None => v,
+    };
+    Ok(v)
 }
 
 fn round(x: f64) -> f64 {

@@ -419,3 +419,46 @@ fn cli_run_detects_the_format_and_records_it() {
     assert_eq!(v["requests"]["count"], 1000);
     assert_eq!(v["config"]["flows"][0]["format"], "msr");
 }
+
+#[test]
+fn bench_reports_where_its_time_went_when_asked() {
+    let args = [
+        "bench",
+        "--requests",
+        "2000",
+        "--scenario",
+        "fresh",
+        "--json",
+    ];
+    let (code, out, err) = ssdlab(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
+    assert!(v[0].get("event_costs").is_none(), "only when asked");
+    let (code, out, err) = ssdlab(&[&args[..], &["--event-costs"]].concat());
+    if !cfg!(feature = "event-costs") {
+        assert_eq!(code, 2);
+        assert!(err.contains("--features event-costs"), "{err}");
+        assert!(out.is_empty());
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
+    let rows = v[0]["event_costs"].as_array().expect("event_costs rows");
+    let count = |work: &str| {
+        rows.iter()
+            .find(|r| r["work"] == work)
+            .map_or(0, |r| r["count"].as_u64().unwrap())
+    };
+    assert_eq!(
+        count("read request arrives") + count("write or trim arrives"),
+        2000
+    );
+    assert_eq!(
+        count("pop the next event"),
+        v[0]["events"].as_u64().unwrap()
+    );
+    assert_eq!(
+        count("host read: sensing ends"),
+        v[0]["flash_ops"]["read"]["host"].as_u64().unwrap()
+    );
+}

@@ -25,6 +25,10 @@ pub(super) struct BenchArgs {
     /// Override config keys for both scenarios (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<String>,
+    /// Also report where the run's time goes, by kind of event (reads a clock twice per event,
+    /// so the run is slightly slower). Needs a build with the `event-costs` feature.
+    #[arg(long)]
+    event_costs: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -35,18 +39,26 @@ enum Scenario {
 }
 
 pub(super) fn bench(a: BenchArgs) -> Result<i32, Error> {
-    let (requests, scenario, json, preset, user_sets) = (
+    let (requests, scenario, json, preset, user_sets, costs) = (
         a.requests,
         a.scenario,
         a.json,
         a.preset.as_str(),
         a.sets.as_slice(),
+        a.event_costs,
     );
+    if costs && !cfg!(feature = "event-costs") {
+        eprintln!(
+            "ssdlab: error: --event-costs needs a build with the `event-costs` feature \
+             (cargo build --release --features event-costs)"
+        );
+        return Ok(2);
+    }
     let workload = bench_workload(requests as u64);
     let mut results = Vec::new();
     if scenario != Scenario::Steady {
         let config = Config::resolve(preset, None, user_sets)?;
-        results.push(run_scenario("fresh", &config, &workload)?);
+        results.push(run_scenario("fresh", &config, &workload, costs)?);
         if !json {
             print_bench(results.last());
         }
@@ -63,6 +75,7 @@ pub(super) fn bench(a: BenchArgs) -> Result<i32, Error> {
             "steady (80% fill + 50% random overwrites)",
             &config,
             &workload,
+            costs,
         )?);
         if !json {
             print_bench(results.last());
@@ -88,4 +101,16 @@ fn print_bench(v: Option<&Value>) {
         v["gc_invocations"],
         v["waf"]
     ));
+    if let Some(rows) = v["event_costs"].as_array() {
+        out("  where the run's time went (share, mean per occurrence, occurrences):\n");
+        for r in rows {
+            out(&format!(
+                "  {:>6.1}%  {:>8.1} ns  {:>11}  {}\n",
+                r["share"].as_f64().unwrap_or(0.0) * 100.0,
+                r["ns_each"].as_f64().unwrap_or(0.0),
+                r["count"],
+                r["work"].as_str().unwrap_or("")
+            ));
+        }
+    }
 }

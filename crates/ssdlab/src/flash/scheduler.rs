@@ -325,6 +325,11 @@ impl Scheduler {
         &self.dies[die_id as usize].current
     }
 
+    /// Whether the die's command is a read still sensing (its next event ends the sensing).
+    pub fn is_sensing(&self, die_id: DieId) -> bool {
+        self.dies[die_id as usize].phase == Phase::Sensing
+    }
+
     /// Operation `i` of the die's current (or just finished) command.
     pub fn current_op(&self, die_id: DieId, i: usize) -> Option<FlashOp> {
         self.dies[die_id as usize].current.get(i).copied()

@@ -4,6 +4,8 @@
 //! `write.rs` (buffer, sealing, programs), `gc.rs` (garbage collection and wear levelling).
 
 pub mod event;
+#[cfg(feature = "event-costs")]
+pub mod event_costs;
 mod flow;
 mod gc;
 mod host;
@@ -116,6 +118,9 @@ pub struct Simulation {
     /// Test-only fault injection (see `tests.rs`).
     #[cfg(test)]
     planted_gc_remap_bug: bool,
+    /// Where the event loop's time goes, while [`Simulation::run_metered`] runs.
+    #[cfg(feature = "event-costs")]
+    costs: Option<event_costs::EventCosts>,
 }
 
 impl Simulation {
@@ -247,6 +252,8 @@ impl Simulation {
             events_processed: 0,
             #[cfg(test)]
             planted_gc_remap_bug: false,
+            #[cfg(feature = "event-costs")]
+            costs: None,
             config,
         };
         for f in 0..sim.flows.len() {
@@ -273,6 +280,16 @@ impl Simulation {
         self.run_with_progress(u64::MAX, &mut |_| {})
     }
 
+    /// Run to completion, charging the event loop's time to the kinds of work it does (see
+    /// `event_costs.rs`). The results are those of [`Simulation::run`].
+    #[cfg(feature = "event-costs")]
+    pub fn run_metered(&mut self) -> Result<event_costs::EventCosts, Error> {
+        self.costs = Some(event_costs::EventCosts::default());
+        let result = self.run();
+        let costs = self.costs.take().unwrap_or_default();
+        result.map(|()| costs)
+    }
+
     /// Run to completion, calling `progress` every `every` processed events.
     pub fn run_with_progress(
         &mut self,
@@ -288,6 +305,8 @@ impl Simulation {
                     // Dies start once the current instant is over (see
                     // `Scheduler::start_pending`).
                     self.start_dies();
+                    #[cfg(feature = "event-costs")]
+                    self.charge(event_costs::Work::StartDies);
                     let Some((time, event)) = self.events.pop() else {
                         break;
                     };
@@ -296,7 +315,15 @@ impl Simulation {
                     event
                 }
             };
+            // Told before the event runs: handling a die's event moves its command on.
+            #[cfg(feature = "event-costs")]
+            let work = {
+                self.charge(event_costs::Work::Pop);
+                self.work_of(event)
+            };
             self.dispatch(event);
+            #[cfg(feature = "event-costs")]
+            self.charge(work);
             if let Some(e) = self.fatal.take() {
                 return Err(e);
             }
@@ -361,6 +388,38 @@ impl Simulation {
             }
             Event::GcReadDone { job } => self.on_gc_read_done(job as usize),
             Event::BufferTimeout { stream } => self.on_buffer_timeout(stream as usize),
+        }
+    }
+
+    #[cfg(feature = "event-costs")]
+    fn charge(&mut self, work: event_costs::Work) {
+        if let Some(c) = &mut self.costs {
+            c.charge(work);
+        }
+    }
+
+    /// What handling `event` will do, for the meter.
+    #[cfg(feature = "event-costs")]
+    fn work_of(&self, event: Event) -> event_costs::Work {
+        use event_costs::Work;
+        match event {
+            Event::Arrival { flow } => match self.flows[flow as usize].upcoming.map(|r| r.op) {
+                Some(Op::Read) => Work::ReadArrival,
+                _ => Work::UpdateArrival,
+            },
+            Event::DieDone(die) => {
+                let sensing = self.sched.is_sensing(die);
+                match self.sched.current_op(die, 0).map(|op| (op.kind, op.source)) {
+                    Some((OpKind::Read, OpSource::Host)) if sensing => Work::HostReadSensed,
+                    Some((OpKind::Read, OpSource::Host)) => Work::HostReadTransferred,
+                    Some((OpKind::Read, _)) if sensing => Work::GcReadSensed,
+                    Some((OpKind::Read, _)) => Work::GcReadTransferred,
+                    Some((OpKind::Erase, _)) => Work::EraseEnd,
+                    _ => Work::ProgramEnd,
+                }
+            }
+            Event::GcReadDone { .. } => Work::GcReadDecoded,
+            Event::BufferTimeout { .. } => Work::BufferTimeout,
         }
     }
 

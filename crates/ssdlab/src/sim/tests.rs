@@ -180,3 +180,74 @@ fn static_wear_levelling_bounds_the_erase_count_spread() {
         "spread {spread_on} with wear levelling (threshold 4)"
     );
 }
+
+#[cfg(feature = "event-costs")]
+#[test]
+fn metering_charges_every_event_to_its_kind_and_changes_no_result() {
+    // GC-active, with reads, writes and trims.
+    let build = || {
+        let cfg = small(&[
+            "precondition.fill_fraction=0.9",
+            "precondition.overwrite_fraction=0.3",
+        ]);
+        let mut requests = random_writes(3000, (0.9 * 73728.0) as u64, 7);
+        for r in requests.iter_mut().step_by(50) {
+            r.op = Op::Trim;
+        }
+        let flow = Flow::new("w".into(), requests, ReplayMode::Open, 1, 1.0, 0);
+        Simulation::new(cfg, vec![flow], verify()).unwrap()
+    };
+    let mut plain = build();
+    plain.run().unwrap();
+    let mut metered = build();
+    let costs = metered.run_metered().unwrap();
+    assert_eq!(plain.summary(), metered.summary());
+    assert_eq!(metered.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert!(metered.device.gc_invocations > 0, "GC must run");
+
+    use event_costs::Work;
+    let events = metered.events_processed;
+    assert_eq!(costs.count(Work::Pop), events);
+    let handled: u64 = [
+        Work::HostReadSensed,
+        Work::HostReadTransferred,
+        Work::GcReadSensed,
+        Work::GcReadTransferred,
+        Work::ProgramEnd,
+        Work::EraseEnd,
+        Work::GcReadDecoded,
+        Work::ReadArrival,
+        Work::UpdateArrival,
+        Work::BufferTimeout,
+    ]
+    .iter()
+    .map(|&w| costs.count(w))
+    .sum();
+    assert_eq!(handled, events);
+    let ops = |k: OpKind, s: OpSource| metered.device.ops[k.index()][s.index()];
+    // Each read command has a sensing end and a transfer end, told apart by the die's phase.
+    let host_reads = ops(OpKind::Read, OpSource::Host);
+    assert!(host_reads > 0);
+    assert_eq!(costs.count(Work::HostReadSensed), host_reads);
+    assert_eq!(costs.count(Work::HostReadTransferred), host_reads);
+    let gc_reads = ops(OpKind::Read, OpSource::Gc) + ops(OpKind::Read, OpSource::Wl);
+    assert!(gc_reads > 0);
+    assert_eq!(costs.count(Work::GcReadSensed), gc_reads);
+    assert_eq!(costs.count(Work::GcReadTransferred), gc_reads);
+    let programs: u64 = OpSource::ALL.iter().map(|&s| ops(OpKind::Program, s)).sum();
+    assert_eq!(costs.count(Work::ProgramEnd), programs);
+    let erases: u64 = OpSource::ALL.iter().map(|&s| ops(OpKind::Erase, s)).sum();
+    assert_eq!(costs.count(Work::EraseEnd), erases);
+    let reads = 3000 - 3000 / 50 - metered.flows[0].stats.write.count();
+    assert_eq!(costs.count(Work::ReadArrival), reads);
+    assert_eq!(costs.count(Work::UpdateArrival), 3000 - reads);
+    assert!(costs.ticks(Work::Pop) > 0);
+    let rows = costs.to_json(1e9);
+    let share: f64 = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["share"].as_f64().unwrap())
+        .sum();
+    assert!((share - 1.0).abs() < 1e-3, "shares add up to {share}");
+}
