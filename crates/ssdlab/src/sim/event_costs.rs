@@ -34,7 +34,7 @@ pub enum Work {
 }
 
 impl Work {
-    const ALL: [Work; 12] = [
+    pub const ALL: [Work; 12] = [
         Work::Pop,
         Work::StartDies,
         Work::HostReadSensed,
