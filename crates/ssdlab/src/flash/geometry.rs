@@ -3,7 +3,7 @@
 //! block = plane · blocks_per_plane + block, page = block · max_pages_per_block + page,
 //! slot = page · slots_per_page + slot (a slot holds one mapping unit).
 
-use strength_reduce::StrengthReducedU32;
+use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
 use crate::config::{CellMode, Config, ProgramOrder};
 
@@ -69,11 +69,20 @@ struct Divisors {
     pages_per_block: StrengthReducedU32,
     slots_per_page: StrengthReducedU32,
     slots_per_block: StrengthReducedU32,
+    /// Mapping-unit size: host byte addresses become units (every request).
+    unit_bytes: StrengthReducedU64,
 }
 
 impl Divisors {
-    fn new(planes_per_die: u32, blocks_per_plane: u32, pages_per_block: u32, slots: u32) -> Self {
+    fn new(
+        planes_per_die: u32,
+        blocks_per_plane: u32,
+        pages_per_block: u32,
+        slots: u32,
+        unit_bytes: u32,
+    ) -> Self {
         Divisors {
+            unit_bytes: StrengthReducedU64::new(unit_bytes as u64),
             planes_per_die: StrengthReducedU32::new(planes_per_die),
             blocks_per_plane: StrengthReducedU32::new(blocks_per_plane),
             pages_per_block: StrengthReducedU32::new(pages_per_block),
@@ -138,6 +147,7 @@ impl Geometry {
                 g.blocks_per_plane,
                 g.pages_per_block,
                 slots_per_page,
+                unit_bytes,
             ),
             channels: g.channels,
             ways: g.ways_per_channel,
@@ -200,6 +210,12 @@ impl Geometry {
     pub fn region_of(&self, block: BlockId) -> usize {
         self.region_of_block[self.block_in_plane(block) as usize] as usize
     }
+    /// A block's plane and region, with one division (every overwrite asks for its old
+    /// block's pool).
+    pub fn plane_and_region(&self, block: BlockId) -> (PlaneId, usize) {
+        let (plane, index) = StrengthReducedU32::div_rem(block, self.div.blocks_per_plane);
+        (plane, self.region_of_block[index as usize] as usize)
+    }
     pub fn page_id(&self, block: BlockId, page: u32) -> PageId {
         block * self.max_pages_per_block + page
     }
@@ -208,6 +224,14 @@ impl Geometry {
     }
     pub fn page_in_block(&self, page: PageId) -> u32 {
         page % self.div.pages_per_block
+    }
+    /// The mapping unit holding host byte `byte`, and the byte's offset in it.
+    pub fn unit_of_byte(&self, byte: u64) -> (u64, u64) {
+        StrengthReducedU64::div_rem(byte, self.div.unit_bytes)
+    }
+    /// A page's block and index within it, with one division.
+    pub fn block_and_index(&self, page: PageId) -> (BlockId, u32) {
+        StrengthReducedU32::div_rem(page, self.div.pages_per_block)
     }
     pub fn slot_id(&self, page: PageId, slot: u32) -> SlotId {
         page * self.slots_per_page + slot
@@ -403,6 +427,11 @@ mod tests {
                 page_type: g.page_type(page),
             };
             assert_eq!(g.page_addr(page), want, "page {page}");
+            assert_eq!(g.block_and_index(page), (block, g.page_in_block(page)));
+            assert_eq!(
+                g.plane_and_region(block),
+                (g.plane_of_block(block), g.region_of(block))
+            );
         }
     }
 
@@ -444,7 +473,7 @@ mod tests {
             slots_per_page: 4,
             regions: vec![],
             region_of_block: vec![0],
-            div: Divisors::new(p, 1, 1, 4),
+            div: Divisors::new(p, 1, 1, 4, 4096),
         }
     }
 

@@ -109,6 +109,8 @@ enum Phase {
 }
 
 struct Die {
+    /// The channel the die is on (kept here: a division on every transfer showed in profiles).
+    channel: u32,
     phase: Phase,
     /// The operations running together (one, or several planes' in a multi-plane command).
     current: Vec<FlashOp>,
@@ -132,7 +134,6 @@ struct Channel {
 pub struct Scheduler {
     dies: Vec<Die>,
     channels: Vec<Channel>,
-    dies_per_channel: u32,
     read_priority: bool,
     /// Most operations one command may combine (planes per die, or 1 without multi-plane).
     max_group: usize,
@@ -143,8 +144,10 @@ pub struct Scheduler {
 
 impl Scheduler {
     pub fn new(g: &Geometry, read_priority: bool, multiplane: bool) -> Scheduler {
+        let dies_per_channel = g.ways * g.dies_per_way;
         let dies = (0..g.dies())
-            .map(|_| Die {
+            .map(|d| Die {
+                channel: d / dies_per_channel,
                 phase: Phase::Idle,
                 current: Vec::new(),
                 transfer_ns: 0,
@@ -164,7 +167,6 @@ impl Scheduler {
         Scheduler {
             dies,
             channels,
-            dies_per_channel: g.ways * g.dies_per_way,
             read_priority,
             max_group: if multiplane {
                 g.planes_per_die as usize
@@ -298,7 +300,7 @@ impl Scheduler {
     /// Book the die's channel for `transfer_ns` from `now` or when it falls free; returns when
     /// the transfer ends.
     fn book_bus(&mut self, die_id: DieId, now: u64, transfer_ns: u64) -> u64 {
-        let channel = &mut self.channels[(die_id / self.dies_per_channel) as usize];
+        let channel = &mut self.channels[self.dies[die_id as usize].channel as usize];
         channel.free_at = channel.free_at.max(now) + transfer_ns;
         channel.busy_ns += transfer_ns;
         channel.free_at

@@ -189,7 +189,8 @@ impl Ftl {
 
     pub fn pool_of_block(&self, block: BlockId) -> usize {
         let g = &self.geometry;
-        g.plane_of_block(block) as usize * g.regions.len() + g.region_of(block)
+        let (plane, region) = g.plane_and_region(block);
+        plane as usize * g.regions.len() + region
     }
 
     pub fn lookup(&self, lpn: u32) -> Location {
@@ -218,8 +219,8 @@ impl Ftl {
 
     /// Is the page's program complete (else its data is still in controller memory)?
     pub fn page_programmed(&self, page: PageId) -> bool {
-        let g = &self.geometry;
-        g.page_in_block(page) < self.programmed[g.block_of_page(page) as usize]
+        let (block, index) = self.geometry.block_and_index(page);
+        index < self.programmed[block as usize]
     }
 
     /// Drop the current copy of `lpn` (overwrite or trim): a flash slot becomes invalid, a

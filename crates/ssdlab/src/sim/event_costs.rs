@@ -24,7 +24,10 @@ pub enum Work {
     HostReadTransferred,
     GcReadSensed,
     GcReadTransferred,
-    ProgramEnd,
+    /// A host page's program ends: its buffer room admits waiting writes.
+    HostProgramEnd,
+    /// A GC or wear-levelling copy's program ends: the job reads on.
+    GcProgramEnd,
     EraseEnd,
     GcReadDecoded,
     ReadArrival,
@@ -34,14 +37,15 @@ pub enum Work {
 }
 
 impl Work {
-    pub const ALL: [Work; 12] = [
+    pub const ALL: [Work; 13] = [
         Work::Pop,
         Work::StartDies,
         Work::HostReadSensed,
         Work::HostReadTransferred,
         Work::GcReadSensed,
         Work::GcReadTransferred,
-        Work::ProgramEnd,
+        Work::HostProgramEnd,
+        Work::GcProgramEnd,
         Work::EraseEnd,
         Work::GcReadDecoded,
         Work::ReadArrival,
@@ -57,7 +61,8 @@ impl Work {
             Work::HostReadTransferred => "host read: transfer ends",
             Work::GcReadSensed => "GC read: sensing ends",
             Work::GcReadTransferred => "GC read: transfer ends",
-            Work::ProgramEnd => "program ends",
+            Work::HostProgramEnd => "host program ends",
+            Work::GcProgramEnd => "GC program ends",
             Work::EraseEnd => "erase ends",
             Work::GcReadDecoded => "GC read: decoded",
             Work::ReadArrival => "read request arrives",

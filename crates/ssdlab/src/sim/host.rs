@@ -80,10 +80,9 @@ impl Simulation {
         }
         let start = r.offset_bytes + f.offset_bytes;
         self.prefetch_upcoming(flow);
-        let unit = self.ftl.geometry.unit_bytes as u64;
-        let end = start + r.size_bytes.max(1);
-        let first = start / unit;
-        let last = (end - 1) / unit;
+        let g = &self.ftl.geometry;
+        let (first, head) = g.unit_of_byte(start);
+        let (last, tail) = g.unit_of_byte(start + r.size_bytes.max(1) - 1);
         let req = Request {
             flow,
             op: r.op,
@@ -91,8 +90,8 @@ impl Simulation {
             offset_bytes: r.offset_bytes,
             first_lpn: first as u32,
             units: (last - first + 1) as u32,
-            head_bytes: (start % unit) as u32,
-            tail_bytes: (end - last * unit) as u32,
+            head_bytes: head as u32,
+            tail_bytes: tail as u32 + 1,
             bytes: r.size_bytes,
             pending: 1,
             done_ns: self.now,
@@ -112,7 +111,10 @@ impl Simulation {
     fn prefetch_upcoming(&self, flow: u32) {
         let f = &self.flows[flow as usize];
         if let Some(r) = &f.after {
-            let lpn = (r.offset_bytes + f.offset_bytes) / self.ftl.geometry.unit_bytes as u64;
+            let (lpn, _) = self
+                .ftl
+                .geometry
+                .unit_of_byte(r.offset_bytes + f.offset_bytes);
             crate::ftl::table::prefetch(&self.ftl.l2p, lpn as usize);
         }
     }

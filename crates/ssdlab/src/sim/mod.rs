@@ -415,7 +415,8 @@ impl Simulation {
                     Some((OpKind::Read, _)) if sensing => Work::GcReadSensed,
                     Some((OpKind::Read, _)) => Work::GcReadTransferred,
                     Some((OpKind::Erase, _)) => Work::EraseEnd,
-                    _ => Work::ProgramEnd,
+                    Some((_, OpSource::Host)) => Work::HostProgramEnd,
+                    _ => Work::GcProgramEnd,
                 }
             }
             Event::GcReadDone { .. } => Work::GcReadDecoded,
