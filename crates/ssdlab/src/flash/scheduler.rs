@@ -328,6 +328,8 @@ impl Scheduler {
     }
 
     /// Whether the die's command is a read still sensing (its next event ends the sensing).
+    /// Only the event-cost meter asks.
+    #[cfg(feature = "event-costs")]
     pub fn is_sensing(&self, die_id: DieId) -> bool {
         self.dies[die_id as usize].phase == Phase::Sensing
     }
