@@ -220,10 +220,16 @@ impl Scheduler {
             .find(|op| is(op))
     }
 
-    /// Operations queued or running on a die (the dynamic allocator's load measure).
+    /// Operations queued or running on a die (the dynamic allocator's load measure). An idle
+    /// die's `current` still holds its finished command until it starts again: not load.
     pub fn die_load(&self, die: DieId) -> usize {
         let d = &self.dies[die as usize];
-        d.reads.len() + d.others.len() + d.current.len()
+        let running = if d.phase == Phase::Idle {
+            0
+        } else {
+            d.current.len()
+        };
+        d.reads.len() + d.others.len() + running
     }
 
     pub fn die_busy_ns(&self) -> impl Iterator<Item = u64> + '_ {
@@ -380,6 +386,16 @@ mod tests {
             }
         }
         order
+    }
+
+    #[test]
+    fn a_die_that_finished_its_work_carries_no_load() {
+        let mut s = Scheduler::new(&geometry(), false, false);
+        s.submit(program(0, 0, 100));
+        s.submit(program(0, 1, 101));
+        assert_eq!(s.die_load(0), 2);
+        assert_eq!(completion_order(&mut s).len(), 2);
+        assert_eq!(s.die_load(0), 0, "idle, with its last command finished");
     }
 
     #[test]
