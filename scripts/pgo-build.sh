@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Build the `ssdlab` command with profile-guided optimisation (docs/performance.md,
-# "Profile-guided build"): an instrumented build runs a training set of simulations, and the
-# final build lays out and inlines the code by what those runs executed. Results are identical
-# to the plain release build's; only the speed differs (about 10-15% faster in the steady benchmark).
+# Build the `ssdlab` command with profile-guided optimisation (docs/performance.md, "Eleventh
+# session: a profile-guided build"): an instrumented build runs a training set of simulations,
+# and the final build lays out and inlines the code by what those runs executed. Results are
+# identical to the plain release build's; the steady benchmark runs 12-17% faster.
 #
 # Usage: scripts/pgo-build.sh [PRESET...]   (train on `default`, plus each PRESET named)
 # Needs cargo-pgo and LLVM's profile tools of the active toolchain:
@@ -24,10 +24,10 @@ cargo pgo build -- -p ssdlab >&2
 # The training set: what the engine spends its time on in use, on the `default` preset. The
 # benchmark's two scenarios (fresh, and steady with GC on a 45 GiB device that preconditions in
 # seconds), three of the papers' workloads, and a real trace replayed with the integrity oracle.
-# A profile also decides which implementation of each policy trait the compiler inlines at its
-# call sites, so training on several presets shares that out: each named PRESET adds a read-heavy
+# The gain comes from calls through policy trait objects that the profile saw reach one
+# implementation, so training on several presets shares it out: each named PRESET adds a read-heavy
 # and a mixed workload, and a mixed one with GC active after a 90% random fill. (Trained on all
-# six presets, the steady benchmark gained about 5% instead of 10-15%.)
+# six presets, the steady benchmark gained about 5% instead of 12-17%.)
 train() { echo "pgo-build: training: ssdlab $*" >&2; "$bin" "$@" >/dev/null; }
 train bench --scenario fresh --requests 300000
 train bench --scenario steady --requests 300000 \
