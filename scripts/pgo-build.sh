@@ -24,10 +24,10 @@ cargo pgo build -- -p ssdlab >&2
 # The training set: what the engine spends its time on in use, on the `default` preset. The
 # benchmark's two scenarios (fresh, and steady with GC on a 45 GiB device that preconditions in
 # seconds), three of the papers' workloads, and a real trace replayed with the integrity oracle.
-# The gain comes from calls through policy trait objects that the profile saw reach one
-# implementation, so training on several presets shares it out: each named PRESET adds a read-heavy
-# and a mixed workload, and a mixed one with GC active after a 90% random fill. (Trained on all
-# six presets, the steady benchmark gained about 5% instead of 12-17%.)
+# The gain rests on indirect-call promotion (calls through trait objects that the profile saw
+# reach one implementation), and training on several presets leaves fewer such calls: each named
+# PRESET adds a read-heavy and a mixed workload, and a mixed one with GC active after a 90% random
+# fill. (Trained on all six presets, the steady benchmark gained about 5% instead of 12-17%.)
 train() { echo "pgo-build: training: ssdlab $*" >&2; "$bin" "$@" >/dev/null; }
 train bench --scenario fresh --requests 300000
 train bench --scenario steady --requests 300000 \
