@@ -1,15 +1,18 @@
 //! ssdlab: a fast, faithful, extensible discrete-event SSD simulator.
 //!
-//! The engine: `config` (typed TOML), `flash` (geometry, timing, timed dies and channels), `ftl`
+//! The engine: `config` (typed TOML), `event_queue` (time-ordered events, below both the device
+//! and the engine), `flash` (geometry, timing, timed dies and channels), `ftl`
 //! (mapping, write buffer, GC, and the policies the papers vary), `sim` (the event loop), `trace`
 //! (parsers), `workload` (generators and named workloads), `stats` (summaries). `run` ties them into one call.
 
 pub mod bench;
 pub mod cli;
 pub mod codec;
+pub mod codec_study;
 pub mod config;
 pub mod content;
 pub mod error;
+pub mod event_queue;
 pub mod experiment;
 pub mod flash;
 pub mod ftl;

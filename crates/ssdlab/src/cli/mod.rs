@@ -6,6 +6,7 @@
 
 mod bench;
 mod catalog;
+mod codec_study;
 mod content;
 mod experiment;
 mod progress;
@@ -52,7 +53,7 @@ enum Command {
     /// Measure simulation speed and memory on a generated 1M-request workload.
     Bench(bench::BenchArgs),
     /// Measure the codecs' compression ratios (and with --bench, throughput) on real files.
-    CodecStudy(crate::codec::cli::CodecStudyArgs),
+    CodecStudy(codec_study::CodecStudyArgs),
     /// Write the content of N mapping units, as the `[content]` section makes it, for inspection.
     ContentSample(content::ContentSampleArgs),
 }
@@ -76,7 +77,7 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
         Command::Experiment(a) => experiment::experiment(a),
         Command::Reproduce(a) => experiment::reproduce(a),
         Command::Bench(a) => bench::bench(a),
-        Command::CodecStudy(a) => crate::codec::cli::run(a),
+        Command::CodecStudy(a) => codec_study::run(a),
         Command::ContentSample(a) => content::content_sample(a),
     };
     match result {

@@ -6,18 +6,17 @@
 //! Every codec compresses a 4 KiB unit or a logical page of any multiple of 4 KiB, decompresses it
 //! back to the identical bytes, charges the latency its model gives (PR-SSD §4.2.2 and §5), and
 //! reports a *failed* compression — a saving below the configured threshold, 10% in PR-SSD §5 —
-//! in which case the unit is stored raw. `layout` packs compressed units into physical pages;
-//! `study` measures every codec on real corpora (`ssdlab codec-study`). The formats and the
-//! accounting are documented in `docs/codecs.md`.
+//! in which case the unit is stored raw. `layout` packs compressed units into physical pages. The
+//! codecs are pure (bytes in, bytes and a modelled latency out); measuring them on real corpora is
+//! [`crate::codec_study`]'s (`ssdlab codec-study`). The formats and the accounting are documented
+//! in `docs/codecs.md`.
 
 pub mod bdi;
 pub(crate) mod bits;
-pub mod cli;
 pub mod dpc;
 pub mod fpc;
 pub mod layout;
 pub mod lz4;
-pub mod study;
 pub mod zstd;
 
 use serde::{Deserialize, Serialize};

@@ -19,7 +19,13 @@
 use std::collections::VecDeque;
 
 use super::geometry::{DieId, Geometry};
-use crate::sim::event::{Event, EventQueue};
+use crate::event_queue::{EventQueue, QueuedEvent};
+
+/// The event a die schedules for the end of a phase of its command (a read's sensing, or the
+/// whole command): whoever runs the event queue turns it into its own event and hands it back to
+/// [`Scheduler::on_die_done`] when it comes due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DieDone(pub DieId);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
@@ -193,7 +199,12 @@ impl Scheduler {
 
     /// Start the idle dies that have work; the engine calls this once every event of the
     /// current instant has run, so every command of that instant has been submitted.
-    pub fn start_pending(&mut self, now: u64, events: &mut EventQueue, shaper: &mut impl OpShaper) {
+    pub fn start_pending(
+        &mut self,
+        now: u64,
+        events: &mut EventQueue<impl QueuedEvent + From<DieDone>>,
+        shaper: &mut impl OpShaper,
+    ) {
         // In the order the dies became ready, so the first to ask gets the bus first.
         let mut i = 0;
         while i < self.to_start.len() {
@@ -243,7 +254,7 @@ impl Scheduler {
         &mut self,
         die_id: DieId,
         now: u64,
-        events: &mut EventQueue,
+        events: &mut EventQueue<impl QueuedEvent + From<DieDone>>,
         shaper: &mut impl OpShaper,
     ) {
         let die = &mut self.dies[die_id as usize];
@@ -300,7 +311,7 @@ impl Scheduler {
                 self.book_bus(die_id, now, transfer_ns) + array_ns
             }
         };
-        events.push(done, Event::DieDone(die_id));
+        events.push(done, DieDone(die_id).into());
     }
 
     /// Book the die's channel for `transfer_ns` from `now` or when it falls free; returns when
@@ -315,13 +326,18 @@ impl Scheduler {
     /// A phase of a die's command ended: a read's sensing (its transfer out is booked now), or
     /// the whole command. Returns the operations of a finished command; they stay readable until
     /// the die starts again, at the end of the instant.
-    pub fn on_die_done(&mut self, die_id: DieId, now: u64, events: &mut EventQueue) -> &[FlashOp] {
+    pub fn on_die_done(
+        &mut self,
+        die_id: DieId,
+        now: u64,
+        events: &mut EventQueue<impl QueuedEvent + From<DieDone>>,
+    ) -> &[FlashOp] {
         let die = &mut self.dies[die_id as usize];
         if die.phase == Phase::Sensing {
             die.phase = Phase::Finishing;
             let transfer_ns = die.transfer_ns;
             let done = self.book_bus(die_id, now, transfer_ns);
-            events.push(done, Event::DieDone(die_id));
+            events.push(done, DieDone(die_id).into());
             return &[];
         }
         die.busy_ns += now - die.busy_since;
@@ -351,6 +367,17 @@ mod tests {
     use super::*;
     use crate::test_support::small_geometry as geometry;
 
+    /// The die's own event stands for an engine's in these tests.
+    impl QueuedEvent for DieDone {
+        const BITS: u32 = 32;
+        fn pack(self) -> u32 {
+            self.0
+        }
+        fn unpack(bits: u32) -> DieDone {
+            DieDone(bits)
+        }
+    }
+
     fn program(plane: u32, page_in_block: u32, target: u32) -> FlashOp {
         FlashOp {
             kind: OpKind::Program,
@@ -368,7 +395,7 @@ mod tests {
 
     /// Run the scheduler alone until idle; (target, completion time) in completion order.
     fn completion_order(s: &mut Scheduler) -> Vec<(u32, u64)> {
-        let mut events = EventQueue::default();
+        let mut events = EventQueue::<DieDone>::default();
         let (mut order, mut now) = (Vec::new(), 0);
         loop {
             let e = match events.pop_at(now) {
@@ -380,10 +407,8 @@ mod tests {
                     e
                 }
             };
-            if let Event::DieDone(d) = e {
-                let done = s.on_die_done(d, now, &mut events);
-                order.extend(done.iter().map(|o| (o.target, now)));
-            }
+            let done = s.on_die_done(e.0, now, &mut events);
+            order.extend(done.iter().map(|o| (o.target, now)));
         }
         order
     }

@@ -21,6 +21,7 @@ use slab::Slab;
 
 use crate::config::{Config, UnmappedRead, WriteAck};
 use crate::error::Error;
+use crate::event_queue::EventQueue;
 use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, Timing};
 use crate::ftl::allocation::{self, PlaneAllocator};
 use crate::ftl::gc_victim::{self, Candidate, VictimPolicy};
@@ -33,7 +34,7 @@ use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::Ftl;
 use crate::stats::DeviceStats;
 use crate::trace::Op;
-use event::{Event, EventQueue};
+use event::Event;
 
 pub use flow::{Flow, RequestSource, VecSource};
 pub use host::RequestRecord;
@@ -79,7 +80,7 @@ pub struct Simulation {
     pub config: Config,
     pub timing: Timing,
     pub sched: Scheduler,
-    events: EventQueue,
+    events: EventQueue<Event>,
     pub ftl: Ftl,
     read_policy: Box<dyn ReadPolicy>,
     /// Read commands in flight, and the queued ones later reads of their page may join.

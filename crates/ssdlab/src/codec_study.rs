@@ -14,7 +14,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use walkdir::WalkDir;
 
-use super::{CodecConfig, DpcConfig, UNIT_BYTES};
+use crate::codec::{Codec, CodecConfig, DpcConfig, MAX_INPUT_BYTES, UNIT_BYTES};
 use crate::error::Error;
 
 /// What to measure.
@@ -291,7 +291,7 @@ pub fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
 /// Run the study over `paths`.
 pub fn run(paths: &[PathBuf], options: &StudyOptions) -> Result<StudyReport, Error> {
     let unit = options.unit_bytes;
-    if unit == 0 || !unit.is_multiple_of(UNIT_BYTES) || unit > super::MAX_INPUT_BYTES {
+    if unit == 0 || !unit.is_multiple_of(UNIT_BYTES) || unit > MAX_INPUT_BYTES {
         return Err(Error::config(
             "unit_bytes",
             format!("{unit} is not a positive multiple of 4096 of at most 1 MiB"),
@@ -374,7 +374,7 @@ const BENCH_PASSES: usize = 3;
 /// Compress and decompress every unit of one file, timing each call; `passes` > 1 repeats the
 /// timing and keeps the fastest pass.
 fn study_file(
-    codec: &mut dyn super::Codec,
+    codec: &mut dyn Codec,
     units: &[Vec<u8>],
     scratch: &mut Vec<u8>,
     path: &Path,

@@ -1,9 +1,9 @@
-//! `ssdlab codec-study`: the command-line face of [`super::study`].
+//! `ssdlab codec-study`: the command-line face of [`crate::codec_study`].
 
 use std::path::PathBuf;
 
-use super::study::{self, StudyOptions};
-use super::{CodecConfig, CODEC_NAMES, MAX_INPUT_BYTES, UNIT_BYTES};
+use crate::codec::{CodecConfig, CODEC_NAMES, MAX_INPUT_BYTES, UNIT_BYTES};
+use crate::codec_study::{self as study, StudyOptions};
 use crate::error::Error;
 
 /// Measure every codec's compression ratio on real files (PR-SSD Fig. 8).
@@ -89,9 +89,9 @@ pub fn run(a: CodecStudyArgs) -> Result<i32, Error> {
     let report = study::run(&a.paths, &options)?;
     if a.json {
         let text = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
-        crate::cli::out(&text);
+        super::out(&text);
     } else {
-        crate::cli::out(&study::render_text(&report));
+        super::out(&study::render_text(&report));
     }
     Ok(0)
 }
