@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Build the `ssdlab` command with profile-guided optimisation (docs/performance.md, "Eleventh
-# session: a profile-guided build"): an instrumented build runs a training set of simulations,
+# Build the `ssdlab` command with profile-guided optimisation (docs/performance.md, "The
+# profile-guided build"): an instrumented build runs a training set of simulations,
 # and the final build lays out and inlines the code by what those runs executed. Results are
 # identical to the plain release build's; the steady benchmark runs 12-17% faster.
 #

@@ -22,7 +22,7 @@ pub trait QueuedEvent: Copy {
 /// Width of a calendar bucket (2^10 ns, about 1 µs), and of a period (2^9 buckets, 524 µs).
 /// With 512 ns buckets and periods twice as long (a 16 KiB fine ring) the steady benchmark
 /// missed the first-level data cache 5% more often; 2 µs buckets did about as well as these
-/// (docs/performance.md, ninth session).
+/// (docs/performance.md, "The event queue").
 const BUCKET_SHIFT: u32 = 10;
 const PERIOD_SHIFT: u32 = 9;
 /// The fine ring holds the current period and the next, bucket by bucket: nearly every event
@@ -46,13 +46,13 @@ const _: () = assert!(WORDS <= 64);
 /// event lands in the bucket of its time in O(1), and the next event is the head of the first
 /// occupied bucket from the current one. A binary heap's comparisons at every level are
 /// unpredictable branches: with ~100 pending events and SSD-like delays it took 34 ns per event
-/// in a micro-benchmark, a calendar 14 ns (docs/performance.md, fourth session).
+/// in a micro-benchmark, a calendar 14 ns (docs/performance.md, "The event queue").
 ///
 /// Two levels keep the calendar small (8 KiB of fine buckets, 512 bytes of coarse), so its
 /// buckets stay in the core's first caches. A one-level ring spanning a TLC program's 5 ms had
 /// 16 K buckets (128 KiB), and an insert a program ahead touched a line nothing else had touched
 /// since the ring last came round: in the steady benchmark, one insert in six missed the 512 KiB
-/// L2 (docs/performance.md, ninth session). A program's end now waits in its period's coarse
+/// L2 (docs/performance.md, "The event queue"). A program's end now waits in its period's coarse
 /// list and moves into the fine ring, once, when that period becomes the next.
 ///
 /// A node is 16 bytes: time, packed event and link. It needs no sequence number: an event goes

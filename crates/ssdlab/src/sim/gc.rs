@@ -19,7 +19,7 @@ use super::{ProgramRecord, Simulation};
 /// job the engine handles hundreds of other events. A page further ahead in the job is thousands
 /// of events ahead in time, and the lines loaded for it have left the cache before they are used.
 /// One page ahead (and the reverse map, 16 slots to a line, four) gave the steady benchmark
-/// about 3% (docs/performance.md, seventh session).
+/// about 3% (docs/performance.md, "Memory access").
 const P2L_LOOKAHEAD_PAGES: u32 = 4;
 const L2P_LOOKAHEAD_PAGES: u32 = 1;
 

@@ -244,7 +244,7 @@ impl Simulation {
         // A program frees a page's worth of room, about half a write, so the write behind the
         // first is admitted at one of the next programs' ends. It has waited long enough for its
         // mapping entries to leave the cache: load them now, a few dozen events before they are
-        // needed (docs/performance.md, seventh session).
+        // needed (docs/performance.md, "Memory access").
         if let Some(w) = self.write_waiters.get(1) {
             let from = w.first_lpn + w.next_unit;
             let last = w.first_lpn + w.units - 1;
