@@ -1,11 +1,13 @@
 //! Differential property test (redb-style): random write/trim/read sequences on the small device
-//! under GC pressure, with the oracle on; afterwards a plain `HashMap<lpn, version>` model built
-//! by this test from the same sequence must agree with what the FTL's mapping leads to for every
-//! unit, whatever GC moved in between.
+//! under GC pressure, with the oracle on; afterwards a plain model built by this test from the
+//! same sequence (per unit: the last version written, and whether a trim covered it whole since)
+//! must agree with what the FTL's mapping leads to for every unit, whatever GC moved in between.
+//! Requests are in 512-byte sectors, so they start and end inside units: a trim of part of a
+//! unit must leave it mapped.
 
 mod common;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use proptest::prelude::*;
 use ssdlab::config::ReplayMode;
@@ -17,9 +19,30 @@ use ssdlab::trace::{Op, TraceRequest};
 /// than one block per plane) make GC run in every case.
 const SPAN_UNITS: u64 = 14_000;
 
+const SECTORS_PER_UNIT: u64 = 8;
+
 fn op_strategy() -> impl Strategy<Value = (u8, u64, u64, u64)> {
-    // (kind 0..10, first unit, units, gap ns)
-    (0u8..10, 0..SPAN_UNITS - 8, 1u64..8, 0u64..40_000)
+    // (kind 0..10, first sector, sectors, gap ns): whole units three times in four, else any
+    // sectors.
+    (
+        0u8..10,
+        0..(SPAN_UNITS - 8) * SECTORS_PER_UNIT,
+        1u64..8 * SECTORS_PER_UNIT,
+        0u64..40_000,
+    )
+        .prop_map(|(kind, first, sectors, gap)| {
+            if gap % 4 == 0 {
+                (kind, first, sectors, gap)
+            } else {
+                let whole = |s: u64| s / SECTORS_PER_UNIT * SECTORS_PER_UNIT;
+                (
+                    kind,
+                    whole(first),
+                    whole(sectors).max(SECTORS_PER_UNIT),
+                    gap,
+                )
+            }
+        })
 }
 
 proptest! {
@@ -47,40 +70,47 @@ proptest! {
         let mut t = 0;
         let requests: Vec<TraceRequest> = ops
             .iter()
-            .map(|&(kind, first, units, gap)| {
+            .map(|&(kind, first, sectors, gap)| {
                 t += gap;
                 let op = match kind {
                     0..=5 => Op::Write,
                     6 => Op::Trim,
                     _ => Op::Read,
                 };
-                TraceRequest { arrival_ns: t, offset_bytes: first * 4096, size_bytes: units * 4096, op }
+                TraceRequest { arrival_ns: t, offset_bytes: first * 512, size_bytes: sectors * 512, op }
             })
             .collect();
         let flow = Flow::new("p".into(), requests.clone(), ReplayMode::Open, 1, 1.0, 0);
         let opts = RunOptions { verify: true, request_log: false };
         let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
-        // The model starts from the preconditioned state …
+        // The model starts from the preconditioned state (unit → last version, and the units
+        // mapped) …
         let oracle = sim.ftl.oracle.as_ref().unwrap();
-        let mut model: HashMap<u32, u32> = (0..sim.ftl.logical_units)
+        let mut last: HashMap<u32, u32> = (0..sim.ftl.logical_units)
             .filter(|&l| oracle.versions[l as usize] != 0)
             .map(|l| (l, oracle.versions[l as usize]))
             .collect();
+        let mut mapped: HashSet<u32> = last.keys().copied().collect();
         // … and replays the sequence in arrival order (the engine admits writes in that order).
         for r in &requests {
-            for lpn in (r.offset_bytes / 4096)..(r.offset_bytes + r.size_bytes) / 4096 {
+            let end = r.offset_bytes + r.size_bytes;
+            for lpn in r.offset_bytes / 4096..end.div_ceil(4096) {
+                let whole = r.offset_bytes <= lpn * 4096 && (lpn + 1) * 4096 <= end;
                 let lpn = lpn as u32;
                 match r.op {
-                    Op::Write => { *model.entry(lpn).or_insert(0) += 1; }
-                    Op::Trim => { model.remove(&lpn); }
-                    Op::Read => {}
+                    Op::Write => {
+                        *last.entry(lpn).or_insert(0) += 1;
+                        mapped.insert(lpn);
+                    }
+                    Op::Trim if whole => { mapped.remove(&lpn); }
+                    Op::Trim | Op::Read => {}
                 }
             }
         }
         sim.run().unwrap();
         prop_assert!(sim.device.gc_invocations > 0, "no GC ran");
         for lpn in 0..sim.ftl.logical_units {
-            let expected = model.get(&lpn).copied().unwrap_or(0);
+            let expected = if mapped.contains(&lpn) { last[&lpn] } else { 0 };
             prop_assert_eq!(sim.ftl.stored_version(lpn), expected, "unit {}", lpn);
         }
         let o = sim.ftl.oracle.as_ref().unwrap();

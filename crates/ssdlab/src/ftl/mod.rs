@@ -158,14 +158,8 @@ impl Ftl {
         let slot_codewords = (0..g.slots_per_page)
             .map(|i| codewords_of_bytes(g, i, 0, g.unit_bytes))
             .collect();
-        let oracle = verify.then(|| verify::Oracle {
-            versions: table::zeroed_u32(logical_units as usize),
-            slot_version: table::zeroed_u32(g.total_slots() as usize),
-            checked_reads: 0,
-            swept_units: 0,
-            violations: 0,
-            messages: Vec::new(),
-        });
+        let oracle =
+            verify.then(|| verify::Oracle::new(logical_units, g.total_slots(), g.unit_bytes));
         Ftl {
             // Zeroed tables cost memory only where touched: a fresh 512 GiB device is cheap.
             l2p: table::zeroed_u32(logical_units as usize),

@@ -177,7 +177,12 @@ impl<'a> Preconditioner<'a> {
         self.page_units.clear();
         for &lpn in &self.open {
             self.ftl.unmap(lpn);
-            let v = self.ftl.oracle.as_mut().map_or(0, |o| o.bump(lpn));
+            let unit_bytes = self.ftl.geometry.unit_bytes;
+            let v = self
+                .ftl
+                .oracle
+                .as_mut()
+                .map_or(0, |o| o.write(lpn, 0, unit_bytes));
             self.page_units.push(Some((lpn, v)));
         }
         self.open.clear();

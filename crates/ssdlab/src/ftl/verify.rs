@@ -1,15 +1,29 @@
-//! The integrity oracle (`--verify`): every written unit carries a version; every host read and a
-//! final sweep check that the mapping leads to the last version written, and the structural
-//! invariants are recounted from the raw mapping at GC and at the end.
+//! The integrity oracle (`--verify`): every written unit carries a version, and the oracle keeps,
+//! apart from the FTL, which 512-byte sectors of each unit hold bytes the host wrote and has not
+//! trimmed. Every host read and a final sweep check that the mapping leads to the last version
+//! written — or, for a unit the FTL dropped, that none of the sectors read held written bytes —
+//! and the structural invariants are recounted from the raw mapping at GC and at the end.
+//!
+//! Sectors, not units, because a host request need not cover whole units: a trim of part of a
+//! unit must not lose the unit's other bytes, and only a per-sector record can tell a unit rightly
+//! unmapped (all its sectors trimmed) from one wrongly dropped.
 
-use super::{BlockState, Ftl, Location};
+use super::{table, BlockState, Ftl, Location};
 
 /// Violations kept verbatim for the report; further ones are only counted.
 const KEPT_MESSAGES: usize = 20;
 
+/// The host's unit of addressing: what the oracle tracks written bytes by.
+pub const SECTOR_BYTES: u32 = 512;
+
 pub struct Oracle {
-    /// Last version written of each logical unit (0 = never written or trimmed).
+    /// Last version written of each logical unit (0 = never written). A trim does not reset it:
+    /// a unit only partly trimmed stays mapped and still reads as this version.
     pub versions: Vec<u32>,
+    /// One bit per sector of the logical space: the sector holds bytes the host wrote and did not
+    /// trim since.
+    written: Vec<u64>,
+    sectors_per_unit: u32,
     /// Version stored in each flash slot.
     pub slot_version: Vec<u32>,
     /// Units checked on host reads.
@@ -21,11 +35,62 @@ pub struct Oracle {
 }
 
 impl Oracle {
-    /// A new version of `lpn` is being written.
-    pub fn bump(&mut self, lpn: u32) -> u32 {
+    pub fn new(logical_units: u32, total_slots: u64, unit_bytes: u32) -> Oracle {
+        let sectors_per_unit = unit_bytes.div_ceil(SECTOR_BYTES);
+        let sectors = logical_units as u64 * sectors_per_unit as u64;
+        Oracle {
+            versions: table::zeroed_u32(logical_units as usize),
+            written: vec![0; sectors.div_ceil(64) as usize],
+            sectors_per_unit,
+            slot_version: table::zeroed_u32(total_slots as usize),
+            checked_reads: 0,
+            swept_units: 0,
+            violations: 0,
+            messages: Vec::new(),
+        }
+    }
+
+    /// A new version of `lpn` is being written, the host's bytes `[lo, hi)` of the unit among
+    /// them (the rest are the previous version's, merged in by the controller). Every sector the
+    /// bytes touch now holds written bytes.
+    pub fn write(&mut self, lpn: u32, lo: u32, hi: u32) -> u32 {
+        let first = lo / SECTOR_BYTES;
+        let end = hi.div_ceil(SECTOR_BYTES);
+        self.set_sectors(lpn, first, end, true);
         let v = &mut self.versions[lpn as usize];
         *v = v.wrapping_add(1).max(1);
         *v
+    }
+
+    /// The host trimmed bytes `[lo, hi)` of `lpn`: the sectors wholly inside no longer hold
+    /// written bytes (a sector trimmed in part keeps the rest of its bytes).
+    pub fn trim(&mut self, lpn: u32, lo: u32, hi: u32) {
+        let first = lo.div_ceil(SECTOR_BYTES);
+        let end = hi / SECTOR_BYTES;
+        if first < end {
+            self.set_sectors(lpn, first, end, false);
+        }
+    }
+
+    fn set_sectors(&mut self, lpn: u32, first: u32, end: u32, on: bool) {
+        let base = lpn as u64 * self.sectors_per_unit as u64;
+        for s in base + first as u64..base + end as u64 {
+            let (word, bit) = ((s / 64) as usize, s % 64);
+            if on {
+                self.written[word] |= 1 << bit;
+            } else {
+                self.written[word] &= !(1 << bit);
+            }
+        }
+    }
+
+    /// The first sector of `lpn` within bytes `[lo, hi)` that holds written bytes, if any.
+    fn written_sector(&self, lpn: u32, lo: u32, hi: u32) -> Option<u32> {
+        let base = lpn as u64 * self.sectors_per_unit as u64;
+        (lo / SECTOR_BYTES..hi.div_ceil(SECTOR_BYTES)).find(|&i| {
+            let s = base + i as u64;
+            self.written[(s / 64) as usize] >> (s % 64) & 1 == 1
+        })
     }
 
     pub fn violation(&mut self, message: String) {
@@ -47,16 +112,26 @@ impl Ftl {
         }
     }
 
-    /// Check that a read of `lpn` finds its last written version.
-    pub fn verify_read(&mut self, lpn: u32) {
+    /// Check a read of bytes `[lo, hi)` of `lpn`: it finds the unit's last written version, or
+    /// finds the unit unmapped while none of those bytes' sectors holds written bytes.
+    pub fn verify_read(&mut self, lpn: u32, lo: u32, hi: u32) {
         let found = self.stored_version(lpn);
         let Some(o) = &mut self.oracle else { return };
         o.checked_reads += 1;
         let expected = o.versions[lpn as usize];
-        if found != expected {
-            o.violation(format!(
+        if found == expected {
+            return;
+        }
+        let lost = o.written_sector(lpn, lo, hi);
+        match (found, lost) {
+            (0, None) => {}
+            (0, Some(sector)) => o.violation(format!(
+                "read of unit {lpn} found it unmapped, but its sector {sector} holds bytes written \
+                 as version {expected} and never trimmed"
+            )),
+            _ => o.violation(format!(
                 "read of unit {lpn} found version {found}, last written {expected}"
-            ));
+            )),
         }
     }
 
@@ -88,8 +163,9 @@ impl Ftl {
             return;
         }
         let reads_before = self.oracle.as_ref().map_or(0, |o| o.checked_reads);
+        let unit_bytes = self.geometry.unit_bytes;
         for lpn in 0..self.logical_units {
-            self.verify_read(lpn);
+            self.verify_read(lpn, 0, unit_bytes);
             if let Location::Flash(slot) = self.lookup(lpn) {
                 if self.unit_in_slot(slot) != lpn {
                     let msg = format!(

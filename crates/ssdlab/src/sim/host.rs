@@ -29,6 +29,23 @@ pub(super) struct Request {
     done_ns: u64,
 }
 
+impl Request {
+    /// The bytes `[lo, hi)` of unit `lpn` (one of the request's) that the request covers.
+    pub(super) fn bytes_in_unit(&self, lpn: u32, unit_bytes: u32) -> (u32, u32) {
+        let lo = if lpn == self.first_lpn {
+            self.head_bytes
+        } else {
+            0
+        };
+        let hi = if lpn == self.first_lpn + self.units - 1 {
+            self.tail_bytes
+        } else {
+            unit_bytes
+        };
+        (lo, hi)
+    }
+}
+
 /// One line of the optional per-request log.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RequestRecord {
@@ -122,11 +139,10 @@ impl Simulation {
     /// Ask for the codewords of the request's bytes, one ask per physical page they are on
     /// (spread.txt Fig. 5: a 16 KiB read whose units live in three pages asks three pages).
     fn issue_read(&mut self, id: u32) {
-        let (first, units, head, tail) = {
+        let (first, units) = {
             let r = &self.requests[id as usize];
-            (r.first_lpn, r.units, r.head_bytes, r.tail_bytes)
+            (r.first_lpn, r.units)
         };
-        let last = first + units - 1;
         let unit_bytes = self.ftl.geometry.unit_bytes;
         // Gather (page, codeword bitmap) for units on flash; consecutive units usually share a
         // page, so a short linear scan over the groups beats hashing.
@@ -141,8 +157,9 @@ impl Simulation {
             }
         }
         for lpn in first..first + units {
+            let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
             if self.ftl.oracle.is_some() {
-                self.ftl.verify_read(lpn);
+                self.ftl.verify_read(lpn, lo, hi);
             }
             match self.ftl.lookup(lpn) {
                 Location::Unmapped => {
@@ -166,8 +183,6 @@ impl Simulation {
                         continue;
                     }
                     self.device.host_read_units_flash += 1;
-                    let lo = if lpn == first { head } else { 0 };
-                    let hi = if lpn == last { tail } else { unit_bytes };
                     let codewords = self.ftl.codewords_of_unit_bytes(slot, lo, hi);
                     match groups.iter_mut().rev().find(|(p, _)| *p == page) {
                         Some(gr) => gr.1 |= codewords,
@@ -184,15 +199,25 @@ impl Simulation {
         self.request_part_done(id, self.now);
     }
 
+    /// Unmap the units the trim covers whole. A unit it covers only in part stays mapped, so its
+    /// other bytes are not lost; its trimmed bytes then read back as they were, which NVMe
+    /// allows of deallocated blocks (docs/architecture.md, "Trim").
     pub(super) fn trim(&mut self, id: u32) {
         let (first, units) = {
             let r = &self.requests[id as usize];
             (r.first_lpn, r.units)
         };
+        let unit_bytes = self.ftl.geometry.unit_bytes;
         for lpn in first..first + units {
-            self.ftl.unmap(lpn);
+            let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
+            if lo == 0 && hi == unit_bytes {
+                self.ftl.unmap(lpn);
+                self.device.trimmed_units += 1;
+            } else {
+                self.device.partly_trimmed_units += 1;
+            }
             if let Some(o) = &mut self.ftl.oracle {
-                o.versions[lpn as usize] = 0;
+                o.trim(lpn, lo, hi);
             }
         }
         self.request_part_done(id, self.now);

@@ -85,6 +85,10 @@ impl Simulation {
                 "buffer_hit": d.buffer_hit_units,
                 "unmapped": d.unmapped_read_units,
             },
+            "trim_units": {
+                "unmapped": d.trimmed_units,
+                "partly_trimmed": d.partly_trimmed_units,
+            },
             "write_buffer": {
                 "coalesced_units": d.coalesced_write_units,
                 "padded_slots": d.padded_slots,

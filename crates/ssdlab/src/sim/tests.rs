@@ -26,7 +26,7 @@ fn gc_copy_and_erase_take_exact_die_and_bus_time() {
             let lpn = 32 * i + u;
             if lpn != 0 {
                 sim.ftl.unmap(lpn);
-                sim.ftl.oracle.as_mut().unwrap().versions[lpn as usize] = 0;
+                sim.ftl.oracle.as_mut().unwrap().trim(lpn, 0, 4096);
             }
         }
     }
@@ -245,4 +245,60 @@ fn metering_charges_every_event_to_its_kind_and_changes_no_result() {
         .map(|r| r["share"].as_f64().unwrap())
         .sum();
     assert!((share - 1.0).abs() < 1e-3, "shares add up to {share}");
+}
+
+/// A trim of bytes 512–1536 of a 4 KiB unit once unmapped the whole unit: the bytes it did not
+/// name (0–512, 1536–4096) read back as zeroes, and the oracle, which tracked whole units, saw
+/// nothing wrong. The unit must stay mapped, and the oracle must flag the old behaviour.
+fn write_trim_read(trim_offset: u64, trim_bytes: u64) -> Simulation {
+    let at = |i: u64, offset_bytes, size_bytes, op| TraceRequest {
+        arrival_ns: i * 1_000_000,
+        offset_bytes,
+        size_bytes,
+        op,
+    };
+    let requests = vec![
+        at(0, 0, 4096, Op::Write),
+        at(1, trim_offset, trim_bytes, Op::Trim),
+        at(2, 0, 4096, Op::Read),
+    ];
+    let flow = Flow::new("t".into(), requests, ReplayMode::Open, 1, 1.0, 0);
+    let mut sim = Simulation::new(small(&[]), vec![flow], verify()).unwrap();
+    sim.run().unwrap();
+    sim
+}
+
+#[test]
+fn a_trim_of_part_of_a_unit_keeps_its_other_bytes() {
+    let sim = write_trim_read(512, 1024);
+    assert_eq!(sim.device.unmapped_read_units, 0, "the unit was dropped");
+    assert_eq!(sim.device.partly_trimmed_units, 1);
+    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    // A trim of the whole unit unmaps it, and reading it is no violation.
+    let sim = write_trim_read(0, 4096);
+    assert_eq!(sim.device.unmapped_read_units, 1);
+    assert_eq!(sim.device.trimmed_units, 1);
+    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+}
+
+#[test]
+fn the_oracle_flags_a_unit_dropped_by_a_partial_trim() {
+    let mut sim = Simulation::new(small(&[]), vec![], verify()).unwrap();
+    let o = sim.ftl.oracle.as_mut().unwrap();
+    o.write(5, 0, 4096);
+    // What the FTL once did on a trim of bytes 512–1536: unmap the whole unit.
+    o.trim(5, 512, 1536);
+    sim.ftl.unmap(5);
+    sim.ftl.verify_read(5, 1536, 2048);
+    sim.ftl.verify_read(5, 512, 1536);
+    let o = sim.ftl.oracle.as_ref().unwrap();
+    assert_eq!(o.violations, 1, "{:?}", o.messages);
+    assert!(o.messages[0].contains("sector 3"), "{:?}", o.messages);
+    // Sectors trimmed only in part still hold written bytes.
+    let o = sim.ftl.oracle.as_mut().unwrap();
+    o.write(6, 0, 4096);
+    o.trim(6, 100, 4096);
+    sim.ftl.unmap(6);
+    sim.ftl.verify_read(6, 0, 512);
+    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 2);
 }

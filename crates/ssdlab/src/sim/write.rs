@@ -72,8 +72,14 @@ impl Simulation {
 
     /// Put one unit into the write buffer; returns its encode time.
     fn admit_unit(&mut self, id: u32, lpn: u32) -> u64 {
-        let version = self.ftl.oracle.as_mut().map_or(0, |o| o.bump(lpn));
         let unit_bytes = self.ftl.geometry.unit_bytes;
+        let version = match &mut self.ftl.oracle {
+            Some(o) => {
+                let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
+                o.write(lpn, lo, hi)
+            }
+            None => 0,
+        };
         let reduced = self.reduction.reduce(lpn, version, unit_bytes);
         let dest = self.placement.place(lpn);
         let key = dest.region * self.streams + dest.stream;

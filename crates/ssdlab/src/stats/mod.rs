@@ -161,6 +161,9 @@ pub struct DeviceStats {
     pub buffer_hit_units: u64,
     pub unmapped_read_units: u64,
     pub coalesced_write_units: u64,
+    /// Units a trim covered whole (unmapped), and units it covered in part (kept mapped).
+    pub trimmed_units: u64,
+    pub partly_trimmed_units: u64,
     pub padded_slots: u64,
     pub gc_invocations: u64,
     pub wl_invocations: u64,
