@@ -6,12 +6,15 @@ use serde_json::{json, Map, Value};
 use crate::flash::{OpKind, OpSource};
 use crate::trace::Op;
 
-/// Latency distribution: exact mean and max, percentiles from an HDR histogram (3 significant
-/// digits).
+/// Latency distribution: exact mean, min and max, quantiles from an HDR histogram with 3
+/// significant digits. A quantile is the highest value of its histogram bucket (within 0.1% of
+/// the true value: buckets are at most 1/1024 of their values wide), clamped to the exact min and
+/// max, so that no quantile exceeds the max nor falls under the min.
 #[derive(Clone)]
 pub struct Latency {
     hist: Histogram<u64>,
     sum: u128,
+    min: u64,
     max: u64,
 }
 
@@ -21,6 +24,7 @@ impl Default for Latency {
             // 3 significant digits, auto-resizing: any latency fits.
             hist: Histogram::new(3).unwrap_or_else(|_| unreachable!("3 is a valid precision")),
             sum: 0,
+            min: u64::MAX,
             max: 0,
         }
     }
@@ -33,6 +37,7 @@ impl Latency {
             self.hist.saturating_record(ns);
         }
         self.sum += ns as u128;
+        self.min = self.min.min(ns);
         self.max = self.max.max(ns);
     }
     pub fn count(&self) -> u64 {
@@ -42,7 +47,13 @@ impl Latency {
         // Both histograms auto-resize, so adding cannot fail.
         let _ = self.hist.add(&other.hist);
         self.sum += other.sum;
+        self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
+    }
+
+    /// The value at quantile `q`, within the exact range of the values recorded.
+    fn quantile(&self, q: f64) -> u64 {
+        self.hist.value_at_quantile(q).clamp(self.min, self.max)
     }
     pub fn to_json(&self) -> Value {
         let n = self.count();
@@ -56,14 +67,14 @@ impl Latency {
         ];
         let cdf: Vec<Value> = CDF_QUANTILES
             .iter()
-            .map(|&q| json!([q, self.hist.value_at_quantile(q)]))
+            .map(|&q| json!([q, self.quantile(q)]))
             .collect();
         json!({
             "count": n,
             "mean": (self.sum as f64 / n as f64 * 10.0).round() / 10.0,
-            "p50": self.hist.value_at_quantile(0.50),
-            "p99": self.hist.value_at_quantile(0.99),
-            "p999": self.hist.value_at_quantile(0.999),
+            "p50": self.quantile(0.50),
+            "p99": self.quantile(0.99),
+            "p999": self.quantile(0.999),
             "max": self.max,
             "cdf": cdf,
         })
@@ -264,6 +275,35 @@ mod tests {
         assert_eq!(j["mean"], 250.0);
         assert_eq!(j["max"], 400);
         assert_eq!(j["p50"], 200);
+    }
+
+    /// hm_0 on `default` once reported a read p99.9 of 140.3 µs above its max of 140.2 µs: a
+    /// quantile was the highest value of its histogram bucket, which can lie past the largest
+    /// value recorded (or, merged across flows, past the min's bucket floor).
+    #[test]
+    fn no_quantile_leaves_the_range_of_the_values() {
+        let mut l = Latency::default();
+        for x in [5_000, 5_000, 4_997, 140_200] {
+            l.record(x);
+        }
+        let mut other = Latency::default();
+        other.record(140_150);
+        l.merge(&other);
+        let j = l.to_json();
+        for key in ["p50", "p99", "p999"] {
+            let v = j[key].as_u64().unwrap();
+            assert!((4_997..=140_200).contains(&v), "{key} = {v}");
+        }
+        for point in j["cdf"].as_array().unwrap() {
+            let v = point[1].as_u64().unwrap();
+            assert!((4_997..=140_200).contains(&v), "{point}");
+        }
+        // The median, 5,000, within the histogram's 0.1%.
+        assert!((5_000..=5_005).contains(&j["p50"].as_u64().unwrap()));
+        // FIU's writes all took 5,000 ns, and their p50 was once 5,003.
+        let mut flat = Latency::default();
+        flat.record(5_000);
+        assert_eq!(flat.to_json()["p50"], 5_000);
     }
 
     #[test]
