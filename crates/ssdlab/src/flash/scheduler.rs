@@ -218,19 +218,6 @@ impl Scheduler {
         self.to_start.clear();
     }
 
-    /// The first queued (not started) operation of a die that `is` picks.
-    pub fn queued_op_mut(
-        &mut self,
-        die: DieId,
-        is: impl Fn(&FlashOp) -> bool,
-    ) -> Option<&mut FlashOp> {
-        let d = &mut self.dies[die as usize];
-        d.reads
-            .iter_mut()
-            .chain(d.others.iter_mut())
-            .find(|op| is(op))
-    }
-
     /// Operations queued or running on a die (the dynamic allocator's load measure). An idle
     /// die's `current` still holds its finished command until it starts again: not load.
     pub fn die_load(&self, die: DieId) -> usize {

@@ -144,8 +144,7 @@ impl Simulation {
             (r.first_lpn, r.units)
         };
         let unit_bytes = self.ftl.geometry.unit_bytes;
-        // Gather (page, codeword bitmap) for units on flash; consecutive units usually share a
-        // page, so a short linear scan over the groups beats hashing.
+        // Gather (page, codeword bitmap) for units on flash.
         let mut groups = std::mem::take(&mut self.scratch_groups);
         groups.clear();
         // Whether each unit's page is programmed yet is scattered over the blocks: load the
@@ -184,15 +183,12 @@ impl Simulation {
                     }
                     self.device.host_read_units_flash += 1;
                     let codewords = self.ftl.codewords_of_unit_bytes(slot, lo, hi);
-                    match groups.iter_mut().rev().find(|(p, _)| *p == page) {
-                        Some(gr) => gr.1 |= codewords,
-                        None => groups.push((page, codewords)),
-                    }
+                    groups.add(page, codewords);
                 }
             }
         }
-        self.requests[id as usize].pending += groups.len() as u32;
-        for &(page, codewords) in &groups {
+        self.requests[id as usize].pending += groups.as_slice().len() as u32;
+        for &(page, codewords) in groups.as_slice() {
             self.read_page(page, codewords, OpSource::Host, id);
         }
         self.scratch_groups = groups;

@@ -9,6 +9,7 @@ pub mod event_costs;
 mod flow;
 mod gc;
 mod host;
+mod page_groups;
 mod read;
 mod summary;
 #[cfg(test)]
@@ -102,7 +103,7 @@ pub struct Simulation {
     write_waiters: VecDeque<write::WaitingWrite>,
     candidates: Vec<Candidate>,
     /// Scratch buffers reused across events (the event loop allocates nothing per request).
-    scratch_groups: Vec<(u32, u64)>,
+    scratch_groups: page_groups::PageGroups,
     scratch_pairs: Vec<(u32, u32)>,
     scratch_units: Vec<Option<(u32, u32)>>,
     streams: usize,
@@ -238,7 +239,7 @@ impl Simulation {
             stalled_pages: (0..pools).map(|_| VecDeque::new()).collect(),
             write_waiters: VecDeque::new(),
             candidates: Vec::new(),
-            scratch_groups: Vec::new(),
+            scratch_groups: page_groups::PageGroups::default(),
             scratch_pairs: Vec::new(),
             scratch_units: Vec::new(),
             streams,

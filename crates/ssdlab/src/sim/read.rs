@@ -8,8 +8,10 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::FixedState;
+
 use crate::config::EnergyConfig;
-use crate::flash::{FlashOp, Geometry, OpKind, OpShaper, OpSource, Scheduler, Timing};
+use crate::flash::{FlashOp, Geometry, OpKind, OpShaper, OpSource, Timing};
 use crate::ftl::read_policy::{PageRead, ReadPolicy};
 use crate::stats::DeviceStats;
 
@@ -28,27 +30,38 @@ struct Requester {
 }
 
 /// The engine's side of read commands. A command is its die-queue entry: the first requester is
-/// the operation's `source` and `owner`, the union of the wanted codewords its `codewords`, and
-/// until the die starts it its `array_ns` is the page's full sensing time. Only the requesters
-/// that join a queued command (rare) are kept here, by page: a die holds at most one queued and
-/// one running command of a page, and a read of a page with a queued command joins it.
+/// the operation's `source` and `owner`, the codewords it asked for its `codewords`, and until
+/// the die starts it its `array_ns` is the page's full sensing time. What later asks add to a
+/// queued command (rare) is kept here, by page, and folded into the command when its die starts
+/// it: a die holds at most one queued and one running command of a page, and a read of a page with
+/// a queued command joins it.
 pub(super) struct ReadCommands {
     /// Per die, how many queued read commands have a page in each bucket of `page mod
-    /// PAGE_BUCKETS`: an empty bucket rules a join out without a look at the die's queue (a busy
-    /// die has dozens of reads queued). Empty unless `merge`.
+    /// PAGE_BUCKETS`: an empty bucket rules a join out without hashing (the common case). Empty
+    /// unless `merge`.
     queued_buckets: Vec<[u16; PAGE_BUCKETS]>,
-    /// Requesters that joined a queued command, and those of running commands, by page.
-    joined_queued: HashMap<u32, Vec<Requester>>,
+    /// Per page with a queued read command, what joined it. Found by page, not by a search of the
+    /// die's queue: one huge request queues thousands of commands on a die, and a search per ask
+    /// made its time quadratic in its size. Empty unless `merge`.
+    queued: HashMap<u32, Joined, FixedState>,
+    /// Requesters that joined running commands, by page.
     joined_running: HashMap<u32, Vec<Requester>>,
     /// `scheduler.merge_reads`.
     merge: bool,
+}
+
+/// The codewords and requesters that joined a queued read command after its first.
+#[derive(Default)]
+struct Joined {
+    codewords: u64,
+    requesters: Vec<Requester>,
 }
 
 impl ReadCommands {
     pub(super) fn new(merge: bool, dies: u32) -> ReadCommands {
         ReadCommands {
             queued_buckets: vec![[0; PAGE_BUCKETS]; if merge { dies as usize } else { 0 }],
-            joined_queued: HashMap::new(),
+            queued: HashMap::default(),
             joined_running: HashMap::new(),
             merge,
         }
@@ -59,17 +72,12 @@ impl ReadCommands {
         &mut self.queued_buckets[die as usize][page as usize % PAGE_BUCKETS]
     }
 
-    /// The queued, not started, read command of `page` on `die`, if any.
-    fn queued<'s>(
-        &mut self,
-        sched: &'s mut Scheduler,
-        die: u32,
-        page: u32,
-    ) -> Option<&'s mut FlashOp> {
+    /// What joined the queued, not started, read command of `page` on `die`, if there is one.
+    fn queued(&mut self, die: u32, page: u32) -> Option<&mut Joined> {
         if *self.bucket(die, page) == 0 {
             return None;
         }
-        sched.queued_op_mut(die, |op| op.kind == OpKind::Read && op.target == page)
+        self.queued.get_mut(&page)
     }
 }
 
@@ -79,18 +87,14 @@ impl Simulation {
         debug_assert!(codewords != 0);
         let a = self.ftl.geometry.page_addr(page);
         if self.reads.merge {
-            if let Some(op) = self.reads.queued(&mut self.sched, a.die, page) {
-                op.codewords |= codewords;
-                let requester = Requester { source, owner };
-                self.reads
-                    .joined_queued
-                    .entry(page)
-                    .or_default()
-                    .push(requester);
+            if let Some(joined) = self.reads.queued(a.die, page) {
+                joined.codewords |= codewords;
+                joined.requesters.push(Requester { source, owner });
                 self.device.merged_reads += 1;
                 return;
             }
             *self.reads.bucket(a.die, page) += 1;
+            self.reads.queued.insert(page, Joined::default());
         }
         // Shaped when the die starts it (`ReadShaper`).
         self.submit(FlashOp {
@@ -177,10 +181,11 @@ impl OpShaper for ReadShaper<'_> {
         let mut serves_host = op.source == OpSource::Host;
         if r.merge {
             *r.bucket(op.die, op.target) -= 1;
-            if !r.joined_queued.is_empty() {
-                if let Some(joined) = r.joined_queued.remove(&op.target) {
-                    serves_host |= joined.iter().any(|j| j.source == OpSource::Host);
-                    r.joined_running.insert(op.target, joined);
+            if let Some(joined) = r.queued.remove(&op.target) {
+                op.codewords |= joined.codewords;
+                if !joined.requesters.is_empty() {
+                    serves_host |= joined.requesters.iter().any(|j| j.source == OpSource::Host);
+                    r.joined_running.insert(op.target, joined.requesters);
                 }
             }
         }
