@@ -147,9 +147,9 @@ fn time_of(key: u128) -> u64 {
 
 impl<E: QueuedEvent> EventQueue<E> {
     /// Bits of the insertion sequence number that breaks ties between overflow entries of one
-    /// time: what a `u128` key leaves after the time and the packed event. With 24-bit events it
-    /// wraps after 2^40 (10^12) events, far beyond any run, and only needs to order events of
-    /// equal time that are in the queue together.
+    /// time: what a `u128` key leaves after the time and the packed event. With 32-bit events it
+    /// wraps after 2^32 (4 × 10^9) entries, and it only needs to order entries of equal time
+    /// that are in the heap together.
     const SEQ_BITS: u32 = 64 - E::BITS;
 
     /// The packed event of an overflow key.

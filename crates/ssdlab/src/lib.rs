@@ -16,6 +16,7 @@ pub mod event_queue;
 pub mod experiment;
 pub mod flash;
 pub mod ftl;
+pub mod host_interface;
 pub mod permutation;
 pub mod run;
 pub mod sim;

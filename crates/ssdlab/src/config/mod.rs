@@ -39,6 +39,9 @@ pub struct Config {
     pub precondition: PreconditionConfig,
     #[serde(default)]
     pub host: HostConfig,
+    /// The link between host and device (`host_interface.rs`).
+    #[serde(default)]
+    pub host_interface: HostInterfaceConfig,
     /// Flows replayed at once; each has its own statistics. The CLI's `--trace` adds one.
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
@@ -526,6 +529,76 @@ impl Default for HostConfig {
             queue_depth: default_queue_depth(),
             time_scale: default_time_scale(),
             out_of_range: OutOfRange::Error,
+        }
+    }
+}
+
+/// How commands and data cross between host and device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostProtocol {
+    /// NVMe over PCIe, as MQSim models it.
+    #[default]
+    Nvme,
+    /// No host interface: commands and data cross in no time (an ideal link, for ablations).
+    None,
+}
+
+/// The host interface: NVMe over a PCIe link. The defaults are MQSim's (`PCIe_Link.h`: 4 lanes
+/// of about 1 GB/s, i.e. PCIe 3; 128-byte packets; 20 + 6 + 2 bytes of overhead each).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostInterfaceConfig {
+    #[serde(default)]
+    pub protocol: HostProtocol,
+    /// PCIe generation 1 to 5: the lane rate and encoding.
+    #[serde(default = "default_pcie_generation")]
+    pub pcie_generation: u32,
+    #[serde(default = "default_pcie_lanes")]
+    pub pcie_lanes: u32,
+    /// Largest data payload of one transaction-layer packet (PCIe's Max_Payload_Size).
+    #[serde(default = "default_tlp_max_payload_bytes")]
+    pub tlp_max_payload_bytes: u32,
+    /// Transaction-layer packet header (with its digest), as MQSim counts it.
+    #[serde(default = "default_tlp_header_bytes")]
+    pub tlp_header_bytes: u32,
+    /// Data-link layer overhead per packet (sequence number and LCRC).
+    #[serde(default = "default_dllp_overhead_bytes")]
+    pub dllp_overhead_bytes: u32,
+    /// Physical-layer framing per packet (start and end symbols).
+    #[serde(default = "default_framing_overhead_bytes")]
+    pub framing_overhead_bytes: u32,
+}
+
+fn default_pcie_generation() -> u32 {
+    3
+}
+fn default_pcie_lanes() -> u32 {
+    4
+}
+fn default_tlp_max_payload_bytes() -> u32 {
+    128
+}
+fn default_tlp_header_bytes() -> u32 {
+    20
+}
+fn default_dllp_overhead_bytes() -> u32 {
+    6
+}
+fn default_framing_overhead_bytes() -> u32 {
+    2
+}
+
+impl Default for HostInterfaceConfig {
+    fn default() -> Self {
+        HostInterfaceConfig {
+            protocol: HostProtocol::Nvme,
+            pcie_generation: default_pcie_generation(),
+            pcie_lanes: default_pcie_lanes(),
+            tlp_max_payload_bytes: default_tlp_max_payload_bytes(),
+            tlp_header_bytes: default_tlp_header_bytes(),
+            dllp_overhead_bytes: default_dllp_overhead_bytes(),
+            framing_overhead_bytes: default_framing_overhead_bytes(),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The engine's events: what the event loop does when one comes due. They live in the
-//! [`EventQueue`](crate::event_queue::EventQueue), packed into 24 bits.
+//! [`EventQueue`](crate::event_queue::EventQueue), packed into 32 bits.
 
 use crate::event_queue::QueuedEvent;
 use crate::flash::scheduler::DieDone;
@@ -7,8 +7,11 @@ use crate::flash::DieId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A flow's next request is processed (its arrival time plus firmware time).
+    /// A flow's next request arrives at the host interface (its trace time).
     Arrival { flow: u32 },
+    /// A request's command (and a write's data) is in the device and its firmware time is
+    /// over: the FTL acts on it.
+    CommandReady { request: u32 },
     /// A die finished a phase of its command (a read's sensing, or the whole command).
     DieDone(DieId),
     /// The oldest GC read of a job is decoded and in controller memory (a job's reads run on
@@ -18,11 +21,12 @@ pub enum Event {
     BufferTimeout { stream: u32 },
 }
 
-/// Bits of an event's id (flow, die, job or stream); ids must be at most [`MAX_EVENT_ID`].
-const ID_BITS: u32 = 22;
+/// Bits of an event's id (flow, request, die, job or stream); ids must be at most
+/// [`MAX_EVENT_ID`].
+const ID_BITS: u32 = 29;
 /// Bits of the event kind.
-const TAG_BITS: u32 = 2;
-/// Largest die, flow, GC job or stream index an event can name.
+const TAG_BITS: u32 = 3;
+/// Largest die, flow, request, GC job or stream index an event can name.
 pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
 
 impl QueuedEvent for Event {
@@ -34,6 +38,7 @@ impl QueuedEvent for Event {
             Event::DieDone(die) => (1, die),
             Event::GcReadDone { job } => (2, job),
             Event::BufferTimeout { stream } => (3, stream),
+            Event::CommandReady { request } => (4, request),
         };
         debug_assert!(id <= MAX_EVENT_ID, "event id {id} checked at construction");
         tag << ID_BITS | id
@@ -45,7 +50,8 @@ impl QueuedEvent for Event {
             0 => Event::Arrival { flow: id },
             1 => Event::DieDone(id),
             2 => Event::GcReadDone { job: id },
-            _ => Event::BufferTimeout { stream: id },
+            3 => Event::BufferTimeout { stream: id },
+            _ => Event::CommandReady { request: id },
         }
     }
 }
@@ -67,9 +73,12 @@ mod tests {
             Event::DieDone(MAX_EVENT_ID),
             Event::GcReadDone { job: 17 },
             Event::BufferTimeout { stream: 3 },
+            Event::CommandReady {
+                request: MAX_EVENT_ID,
+            },
         ] {
             assert_eq!(Event::unpack(e.pack()), e);
-            assert!(e.pack() < 1 << Event::BITS);
+            assert!(u64::from(e.pack()) < 1 << Event::BITS);
         }
     }
 }

@@ -30,14 +30,17 @@ pub enum Work {
     GcProgramEnd,
     EraseEnd,
     GcReadDecoded,
-    ReadArrival,
+    /// A request arrives: its command crosses the host interface (and, when that takes no time,
+    /// the next three).
+    Arrival,
+    ReadCommand,
     /// A write or a trim.
-    UpdateArrival,
+    UpdateCommand,
     BufferTimeout,
 }
 
 impl Work {
-    pub const ALL: [Work; 13] = [
+    pub const ALL: [Work; 14] = [
         Work::Pop,
         Work::StartDies,
         Work::HostReadSensed,
@@ -48,8 +51,9 @@ impl Work {
         Work::GcProgramEnd,
         Work::EraseEnd,
         Work::GcReadDecoded,
-        Work::ReadArrival,
-        Work::UpdateArrival,
+        Work::Arrival,
+        Work::ReadCommand,
+        Work::UpdateCommand,
         Work::BufferTimeout,
     ];
 
@@ -65,8 +69,9 @@ impl Work {
             Work::GcProgramEnd => "GC program ends",
             Work::EraseEnd => "erase ends",
             Work::GcReadDecoded => "GC read: decoded",
-            Work::ReadArrival => "read request arrives",
-            Work::UpdateArrival => "write or trim arrives",
+            Work::Arrival => "request arrives",
+            Work::ReadCommand => "read command reaches the FTL",
+            Work::UpdateCommand => "write or trim command reaches the FTL",
             Work::BufferTimeout => "write-buffer timeout",
         }
     }

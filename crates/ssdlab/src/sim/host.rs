@@ -1,13 +1,14 @@
 //! Host side: flows issue requests (open loop at trace times, closed loop at a queue depth); a
-//! request becomes mapping units; reads gather their units per physical page and issue one read
-//! per page; response time = completion − arrival.
+//! request's command crosses the host interface and, after the firmware time, becomes mapping
+//! units; reads gather their units per physical page and issue one read per page; the completion
+//! crosses back (a read's data first); response time = completion seen by the host − arrival.
 
 use crate::config::ReplayMode;
 use crate::flash::OpSource;
 use crate::ftl::Location;
 use crate::trace::Op;
 
-use super::event::Event;
+use super::event::{Event, MAX_EVENT_ID};
 use super::Simulation;
 
 /// An in-flight host request.
@@ -61,37 +62,36 @@ pub struct RequestRecord {
 impl Simulation {
     /// Schedule a flow's first request(s).
     pub(super) fn prime_flow(&mut self, flow: u32) {
-        let fw = self.timing.firmware_ns;
         let f = &mut self.flows[flow as usize];
         f.start();
         match f.mode {
             ReplayMode::Open => {
                 if let Some(r) = &f.upcoming {
-                    let at = scaled(r.arrival_ns, f.time_scale) + fw;
+                    let at = scaled(r.arrival_ns, f.time_scale);
                     self.events.push(at, Event::Arrival { flow });
                 }
             }
             ReplayMode::Closed => {
                 let n = (f.queue_depth as u64).min(f.source.len());
                 for _ in 0..n {
-                    self.events.push(fw, Event::Arrival { flow });
+                    self.events.push(0, Event::Arrival { flow });
                 }
             }
         }
     }
 
-    /// The next request of `flow` reaches the FTL (its arrival plus firmware time).
+    /// The next request of `flow` arrives: its command crosses the host interface (a write's
+    /// data with it), and the FTL acts on it after the firmware time.
     pub(super) fn on_arrival(&mut self, flow: u32) {
-        let fw = self.timing.firmware_ns;
         let f = &mut self.flows[flow as usize];
         let Some(r) = f.take_next() else {
             return;
         };
         f.outstanding += 1;
-        let arrival_ns = self.now - fw;
+        let arrival_ns = self.now;
         if let Some(n) = &f.upcoming {
             if f.mode == ReplayMode::Open {
-                let at = scaled(n.arrival_ns, f.time_scale) + fw;
+                let at = scaled(n.arrival_ns, f.time_scale);
                 self.events.push(at.max(self.now), Event::Arrival { flow });
             }
         }
@@ -114,10 +114,30 @@ impl Simulation {
             done_ns: self.now,
         };
         let id = self.requests.insert(req) as u32;
-        match r.op {
+        let ready =
+            self.host_interface.submit(self.now, r.op, r.size_bytes) + self.timing.firmware_ns;
+        if ready == self.now {
+            self.on_command_ready(id);
+        } else if id > MAX_EVENT_ID {
+            self.fatal = Some(crate::error::Error::Simulation(format!(
+                "more than {} host requests in flight at {} ns: the device cannot keep up with \
+                 the trace (slow it down with host.time_scale)",
+                MAX_EVENT_ID + 1,
+                self.now
+            )));
+        } else {
+            self.commands_in_flight += 1;
+            self.events.push(ready, Event::CommandReady { request: id });
+        }
+    }
+
+    /// A request's command is in the device: the FTL acts on it.
+    pub(super) fn on_command_ready(&mut self, id: u32) {
+        match self.requests[id as usize].op {
             Op::Read => self.issue_read(id),
-            // Writes and trims change the mapping, so they take effect in arrival order: a trim
-            // behind a write that waits for buffer room waits too.
+            // Writes and trims change the mapping, so they take effect in the order their
+            // commands reach the FTL (the order they arrived: the link serves commands in
+            // order): a trim behind a write that waits for buffer room waits too.
             Op::Write | Op::Trim => self.admit_update(id, 0),
         }
         self.maybe_final_flush();
@@ -231,18 +251,18 @@ impl Simulation {
             flow,
             op,
             arrival_ns: arrival,
-            done_ns: done,
+            done_ns,
             bytes,
             offset_bytes: offset,
             ..
         } = self.requests.remove(id as usize);
+        let done = self.host_interface.complete(done_ns, op, bytes);
         self.processed_requests += 1;
         let f = &mut self.flows[flow as usize];
         f.outstanding -= 1;
         f.stats.record(op, bytes, arrival, done);
         if f.mode == ReplayMode::Closed && !f.exhausted() {
-            self.events
-                .push(done + self.timing.firmware_ns, Event::Arrival { flow });
+            self.events.push(done, Event::Arrival { flow });
         }
         if let Some(log) = &mut self.log {
             log.push(RequestRecord {
@@ -257,10 +277,11 @@ impl Simulation {
         }
     }
 
-    /// When every flow has issued its last request and no write waits for buffer room, program
-    /// the partly filled open pages (the end-of-trace flush).
+    /// When every flow has issued its last request, every command is in the FTL and no write
+    /// waits for buffer room, program the partly filled open pages (the end-of-trace flush).
     pub(super) fn maybe_final_flush(&mut self) {
         if self.final_flush_done
+            || self.commands_in_flight > 0
             || !self.write_waiters.is_empty()
             || !self.flows.iter().all(|f| f.exhausted())
         {

@@ -33,6 +33,7 @@ use crate::ftl::read_policy::{self, ReadPolicy};
 use crate::ftl::reduction::{self, DataReduction};
 use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::Ftl;
+use crate::host_interface::HostInterface;
 use crate::stats::DeviceStats;
 use crate::trace::Op;
 use event::Event;
@@ -81,6 +82,7 @@ pub struct Simulation {
     pub config: Config,
     pub timing: Timing,
     pub sched: Scheduler,
+    pub host_interface: HostInterface,
     events: EventQueue<Event>,
     pub ftl: Ftl,
     read_policy: Box<dyn ReadPolicy>,
@@ -107,6 +109,8 @@ pub struct Simulation {
     scratch_pairs: Vec<(u32, u32)>,
     scratch_units: Vec<Option<(u32, u32)>>,
     streams: usize,
+    /// Commands crossing the host interface or in firmware (their `CommandReady` is queued).
+    commands_in_flight: u32,
     final_flush_done: bool,
     now: u64,
     fatal: Option<Error>,
@@ -216,6 +220,7 @@ impl Simulation {
             victim,
             timing,
             sched,
+            host_interface: HostInterface::new(&config.host_interface),
             events: EventQueue::default(),
             ftl,
             flows,
@@ -243,6 +248,7 @@ impl Simulation {
             scratch_pairs: Vec::new(),
             scratch_units: Vec::new(),
             streams,
+            commands_in_flight: 0,
             final_flush_done: false,
             now: 0,
             fatal: None,
@@ -375,6 +381,10 @@ impl Simulation {
     fn dispatch(&mut self, event: Event) {
         match event {
             Event::Arrival { flow } => self.on_arrival(flow),
+            Event::CommandReady { request } => {
+                self.commands_in_flight -= 1;
+                self.on_command_ready(request);
+            }
             Event::DieDone(die) => {
                 let finished = self
                     .sched
@@ -405,9 +415,10 @@ impl Simulation {
     fn work_of(&self, event: Event) -> event_costs::Work {
         use event_costs::Work;
         match event {
-            Event::Arrival { flow } => match self.flows[flow as usize].upcoming.map(|r| r.op) {
-                Some(Op::Read) => Work::ReadArrival,
-                _ => Work::UpdateArrival,
+            Event::Arrival { .. } => Work::Arrival,
+            Event::CommandReady { request } => match self.requests[request as usize].op {
+                Op::Read => Work::ReadCommand,
+                Op::Write | Op::Trim => Work::UpdateCommand,
             },
             Event::DieDone(die) => {
                 let sensing = self.sched.is_sensing(die);

@@ -23,6 +23,7 @@ impl Simulation {
             }
         };
         let span = self.now.max(1) as f64;
+        let (to_device, to_host) = self.host_interface.busy_ns();
         let flows: Vec<Value> = self
             .flows
             .iter()
@@ -97,6 +98,10 @@ impl Simulation {
             "utilization": {
                 "die": spread(self.sched.die_busy_ns().map(|b| b as f64 / span), 6),
                 "channel": spread(self.sched.channel_busy_ns().map(|b| b as f64 / span), 6),
+                "host_link": {
+                    "to_device": (to_device as f64 / span * 1e6).round() / 1e6,
+                    "to_host": (to_host as f64 / span * 1e6).round() / 1e6,
+                },
             },
             "erase_count": erase,
             "integrity": integrity,
