@@ -55,6 +55,42 @@ pub struct TlcTiming {
     pub tbers_ns: u64,
 }
 
+impl SlcTiming {
+    fn named_times(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("tr_ns", self.tr_ns),
+            ("tprog_ns", self.tprog_ns),
+            ("tbers_ns", self.tbers_ns),
+        ]
+    }
+}
+
+impl MlcTiming {
+    fn named_times(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("tr_lsb_ns", self.tr_lsb_ns),
+            ("tr_msb_ns", self.tr_msb_ns),
+            ("tprog_lsb_ns", self.tprog_lsb_ns),
+            ("tprog_msb_ns", self.tprog_msb_ns),
+            ("tbers_ns", self.tbers_ns),
+        ]
+    }
+}
+
+impl TlcTiming {
+    fn named_times(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("tr_lsb_ns", self.tr_lsb_ns),
+            ("tr_csb_ns", self.tr_csb_ns),
+            ("tr_msb_ns", self.tr_msb_ns),
+            ("tprog_lsb_ns", self.tprog_lsb_ns),
+            ("tprog_csb_ns", self.tprog_csb_ns),
+            ("tprog_msb_ns", self.tprog_msb_ns),
+            ("tbers_ns", self.tbers_ns),
+        ]
+    }
+}
+
 impl TimingConfig {
     /// The bus moves data. ECC decode and firmware time may be 0: a model that leaves them out
     /// (melded's Table 3 has no room for either).
@@ -66,18 +102,23 @@ impl TimingConfig {
         )
     }
 
-    /// Blocks of `mode` have its table.
+    /// The table of a cell mode that blocks use: present, and no read, program or erase time is
+    /// 0 (a NAND array operation takes time; a 0 is a slip that would make the die's work free
+    /// and the results silently wrong).
     pub(super) fn validate_mode(&self, mode: CellMode) -> Result<(), Error> {
-        let present = match mode {
-            CellMode::Slc => self.slc.is_some(),
-            CellMode::Mlc => self.mlc.is_some(),
-            CellMode::Tlc => self.tlc.is_some(),
+        let times = match mode {
+            CellMode::Slc => self.slc.as_ref().map(SlcTiming::named_times),
+            CellMode::Mlc => self.mlc.as_ref().map(MlcTiming::named_times),
+            CellMode::Tlc => self.tlc.as_ref().map(TlcTiming::named_times),
         };
-        if !present {
+        let Some(times) = times else {
             return Err(Error::config(
                 &format!("timing.{}", mode.name()),
                 "missing: blocks use this cell mode",
             ));
+        };
+        for (name, ns) in times {
+            positive(&format!("timing.{}.{name}", mode.name()), ns)?;
         }
         Ok(())
     }
