@@ -216,6 +216,46 @@ fn zero_nand_times_of_a_cell_mode_in_use_are_rejected() {
     assert!(err.contains("`timing.tlc.tprog_msb_ns`"), "{err}");
 }
 
+/// `--mode closed` with `host.queue_depth = 0` and no `--queue-depth` would keep no request
+/// outstanding and replay nothing; in open mode the queue depth is not used, so 0 is fine there.
+#[test]
+fn closed_loop_replay_at_a_zero_host_queue_depth_is_rejected() {
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    let run = |mode: &str| {
+        ssdlab(&[
+            "run",
+            "--trace",
+            &msr,
+            "--mode",
+            mode,
+            "--set",
+            "host.queue_depth=0",
+            "--json",
+        ])
+    };
+    let (code, out, err) = run("closed");
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(
+        err.contains("`host.queue_depth`") && err.contains("flows[0] replays closed-loop"),
+        "{err}"
+    );
+    let (code, out, err) = run("open");
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["requests"]["count"], 1000);
+    // A generator with closed-loop arrivals brings its own depth.
+    let (code, _, err) = ssdlab(&[
+        "run",
+        "--workload",
+        "hdfs-reader",
+        "--set",
+        "host.queue_depth=0",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
 #[test]
 fn cli_reports_bad_traces_with_file_line_and_field() {
     let dir = std::env::temp_dir().join("ssdlab-bad-input");

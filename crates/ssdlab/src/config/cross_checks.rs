@@ -192,6 +192,22 @@ impl Config {
                  writes hold back",
             ));
         }
-        Ok(())
+        // A flow set to closed mode without a depth of its own (`--mode closed`) keeps the
+        // host's depth outstanding: with 0 it would replay nothing. (A flow's own depth and a
+        // generator's are checked with the flow.)
+        match self
+            .flows
+            .iter()
+            .position(|fl| fl.replay(h) == (ReplayMode::Closed, 0))
+        {
+            Some(i) => Err(Error::config(
+                "host.queue_depth",
+                format!(
+                    "must be at least 1 (got 0): flows[{i}] replays closed-loop at the host's \
+                     queue depth"
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 }
