@@ -5,12 +5,12 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::config::{Config, FlowConfig, ReplayMode};
+use crate::config::{Config, FlowConfig};
 use crate::error::Error;
 use crate::flash::Geometry;
 use crate::sim::{Flow, RequestRecord, RequestSource, RunOptions, Simulation, VecSource};
 use crate::trace::{load_trace_as, LoadOptions};
-use crate::workload::{Arrival, GeneratorSource};
+use crate::workload::GeneratorSource;
 
 pub struct RunResult {
     /// The JSON summary (see `docs/results.md`).
@@ -49,8 +49,7 @@ pub fn load_flows(config: &mut Config) -> Result<Vec<Flow>, Error> {
             } else {
                 format!("flow{i}")
             };
-            let mut mode = f.mode.unwrap_or(host.mode);
-            let mut queue_depth = f.queue_depth.unwrap_or(host.queue_depth);
+            let (mode, queue_depth) = f.replay(&host);
             let time_scale = f.time_scale.unwrap_or(host.time_scale);
             let source: Box<dyn RequestSource> = match (&f.trace, &f.generator) {
                 (Some(path), _) => {
@@ -64,13 +63,7 @@ pub fn load_flows(config: &mut Config) -> Result<Vec<Flow>, Error> {
                     f.format = Some(format);
                     Box::new(VecSource::new(trace.requests))
                 }
-                (None, Some(g)) => {
-                    if let Arrival::Closed { queue_depth: qd } = g.arrival {
-                        mode = ReplayMode::Closed;
-                        queue_depth = qd;
-                    }
-                    Box::new(GeneratorSource::new(g.clone(), flow_seed(seed, i)))
-                }
+                (None, Some(g)) => Box::new(GeneratorSource::new(g.clone(), flow_seed(seed, i))),
                 (None, None) => {
                     return Err(Error::config(
                         &format!("flows[{i}].trace"),

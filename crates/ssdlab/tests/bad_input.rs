@@ -170,6 +170,92 @@ fn ssdlab(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// A read, program or erase time of 0 in a cell mode that blocks use is an error naming the key:
+/// the die's work would be free. ECC decode and firmware time may be 0 (melded has both), and a
+/// table of a mode no block uses is not looked at.
+#[test]
+fn zero_nand_times_of_a_cell_mode_in_use_are_rejected() {
+    let in_use = [
+        ("default", "tlc.tr_lsb_ns"),
+        ("default", "tlc.tr_csb_ns"),
+        ("default", "tlc.tr_msb_ns"),
+        ("default", "tlc.tprog_lsb_ns"),
+        ("default", "tlc.tprog_csb_ns"),
+        ("default", "tlc.tprog_msb_ns"),
+        ("default", "tlc.tbers_ns"),
+        // ipu: an MLC region and an SLC region.
+        ("ipu", "mlc.tr_lsb_ns"),
+        ("ipu", "mlc.tr_msb_ns"),
+        ("ipu", "mlc.tprog_lsb_ns"),
+        ("ipu", "mlc.tprog_msb_ns"),
+        ("ipu", "mlc.tbers_ns"),
+        ("ipu", "slc.tr_ns"),
+        ("ipu", "slc.tprog_ns"),
+        ("ipu", "slc.tbers_ns"),
+    ];
+    for (preset, key) in in_use {
+        let set = format!("timing.{key}=0");
+        let e = err(preset, None, &[&set]);
+        assert!(
+            e.contains(&format!("`timing.{key}`")) && e.contains("at least 1 (got 0)"),
+            "{preset} {set} gave: {e}"
+        );
+    }
+    let sets: Vec<String> = [
+        "timing.ecc_decode_ns=0",
+        "timing.firmware_ns=0",
+        "timing.slc={tr_ns=0, tprog_ns=0, tbers_ns=0}",
+    ]
+    .map(String::from)
+    .to_vec();
+    Config::resolve("default", None, &sets).expect("zero decode, firmware and unused times");
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    let (code, out, err) = ssdlab(&["run", "--trace", &msr, "--set", "timing.tlc.tprog_msb_ns=0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("`timing.tlc.tprog_msb_ns`"), "{err}");
+}
+
+/// `--mode closed` with `host.queue_depth = 0` and no `--queue-depth` would keep no request
+/// outstanding and replay nothing; in open mode the queue depth is not used, so 0 is fine there.
+#[test]
+fn closed_loop_replay_at_a_zero_host_queue_depth_is_rejected() {
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    let run = |mode: &str| {
+        ssdlab(&[
+            "run",
+            "--trace",
+            &msr,
+            "--mode",
+            mode,
+            "--set",
+            "host.queue_depth=0",
+            "--json",
+        ])
+    };
+    let (code, out, err) = run("closed");
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(
+        err.contains("`host.queue_depth`") && err.contains("flows[0] replays closed-loop"),
+        "{err}"
+    );
+    let (code, out, err) = run("open");
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["requests"]["count"], 1000);
+    // A generator with closed-loop arrivals brings its own depth.
+    let (code, _, err) = ssdlab(&[
+        "run",
+        "--workload",
+        "hdfs-reader",
+        "--set",
+        "host.queue_depth=0",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
 #[test]
 fn cli_reports_bad_traces_with_file_line_and_field() {
     let dir = std::env::temp_dir().join("ssdlab-bad-input");

@@ -2,20 +2,42 @@
 //! event. A run's config is a preset (a TOML file under `presets/`), optionally a user file merged
 //! over it, then `--set key=value` overrides, then validation.
 
+mod checks;
+mod cross_checks;
+mod energy;
+mod flow;
+mod ftl;
+mod geometry;
+mod host;
+mod host_interface;
 mod overrides;
+mod precondition;
 mod presets;
-mod validate;
+mod read_policy;
+mod scheduler;
+mod timing;
 
+pub use energy::EnergyConfig;
+pub use flow::FlowConfig;
+pub use ftl::{
+    AllocationConfig, FtlConfig, GcVictimConfig, MigrationConfig, PlacementConfig, ReductionConfig,
+    UnmappedRead, WearLevelingConfig, WriteAck,
+};
+pub use geometry::{CellMode, GeometryConfig, ProgramOrder, RegionConfig};
+pub use host::{HostConfig, ReplayMode};
+pub use host_interface::{HostInterfaceConfig, HostProtocol};
 pub use overrides::apply_override;
+pub use precondition::{FillPattern, PreconditionConfig};
 pub use presets::{preset_names, preset_source};
+pub use read_policy::ReadPolicyConfig;
+pub use scheduler::SchedulerConfig;
+pub use timing::{MlcTiming, SlcTiming, TimingConfig, TlcTiming};
 
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::content::ContentConfig;
 use crate::error::Error;
-use crate::trace::{BlkparseEvent, OutOfRange, TraceFormat};
-use crate::workload::GeneratorConfig;
 
 /// The whole simulation configuration.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -54,634 +76,6 @@ pub struct Config {
     pub content: ContentConfig,
 }
 
-/// Cell mode of a block. `Slc` on a TLC die is SLC mode: one page per wordline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CellMode {
-    Slc,
-    Mlc,
-    Tlc,
-}
-
-impl CellMode {
-    pub fn bits_per_cell(self) -> u32 {
-        match self {
-            CellMode::Slc => 1,
-            CellMode::Mlc => 2,
-            CellMode::Tlc => 3,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            CellMode::Slc => "slc",
-            CellMode::Mlc => "mlc",
-            CellMode::Tlc => "tlc",
-        }
-    }
-}
-
-/// Order in which the pages of a multi-level block are programmed, which fixes each page's type.
-/// See `docs/device-model.md` and techniques.md §0.3.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProgramOrder {
-    /// All pages of a wordline one after another (3D NAND one-shot programming):
-    /// page p is wordline p / bits, type p % bits.
-    OneShot,
-    /// Shadow program with a one-wordline lag: L0 L1 C0 L2 C1 M0 L3 C2 M1 … (MLC: L0 L1 M0 L2 M1 …).
-    Shadow,
-    /// SimpleSSD/FEMU TLC page-type formula (pages 0–5 LSB, 6–7 CSB, then pairs by (p−8)/2 mod 3).
-    Simplessd,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GeometryConfig {
-    pub channels: u32,
-    pub ways_per_channel: u32,
-    pub dies_per_way: u32,
-    pub planes_per_die: u32,
-    pub blocks_per_plane: u32,
-    /// Pages per block in the die's native cell mode. An SLC-mode block has
-    /// `pages_per_block / bits_per_cell` pages (one per wordline).
-    pub pages_per_block: u32,
-    pub page_size_kib: u32,
-    /// ECC codeword size: the granularity in which a page can be sensed and moved.
-    pub codeword_size_bytes: u32,
-    /// Native cell mode of the dies.
-    pub cell_mode: CellMode,
-    #[serde(default = "default_program_order")]
-    pub program_order: ProgramOrder,
-    /// Regions: groups of blocks in every plane with their own cell mode. When empty the whole
-    /// device is one region named `main` in the native cell mode. Blocks are assigned to regions
-    /// in order (region 0 gets the first blocks of each plane); the last region may say
-    /// `blocks_per_plane = 0` to take the rest.
-    #[serde(default)]
-    pub regions: Vec<RegionConfig>,
-}
-
-fn default_program_order() -> ProgramOrder {
-    ProgramOrder::OneShot
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RegionConfig {
-    pub name: String,
-    pub cell_mode: CellMode,
-    /// Blocks of this region in each plane (0 = all blocks not given to other regions).
-    #[serde(default)]
-    pub blocks_per_plane: u32,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TimingConfig {
-    /// Channel (bus) rate in mega-transfers per second.
-    pub channel_rate_mts: f64,
-    pub channel_width_bytes: u32,
-    /// Exposed ECC decode latency after the last codeword of a read arrives (decoding of earlier
-    /// codewords overlaps the transfer).
-    pub ecc_decode_ns: u64,
-    /// Controller firmware time per host command, charged once when the command arrives.
-    pub firmware_ns: u64,
-    #[serde(default)]
-    pub slc: Option<SlcTiming>,
-    #[serde(default)]
-    pub mlc: Option<MlcTiming>,
-    #[serde(default)]
-    pub tlc: Option<TlcTiming>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SlcTiming {
-    pub tr_ns: u64,
-    pub tprog_ns: u64,
-    pub tbers_ns: u64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MlcTiming {
-    pub tr_lsb_ns: u64,
-    pub tr_msb_ns: u64,
-    pub tprog_lsb_ns: u64,
-    pub tprog_msb_ns: u64,
-    pub tbers_ns: u64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TlcTiming {
-    pub tr_lsb_ns: u64,
-    pub tr_csb_ns: u64,
-    pub tr_msb_ns: u64,
-    pub tprog_lsb_ns: u64,
-    pub tprog_csb_ns: u64,
-    pub tprog_msb_ns: u64,
-    pub tbers_ns: u64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SchedulerConfig {
-    /// Reads (host and GC) overtake queued programs and erases on a die.
-    #[serde(default)]
-    pub read_priority: bool,
-    /// A die runs queued operations of one kind on different planes as one multi-plane command
-    /// (same page index for reads and programs).
-    #[serde(default)]
-    pub multiplane: bool,
-    /// A read of a page whose read command is still queued joins that command (the union of the
-    /// wanted codewords, one sensing) instead of queuing its own (spread.txt §IV's mode selector;
-    /// PR-SSD §4.2.3). `false` gives every request and GC page its own command.
-    #[serde(default = "default_true")]
-    pub merge_reads: bool,
-}
-
-impl Default for SchedulerConfig {
-    fn default() -> Self {
-        SchedulerConfig {
-            read_priority: false,
-            multiplane: false,
-            merge_reads: true,
-        }
-    }
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FtlConfig {
-    /// Mapping unit (logical page) size.
-    #[serde(default = "default_mapping_unit_kib")]
-    pub mapping_unit_kib: u32,
-    /// Most mapping units one physical page may hold (0 = page size / mapping unit). Larger values
-    /// only matter when data reduction shrinks units.
-    #[serde(default)]
-    pub max_units_per_page: u32,
-    /// Fraction of the physical capacity hidden from the host.
-    pub overprovisioning_ratio: f64,
-    /// Background GC starts on a plane when its free blocks fall under this fraction of its blocks.
-    pub gc_threshold: f64,
-    /// Free blocks per plane kept for GC: host writes never take them, so GC can always proceed.
-    #[serde(default = "default_gc_reserved_blocks")]
-    pub gc_reserved_blocks: u32,
-    /// Most pages one GC job has in flight: victim pages being read, plus copies being
-    /// programmed; the next victim page is read as one leaves. A controller's copy buffer is
-    /// small and its GC runs in steps between host commands, so host reads and writes do not
-    /// queue behind a whole victim's reads and programs. 0 = no limit: every valid page of the
-    /// victim is read at once, as MQSim does.
-    #[serde(default = "default_gc_copy_window_pages")]
-    pub gc_copy_window_pages: u32,
-    /// Write buffer capacity in mapping units (open and not yet programmed pages).
-    pub write_buffer_units: u32,
-    /// A partly filled page is programmed (padded) this long after its first unit arrived; 0 = never.
-    #[serde(default)]
-    pub write_buffer_timeout_ns: u64,
-    #[serde(default)]
-    pub write_ack: WriteAck,
-    /// What a read of a never-written (or trimmed) unit does.
-    #[serde(default)]
-    pub unmapped_read: UnmappedRead,
-    #[serde(default)]
-    pub allocation: AllocationConfig,
-    #[serde(default)]
-    pub gc_victim: GcVictimConfig,
-    #[serde(default)]
-    pub read_policy: ReadPolicyConfig,
-    #[serde(default)]
-    pub reduction: ReductionConfig,
-    #[serde(default)]
-    pub placement: PlacementConfig,
-    #[serde(default)]
-    pub migration: MigrationConfig,
-    #[serde(default)]
-    pub wear_leveling: WearLevelingConfig,
-}
-
-fn default_mapping_unit_kib() -> u32 {
-    4
-}
-fn default_gc_reserved_blocks() -> u32 {
-    1
-}
-fn default_gc_copy_window_pages() -> u32 {
-    8
-}
-
-/// When a host write is acknowledged.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WriteAck {
-    /// When all its units are in the (power-loss-protected) write buffer.
-    #[default]
-    Buffer,
-    /// When every page holding one of its units has been programmed.
-    Program,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum UnmappedRead {
-    /// Return zeroes without touching flash (what an SSD does); counted in `unmapped_read_units`.
-    #[default]
-    Zero,
-    /// Stop the run with an error naming the flow and request.
-    Error,
-}
-
-/// Order of the four parallelism levels for static striping; the first letter varies fastest
-/// (MQSim's convention; Jung & Kandemir, HotStorage'12). C = channel, W = way, D = die, P = plane.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AllocationConfig {
-    /// Page k of the write stream goes to the plane given by k's mixed-radix digits in `order`.
-    Static { order: String },
-    /// Each page goes to the plane whose die has the least queued work (ties: lowest plane id).
-    Dynamic,
-}
-
-impl Default for AllocationConfig {
-    fn default() -> Self {
-        AllocationConfig::Static {
-            order: "CWDP".into(),
-        }
-    }
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum GcVictimConfig {
-    /// Fewest valid units (ties: lowest block index).
-    #[default]
-    Greedy,
-    /// Largest age·(1−u)/(2u) (Kawaguchi et al. 1995; u = valid fraction, age since last write).
-    CostBenefit,
-    /// Uniformly random among full blocks (seeded).
-    Random,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ReadPolicyConfig {
-    /// Sense the whole page, move the whole page over the bus (pageFTL).
-    Full,
-    /// Sense the whole page, move only the wanted codewords (dynamic DMA, dmaFTL).
-    #[default]
-    Dma,
-    /// PR-SSD's NAND partial read (pr-ssd.txt §2.3): wanted data within one aligned unit is
-    /// sensed alone, faster and at lower current, and only the unit moves; otherwise a full read.
-    Partial {
-        /// Partial-read unit (§2.3: "most manufacturers provide a 4 KB partial read").
-        #[serde(default = "default_partial_unit_kib")]
-        unit_kib: u32,
-        /// tR saved by a partial read (§2.3: "reduce the latency by 20%").
-        #[serde(default = "default_partial_tr_reduction")]
-        tr_reduction: f64,
-        /// Sensing current saved (§2.3: "reduce the current consumption by 40%").
-        #[serde(default = "default_partial_current_reduction")]
-        current_reduction: f64,
-    },
-    /// SPREAD's subpage-parallel read (spread.txt §III.B): sense and move exactly the wanted
-    /// codewords in one command; tR by the number of codewords sensed.
-    Subpage {
-        /// tR for 1, 2, … codewords sensed, one entry per codeword of a page; the last is the
-        /// full page's (Table I: 35 … 99 µs for 2 … 16 KiB). Pages whose full tR differs scale it.
-        #[serde(default = "default_subpage_tr")]
-        tr_by_codewords_ns: Vec<u64>,
-        /// Share of the sensing current independent of how many bitlines are sensed (our
-        /// assumption: 0.35 / 0.75, so a quarter page draws PR-SSD §2.3's 0.6×).
-        #[serde(default = "default_fixed_current_share")]
-        fixed_current_share: f64,
-    },
-}
-
-fn default_partial_unit_kib() -> u32 {
-    4
-}
-fn default_partial_tr_reduction() -> f64 {
-    0.20
-}
-fn default_partial_current_reduction() -> f64 {
-    0.40
-}
-/// spread.txt Table I, tR row.
-fn default_subpage_tr() -> Vec<u64> {
-    vec![
-        35_000, 45_000, 55_000, 65_000, 75_000, 85_000, 95_000, 99_000,
-    ]
-}
-fn default_fixed_current_share() -> f64 {
-    0.35 / 0.75
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ReductionConfig {
-    /// Units are stored as written.
-    #[default]
-    Identity,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum PlacementConfig {
-    /// Every host write goes to one region (the first unless named), one write stream.
-    #[default]
-    SingleRegion,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum MigrationConfig {
-    /// GC copies valid units within their own region.
-    #[default]
-    None,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WearLevelingConfig {
-    /// Static wear levelling: when a plane's erase-count spread exceeds `threshold_erases`, the
-    /// full block with the fewest erases (cold data) is cleaned so that it returns to the pool.
-    pub enabled: bool,
-    pub threshold_erases: u32,
-}
-
-impl Default for WearLevelingConfig {
-    fn default() -> Self {
-        WearLevelingConfig {
-            enabled: true,
-            threshold_erases: 100,
-        }
-    }
-}
-
-/// Energy of flash operations (docs/config.md § energy): an array phase costs its power × its
-/// time, scaled for reads by the read policy's sensing current (a partial read draws 0.6×, pr-ssd.txt
-/// §2.3); the bus costs a fixed amount per byte moved either way. The defaults are our assumption
-/// for a datasheet-class NAND die: 3.3 V × 25 mA (the typical array read, program and erase current
-/// of ONFI parts) = 82.5 mW, and a 1.2 V NV-DDR3 interface drawing 30 mA while moving 800 MB/s =
-/// 45 pJ per byte.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct EnergyConfig {
-    /// Power while sensing at normal current (tR).
-    pub read_power_mw: f64,
-    /// Power while programming (tPROG).
-    pub program_power_mw: f64,
-    /// Power while erasing (tBERS).
-    pub erase_power_mw: f64,
-    /// Energy per byte moved over a channel (data out of reads, into programs).
-    pub transfer_pj_per_byte: f64,
-}
-
-impl Default for EnergyConfig {
-    fn default() -> Self {
-        EnergyConfig {
-            read_power_mw: 82.5,
-            program_power_mw: 82.5,
-            erase_power_mw: 82.5,
-            transfer_pj_per_byte: 45.0,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FillPattern {
-    #[default]
-    Sequential,
-    Random,
-}
-
-/// State-only preconditioning before the first event (no simulated time passes).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PreconditionConfig {
-    /// Fraction of the logical capacity written before the run.
-    #[serde(default)]
-    pub fill_fraction: f64,
-    #[serde(default)]
-    pub pattern: FillPattern,
-    /// Random overwrites of already filled units after the fill, as a fraction of the logical
-    /// capacity; GC runs (state-only) as needed, so 1.0–2.0 reaches steady state.
-    #[serde(default)]
-    pub overwrite_fraction: f64,
-    /// Also write every unit the trace reads before writing it, so reads hit flash (MQSim does the
-    /// same from the trace's footprint), in address order.
-    #[serde(default = "default_true")]
-    pub trace_footprint: bool,
-}
-
-fn default_true() -> bool {
-    true
-}
-
-impl Default for PreconditionConfig {
-    fn default() -> Self {
-        PreconditionConfig {
-            fill_fraction: 0.0,
-            pattern: FillPattern::Sequential,
-            overwrite_fraction: 0.0,
-            trace_footprint: true,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReplayMode {
-    /// Requests arrive at their trace timestamps (scaled by `time_scale`).
-    #[default]
-    Open,
-    /// `queue_depth` requests are kept outstanding; timestamps are ignored.
-    Closed,
-}
-
-/// Defaults for flows that do not set their own.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HostConfig {
-    #[serde(default)]
-    pub mode: ReplayMode,
-    #[serde(default = "default_queue_depth")]
-    pub queue_depth: u32,
-    /// Inter-arrival times are multiplied by this (0.5 = twice as fast).
-    #[serde(default = "default_time_scale")]
-    pub time_scale: f64,
-    #[serde(default)]
-    pub out_of_range: OutOfRange,
-}
-
-fn default_queue_depth() -> u32 {
-    32
-}
-fn default_time_scale() -> f64 {
-    1.0
-}
-
-impl Default for HostConfig {
-    fn default() -> Self {
-        HostConfig {
-            mode: ReplayMode::Open,
-            queue_depth: default_queue_depth(),
-            time_scale: default_time_scale(),
-            out_of_range: OutOfRange::Error,
-        }
-    }
-}
-
-/// How commands and data cross between host and device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HostProtocol {
-    /// NVMe over PCIe, as MQSim models it.
-    #[default]
-    Nvme,
-    /// No host interface: commands and data cross in no time (an ideal link, for ablations).
-    None,
-}
-
-/// The host interface: NVMe over a PCIe link. The defaults are MQSim's (`PCIe_Link.h`: 4 lanes
-/// of about 1 GB/s, i.e. PCIe 3; 128-byte packets; 20 + 6 + 2 bytes of overhead each).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HostInterfaceConfig {
-    #[serde(default)]
-    pub protocol: HostProtocol,
-    /// PCIe generation 1 to 5: the lane rate and encoding.
-    #[serde(default = "default_pcie_generation")]
-    pub pcie_generation: u32,
-    #[serde(default = "default_pcie_lanes")]
-    pub pcie_lanes: u32,
-    /// Largest data payload of one transaction-layer packet (PCIe's Max_Payload_Size).
-    #[serde(default = "default_tlp_max_payload_bytes")]
-    pub tlp_max_payload_bytes: u32,
-    /// Transaction-layer packet header (with its digest), as MQSim counts it.
-    #[serde(default = "default_tlp_header_bytes")]
-    pub tlp_header_bytes: u32,
-    /// Data-link layer overhead per packet (sequence number and LCRC).
-    #[serde(default = "default_dllp_overhead_bytes")]
-    pub dllp_overhead_bytes: u32,
-    /// Physical-layer framing per packet (start and end symbols).
-    #[serde(default = "default_framing_overhead_bytes")]
-    pub framing_overhead_bytes: u32,
-}
-
-fn default_pcie_generation() -> u32 {
-    3
-}
-fn default_pcie_lanes() -> u32 {
-    4
-}
-fn default_tlp_max_payload_bytes() -> u32 {
-    128
-}
-fn default_tlp_header_bytes() -> u32 {
-    20
-}
-fn default_dllp_overhead_bytes() -> u32 {
-    6
-}
-fn default_framing_overhead_bytes() -> u32 {
-    2
-}
-
-impl Default for HostInterfaceConfig {
-    fn default() -> Self {
-        HostInterfaceConfig {
-            protocol: HostProtocol::Nvme,
-            pcie_generation: default_pcie_generation(),
-            pcie_lanes: default_pcie_lanes(),
-            tlp_max_payload_bytes: default_tlp_max_payload_bytes(),
-            tlp_header_bytes: default_tlp_header_bytes(),
-            dllp_overhead_bytes: default_dllp_overhead_bytes(),
-            framing_overhead_bytes: default_framing_overhead_bytes(),
-        }
-    }
-}
-
-/// One flow: a trace file, or a generator (inline, or a named workload with inline keys over it).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowConfig {
-    #[serde(default)]
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace: Option<PathBuf>,
-    /// File format; absent: detected from the file's first lines.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub format: Option<TraceFormat>,
-    /// Which blkparse event is a request's arrival (`q` or `d`; blkparse only).
-    #[serde(default)]
-    pub blkparse_event: BlkparseEvent,
-    /// A named workload (`ssdlab workloads`): its generator, with this flow's `generator` keys
-    /// merged over it when the config is resolved.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workload: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generator: Option<GeneratorConfig>,
-    #[serde(default)]
-    pub mode: Option<ReplayMode>,
-    #[serde(default)]
-    pub queue_depth: Option<u32>,
-    #[serde(default)]
-    pub time_scale: Option<f64>,
-    /// Added to every address of this flow (to give flows disjoint ranges).
-    #[serde(default)]
-    pub offset_bytes: u64,
-}
-
-impl FlowConfig {
-    /// A flow replaying a trace file (format `None`: detected from its content).
-    pub fn trace(path: PathBuf, format: Option<TraceFormat>) -> FlowConfig {
-        FlowConfig {
-            trace: Some(path),
-            format,
-            ..FlowConfig::empty()
-        }
-    }
-
-    /// A flow running a named workload's generator.
-    pub fn workload(name: &str) -> Result<FlowConfig, Error> {
-        Ok(FlowConfig {
-            workload: Some(name.to_string()),
-            generator: Some(crate::workload::named::generator(name)?),
-            ..FlowConfig::empty()
-        })
-    }
-
-    fn empty() -> FlowConfig {
-        FlowConfig {
-            name: String::new(),
-            trace: None,
-            format: None,
-            blkparse_event: BlkparseEvent::default(),
-            workload: None,
-            generator: None,
-            mode: None,
-            queue_depth: None,
-            time_scale: None,
-            offset_bytes: 0,
-        }
-    }
-
-    /// What the flow replays, for labels: the trace file or the workload.
-    pub fn describe(&self) -> String {
-        match (&self.trace, &self.workload) {
-            (Some(t), _) => format!(
-                "{} ({})",
-                t.display(),
-                self.format.map_or("detected", TraceFormat::name)
-            ),
-            (None, Some(w)) => format!("workload {w}"),
-            (None, None) => "generator".to_string(),
-        }
-    }
-}
-
 impl Config {
     /// Build a config from a preset name, an optional TOML file merged over it, and `key=value`
     /// overrides, then validate it.
@@ -715,6 +109,23 @@ impl Config {
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Config, Error> {
         let value: toml::Table = toml::from_str(text).map_err(|e| Error::toml(origin, e))?;
         Config::from_table(value, origin)
+    }
+
+    /// Every impossible value or combination is an error naming the key and the reason. Each
+    /// section checks its own values beside its type; the checks that relate sections
+    /// (`cross_checks.rs`) come after, as they rely on those (no zero divisors, no overflow).
+    pub fn validate(&self) -> Result<(), Error> {
+        self.geometry.validate()?;
+        self.timing.validate()?;
+        self.ftl.validate()?;
+        self.energy.validate()?;
+        self.precondition.validate()?;
+        self.host.validate()?;
+        self.host_interface.validate()?;
+        for (i, flow) in self.flows.iter().enumerate() {
+            flow.validate(i)?;
+        }
+        self.validate_cross_section()
     }
 
     fn from_table(mut value: toml::Table, origin: &str) -> Result<Config, Error> {
@@ -771,4 +182,8 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
             }
         }
     }
+}
+
+fn default_true() -> bool {
+    true
 }

@@ -1,0 +1,138 @@
+//! `[[flows]]`: the request sources replayed together, each a trace or a generator.
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+use super::checks::{positive, positive_real};
+use super::{HostConfig, ReplayMode};
+use crate::error::Error;
+use crate::trace::{BlkparseEvent, TraceFormat};
+use crate::workload::{Arrival, GeneratorConfig};
+
+/// One flow: a trace file, or a generator (inline, or a named workload with inline keys over it).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<PathBuf>,
+    /// File format; absent: detected from the file's first lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<TraceFormat>,
+    /// Which blkparse event is a request's arrival (`q` or `d`; blkparse only).
+    #[serde(default)]
+    pub blkparse_event: BlkparseEvent,
+    /// A named workload (`ssdlab workloads`): its generator, with this flow's `generator` keys
+    /// merged over it when the config is resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<GeneratorConfig>,
+    #[serde(default)]
+    pub mode: Option<ReplayMode>,
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+    #[serde(default)]
+    pub time_scale: Option<f64>,
+    /// Added to every address of this flow (to give flows disjoint ranges).
+    #[serde(default)]
+    pub offset_bytes: u64,
+}
+
+impl FlowConfig {
+    /// A flow replaying a trace file (format `None`: detected from its content).
+    pub fn trace(path: PathBuf, format: Option<TraceFormat>) -> FlowConfig {
+        FlowConfig {
+            trace: Some(path),
+            format,
+            ..FlowConfig::empty()
+        }
+    }
+
+    /// A flow running a named workload's generator.
+    pub fn workload(name: &str) -> Result<FlowConfig, Error> {
+        Ok(FlowConfig {
+            workload: Some(name.to_string()),
+            generator: Some(crate::workload::named::generator(name)?),
+            ..FlowConfig::empty()
+        })
+    }
+
+    fn empty() -> FlowConfig {
+        FlowConfig {
+            name: String::new(),
+            trace: None,
+            format: None,
+            blkparse_event: BlkparseEvent::default(),
+            workload: None,
+            generator: None,
+            mode: None,
+            queue_depth: None,
+            time_scale: None,
+            offset_bytes: 0,
+        }
+    }
+
+    /// What the flow replays, for labels: the trace file or the workload.
+    pub fn describe(&self) -> String {
+        match (&self.trace, &self.workload) {
+            (Some(t), _) => format!(
+                "{} ({})",
+                t.display(),
+                self.format.map_or("detected", TraceFormat::name)
+            ),
+            (None, Some(w)) => format!("workload {w}"),
+            (None, None) => "generator".to_string(),
+        }
+    }
+
+    /// How the flow replays, its own setting or else the host's: the mode and the queue depth
+    /// (used in closed mode). A generator with closed-loop arrivals brings both.
+    pub fn replay(&self, host: &HostConfig) -> (ReplayMode, u32) {
+        match (&self.trace, &self.generator) {
+            (
+                None,
+                Some(GeneratorConfig {
+                    arrival: Arrival::Closed { queue_depth },
+                    ..
+                }),
+            ) => (ReplayMode::Closed, *queue_depth),
+            _ => (
+                self.mode.unwrap_or(host.mode),
+                self.queue_depth.unwrap_or(host.queue_depth),
+            ),
+        }
+    }
+
+    /// Flow `index`'s own settings: one source, and a generator's arrivals agree with the mode.
+    pub(super) fn validate(&self, index: usize) -> Result<(), Error> {
+        let key = |k: &str| format!("flows[{index}].{k}");
+        if let Some(ts) = self.time_scale {
+            positive_real(&key("time_scale"), ts)?;
+        }
+        if let Some(depth) = self.queue_depth {
+            positive(&key("queue_depth"), depth as u64)?;
+        }
+        match (&self.trace, &self.generator) {
+            // A trace without a format has it detected when the flow is loaded.
+            (Some(_), None) => Ok(()),
+            (None, Some(g)) => {
+                g.validate(&key("generator"))?;
+                if matches!(g.arrival, Arrival::Closed { .. })
+                    && self.mode == Some(ReplayMode::Open)
+                {
+                    return Err(Error::config(
+                        &key("mode"),
+                        "the generator's arrivals are closed-loop, the flow's mode open",
+                    ));
+                }
+                Ok(())
+            }
+            _ => Err(Error::config(
+                &key("trace"),
+                "a flow replays exactly one of a `trace` and a `generator` (or `workload`)",
+            )),
+        }
+    }
+}

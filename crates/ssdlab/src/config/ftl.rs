@@ -1,0 +1,195 @@
+//! `[ftl]`: the mapping unit, over-provisioning, GC, the write buffer, and the policies the
+//! papers vary (one table each, named by its `policy` key).
+
+use serde::{Deserialize, Serialize};
+
+use super::checks::{fraction, positive};
+use super::ReadPolicyConfig;
+use crate::error::Error;
+use crate::flash::{Geometry, StripeOrder};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Mapping unit (logical page) size.
+    #[serde(default = "default_mapping_unit_kib")]
+    pub mapping_unit_kib: u32,
+    /// Most mapping units one physical page may hold (0 = page size / mapping unit). Larger values
+    /// only matter when data reduction shrinks units.
+    #[serde(default)]
+    pub max_units_per_page: u32,
+    /// Fraction of the physical capacity hidden from the host.
+    pub overprovisioning_ratio: f64,
+    /// Background GC starts on a plane when its free blocks fall under this fraction of its blocks.
+    pub gc_threshold: f64,
+    /// Free blocks per plane kept for GC: host writes never take them, so GC can always proceed.
+    #[serde(default = "default_gc_reserved_blocks")]
+    pub gc_reserved_blocks: u32,
+    /// Most pages one GC job has in flight: victim pages being read, plus copies being
+    /// programmed; the next victim page is read as one leaves. A controller's copy buffer is
+    /// small and its GC runs in steps between host commands, so host reads and writes do not
+    /// queue behind a whole victim's reads and programs. 0 = no limit: every valid page of the
+    /// victim is read at once, as MQSim does.
+    #[serde(default = "default_gc_copy_window_pages")]
+    pub gc_copy_window_pages: u32,
+    /// Write buffer capacity in mapping units (open and not yet programmed pages).
+    pub write_buffer_units: u32,
+    /// A partly filled page is programmed (padded) this long after its first unit arrived; 0 = never.
+    #[serde(default)]
+    pub write_buffer_timeout_ns: u64,
+    #[serde(default)]
+    pub write_ack: WriteAck,
+    /// What a read of a never-written (or trimmed) unit does.
+    #[serde(default)]
+    pub unmapped_read: UnmappedRead,
+    #[serde(default)]
+    pub allocation: AllocationConfig,
+    #[serde(default)]
+    pub gc_victim: GcVictimConfig,
+    #[serde(default)]
+    pub read_policy: ReadPolicyConfig,
+    #[serde(default)]
+    pub reduction: ReductionConfig,
+    #[serde(default)]
+    pub placement: PlacementConfig,
+    #[serde(default)]
+    pub migration: MigrationConfig,
+    #[serde(default)]
+    pub wear_leveling: WearLevelingConfig,
+}
+
+fn default_mapping_unit_kib() -> u32 {
+    4
+}
+fn default_gc_reserved_blocks() -> u32 {
+    1
+}
+fn default_gc_copy_window_pages() -> u32 {
+    8
+}
+
+impl FtlConfig {
+    /// The values that stand on their own; how they fit the page and the device is checked
+    /// with the geometry (`cross_checks.rs`).
+    pub(super) fn validate(&self) -> Result<(), Error> {
+        positive("ftl.mapping_unit_kib", self.mapping_unit_kib as u64)?;
+        if self.max_units_per_page > 64 {
+            return Err(Error::config("ftl.max_units_per_page", "at most 64"));
+        }
+        fraction(
+            "ftl.overprovisioning_ratio",
+            self.overprovisioning_ratio,
+            true,
+        )?;
+        fraction("ftl.gc_threshold", self.gc_threshold, true)
+    }
+}
+
+/// When a host write is acknowledged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteAck {
+    /// When all its units are in the (power-loss-protected) write buffer.
+    #[default]
+    Buffer,
+    /// When every page holding one of its units has been programmed.
+    Program,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnmappedRead {
+    /// Return zeroes without touching flash (what an SSD does); counted in `unmapped_read_units`.
+    #[default]
+    Zero,
+    /// Stop the run with an error naming the flow and request.
+    Error,
+}
+
+/// Order of the four parallelism levels for static striping; the first letter varies fastest
+/// (MQSim's convention; Jung & Kandemir, HotStorage'12). C = channel, W = way, D = die, P = plane.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AllocationConfig {
+    /// Page k of the write stream goes to the plane given by k's mixed-radix digits in `order`.
+    Static { order: String },
+    /// Each page goes to the plane whose die has the least queued work (ties: lowest plane id).
+    Dynamic,
+}
+
+impl Default for AllocationConfig {
+    fn default() -> Self {
+        AllocationConfig::Static {
+            order: "CWDP".into(),
+        }
+    }
+}
+
+impl AllocationConfig {
+    /// A static order names each level of the device once.
+    pub(super) fn validate(&self, geometry: &Geometry) -> Result<(), Error> {
+        match self {
+            AllocationConfig::Static { order } if StripeOrder::new(order, geometry).is_none() => {
+                Err(Error::config(
+                    "ftl.allocation.order",
+                    format!("`{order}` is not a permutation of C, W, D, P"),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum GcVictimConfig {
+    /// Fewest valid units (ties: lowest block index).
+    #[default]
+    Greedy,
+    /// Largest age·(1−u)/(2u) (Kawaguchi et al. 1995; u = valid fraction, age since last write).
+    CostBenefit,
+    /// Uniformly random among full blocks (seeded).
+    Random,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ReductionConfig {
+    /// Units are stored as written.
+    #[default]
+    Identity,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PlacementConfig {
+    /// Every host write goes to one region (the first unless named), one write stream.
+    #[default]
+    SingleRegion,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MigrationConfig {
+    /// GC copies valid units within their own region.
+    #[default]
+    None,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WearLevelingConfig {
+    /// Static wear levelling: when a plane's erase-count spread exceeds `threshold_erases`, the
+    /// full block with the fewest erases (cold data) is cleaned so that it returns to the pool.
+    pub enabled: bool,
+    pub threshold_erases: u32,
+}
+
+impl Default for WearLevelingConfig {
+    fn default() -> Self {
+        WearLevelingConfig {
+            enabled: true,
+            threshold_erases: 100,
+        }
+    }
+}

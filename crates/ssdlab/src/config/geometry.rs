@@ -1,0 +1,209 @@
+//! `[geometry]`: the hierarchy of channels, ways, dies, planes, blocks and pages, the cell mode,
+//! and the regions of blocks with their own cell mode.
+
+use serde::{Deserialize, Serialize};
+
+use super::checks::positive;
+use crate::error::Error;
+
+/// Cell mode of a block. `Slc` on a TLC die is SLC mode: one page per wordline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellMode {
+    Slc,
+    Mlc,
+    Tlc,
+}
+
+impl CellMode {
+    pub fn bits_per_cell(self) -> u32 {
+        match self {
+            CellMode::Slc => 1,
+            CellMode::Mlc => 2,
+            CellMode::Tlc => 3,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            CellMode::Slc => "slc",
+            CellMode::Mlc => "mlc",
+            CellMode::Tlc => "tlc",
+        }
+    }
+}
+
+/// Order in which the pages of a multi-level block are programmed, which fixes each page's type.
+/// See `docs/device-model.md` and techniques.md §0.3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgramOrder {
+    /// All pages of a wordline one after another (3D NAND one-shot programming):
+    /// page p is wordline p / bits, type p % bits.
+    OneShot,
+    /// Shadow program with a one-wordline lag: L0 L1 C0 L2 C1 M0 L3 C2 M1 … (MLC: L0 L1 M0 L2 M1 …).
+    Shadow,
+    /// SimpleSSD/FEMU TLC page-type formula (pages 0–5 LSB, 6–7 CSB, then pairs by (p−8)/2 mod 3).
+    Simplessd,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometryConfig {
+    pub channels: u32,
+    pub ways_per_channel: u32,
+    pub dies_per_way: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    /// Pages per block in the die's native cell mode. An SLC-mode block has
+    /// `pages_per_block / bits_per_cell` pages (one per wordline).
+    pub pages_per_block: u32,
+    pub page_size_kib: u32,
+    /// ECC codeword size: the granularity in which a page can be sensed and moved.
+    pub codeword_size_bytes: u32,
+    /// Native cell mode of the dies.
+    pub cell_mode: CellMode,
+    #[serde(default = "default_program_order")]
+    pub program_order: ProgramOrder,
+    /// Regions: groups of blocks in every plane with their own cell mode. When empty the whole
+    /// device is one region named `main` in the native cell mode. Blocks are assigned to regions
+    /// in order (region 0 gets the first blocks of each plane); the last region may say
+    /// `blocks_per_plane = 0` to take the rest.
+    #[serde(default)]
+    pub regions: Vec<RegionConfig>,
+}
+
+fn default_program_order() -> ProgramOrder {
+    ProgramOrder::OneShot
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegionConfig {
+    pub name: String,
+    pub cell_mode: CellMode,
+    /// Blocks of this region in each plane (0 = all blocks not given to other regions).
+    #[serde(default)]
+    pub blocks_per_plane: u32,
+}
+
+impl GeometryConfig {
+    pub(super) fn page_bytes(&self) -> u64 {
+        self.page_size_kib as u64 * 1024
+    }
+
+    /// The cell modes blocks are in: the regions' modes, or the native mode without regions.
+    pub(super) fn cell_modes_in_use(&self) -> Vec<CellMode> {
+        if self.regions.is_empty() {
+            vec![self.cell_mode]
+        } else {
+            self.regions.iter().map(|r| r.cell_mode).collect()
+        }
+    }
+
+    /// Every level of the hierarchy is populated, pages split into whole wordlines and whole
+    /// codewords, and the regions tile each plane's blocks in modes the dies can run.
+    pub(super) fn validate(&self) -> Result<(), Error> {
+        positive("geometry.channels", self.channels as u64)?;
+        positive("geometry.ways_per_channel", self.ways_per_channel as u64)?;
+        positive("geometry.dies_per_way", self.dies_per_way as u64)?;
+        positive("geometry.planes_per_die", self.planes_per_die as u64)?;
+        positive("geometry.blocks_per_plane", self.blocks_per_plane as u64)?;
+        positive("geometry.pages_per_block", self.pages_per_block as u64)?;
+        positive("geometry.page_size_kib", self.page_size_kib as u64)?;
+        positive(
+            "geometry.codeword_size_bytes",
+            self.codeword_size_bytes as u64,
+        )?;
+        let bits = self.cell_mode.bits_per_cell();
+        if !self.pages_per_block.is_multiple_of(bits) {
+            return Err(Error::config(
+                "geometry.pages_per_block",
+                format!(
+                    "{} is not a multiple of {bits}, the pages per wordline of {} cells",
+                    self.pages_per_block,
+                    self.cell_mode.name()
+                ),
+            ));
+        }
+        let page = self.page_bytes();
+        let codeword = self.codeword_size_bytes as u64;
+        if !page.is_multiple_of(codeword) {
+            return Err(Error::config(
+                "geometry.codeword_size_bytes",
+                format!("{codeword} does not divide the {page}-byte page"),
+            ));
+        }
+        // The codewords a read wants are one 64-bit mask.
+        if page / codeword > 64 {
+            return Err(Error::config(
+                "geometry.codeword_size_bytes",
+                format!(
+                    "a page may hold at most 64 codewords (has {})",
+                    page / codeword
+                ),
+            ));
+        }
+        self.validate_regions()
+    }
+
+    fn validate_regions(&self) -> Result<(), Error> {
+        let bits = self.cell_mode.bits_per_cell();
+        // Summed in u64: a few huge counts must not wrap into a plausible total.
+        let mut used = 0u64;
+        for (i, r) in self.regions.iter().enumerate() {
+            let key = format!("geometry.regions[{i}]");
+            if r.blocks_per_plane == 0 && i + 1 != self.regions.len() {
+                return Err(Error::config(
+                    &format!("{key}.blocks_per_plane"),
+                    "only the last region may take the rest (0)",
+                ));
+            }
+            if r.cell_mode.bits_per_cell() > bits {
+                return Err(Error::config(
+                    &format!("{key}.cell_mode"),
+                    format!(
+                        "a {} region cannot live on {} dies",
+                        r.cell_mode.name(),
+                        self.cell_mode.name()
+                    ),
+                ));
+            }
+            if !bits.is_multiple_of(r.cell_mode.bits_per_cell()) {
+                return Err(Error::config(
+                    &format!("{key}.cell_mode"),
+                    "the die's wordlines do not split evenly into this mode's pages",
+                ));
+            }
+            used += r.blocks_per_plane as u64;
+            if self.regions[..i].iter().any(|o| o.name == r.name) {
+                return Err(Error::config(
+                    &format!("{key}.name"),
+                    format!("`{}` is used twice", r.name),
+                ));
+            }
+        }
+        if used > self.blocks_per_plane as u64 {
+            return Err(Error::config(
+                "geometry.regions",
+                format!(
+                    "the regions take {used} blocks per plane, more than \
+                     geometry.blocks_per_plane = {}",
+                    self.blocks_per_plane
+                ),
+            ));
+        }
+        if let Some(last) = self.regions.last() {
+            if last.blocks_per_plane != 0 && used < self.blocks_per_plane as u64 {
+                return Err(Error::config(
+                    "geometry.regions",
+                    format!(
+                        "the regions cover {used} of {} blocks per plane; give the last region \
+                         blocks_per_plane = 0 to take the rest",
+                        self.blocks_per_plane
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,125 @@
+//! `[timing]`: the bus, the controller's fixed costs, and tR / tPROG / tBERS of each cell mode.
+
+use serde::{Deserialize, Serialize};
+
+use super::checks::{positive, positive_real};
+use super::CellMode;
+use crate::error::Error;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingConfig {
+    /// Channel (bus) rate in mega-transfers per second.
+    pub channel_rate_mts: f64,
+    pub channel_width_bytes: u32,
+    /// Exposed ECC decode latency after the last codeword of a read arrives (decoding of earlier
+    /// codewords overlaps the transfer).
+    pub ecc_decode_ns: u64,
+    /// Controller firmware time per host command, charged once when the command arrives.
+    pub firmware_ns: u64,
+    #[serde(default)]
+    pub slc: Option<SlcTiming>,
+    #[serde(default)]
+    pub mlc: Option<MlcTiming>,
+    #[serde(default)]
+    pub tlc: Option<TlcTiming>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlcTiming {
+    pub tr_ns: u64,
+    pub tprog_ns: u64,
+    pub tbers_ns: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MlcTiming {
+    pub tr_lsb_ns: u64,
+    pub tr_msb_ns: u64,
+    pub tprog_lsb_ns: u64,
+    pub tprog_msb_ns: u64,
+    pub tbers_ns: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlcTiming {
+    pub tr_lsb_ns: u64,
+    pub tr_csb_ns: u64,
+    pub tr_msb_ns: u64,
+    pub tprog_lsb_ns: u64,
+    pub tprog_csb_ns: u64,
+    pub tprog_msb_ns: u64,
+    pub tbers_ns: u64,
+}
+
+impl SlcTiming {
+    fn named_times(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("tr_ns", self.tr_ns),
+            ("tprog_ns", self.tprog_ns),
+            ("tbers_ns", self.tbers_ns),
+        ]
+    }
+}
+
+impl MlcTiming {
+    fn named_times(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("tr_lsb_ns", self.tr_lsb_ns),
+            ("tr_msb_ns", self.tr_msb_ns),
+            ("tprog_lsb_ns", self.tprog_lsb_ns),
+            ("tprog_msb_ns", self.tprog_msb_ns),
+            ("tbers_ns", self.tbers_ns),
+        ]
+    }
+}
+
+impl TlcTiming {
+    fn named_times(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("tr_lsb_ns", self.tr_lsb_ns),
+            ("tr_csb_ns", self.tr_csb_ns),
+            ("tr_msb_ns", self.tr_msb_ns),
+            ("tprog_lsb_ns", self.tprog_lsb_ns),
+            ("tprog_csb_ns", self.tprog_csb_ns),
+            ("tprog_msb_ns", self.tprog_msb_ns),
+            ("tbers_ns", self.tbers_ns),
+        ]
+    }
+}
+
+impl TimingConfig {
+    /// The bus moves data. ECC decode and firmware time may be 0: a model that leaves them out
+    /// (melded's Table 3 has no room for either).
+    pub(super) fn validate(&self) -> Result<(), Error> {
+        positive_real("timing.channel_rate_mts", self.channel_rate_mts)?;
+        positive(
+            "timing.channel_width_bytes",
+            self.channel_width_bytes as u64,
+        )
+    }
+
+    /// The table of a cell mode that blocks use: present, and no read, program or erase time is
+    /// 0 (a NAND array operation takes time; a 0 is a slip that would make the die's work free
+    /// and the results silently wrong).
+    pub(super) fn validate_mode(&self, mode: CellMode) -> Result<(), Error> {
+        let times = match mode {
+            CellMode::Slc => self.slc.as_ref().map(SlcTiming::named_times),
+            CellMode::Mlc => self.mlc.as_ref().map(MlcTiming::named_times),
+            CellMode::Tlc => self.tlc.as_ref().map(TlcTiming::named_times),
+        };
+        let Some(times) = times else {
+            return Err(Error::config(
+                &format!("timing.{}", mode.name()),
+                "missing: blocks use this cell mode",
+            ));
+        };
+        for (name, ns) in times {
+            positive(&format!("timing.{}.{name}", mode.name()), ns)?;
+        }
+        Ok(())
+    }
+}
