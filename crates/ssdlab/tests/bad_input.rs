@@ -30,6 +30,26 @@ fn impossible_values_name_the_key_and_reason() {
     let cases: &[(&[&str], &str, &str)] = &[
         (&["geometry.channels=0"], "geometry.channels", "at least 1"),
         (
+            &["host_interface.pcie_generation=6"],
+            "host_interface.pcie_generation",
+            "1 to 5",
+        ),
+        (
+            &["host_interface.pcie_lanes=3"],
+            "host_interface.pcie_lanes",
+            "one of [1, 2, 4, 8, 16, 32]",
+        ),
+        (
+            &["host_interface.tlp_max_payload_bytes=100"],
+            "host_interface.tlp_max_payload_bytes",
+            "one of [128",
+        ),
+        (
+            &["host_interface.protocol=\"sata\""],
+            "protocol",
+            "sata",
+        ),
+        (
             &["ftl.overprovisioning_ratio=0.01"],
             "ftl.overprovisioning_ratio",
             "cannot hold the data",

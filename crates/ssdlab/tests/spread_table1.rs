@@ -2,7 +2,8 @@
 //! (n = 2, 4, …, 16) of one 16 KiB page on an idle device takes t_SPR(n) = tR(n) + tDMA(n) under
 //! spFTL (`subpage`), 99 µs + 20 µs under pageFTL (`full`: the whole page is sensed and moved) and
 //! 99 µs + tDMA(n) under dmaFTL (`dma`: the whole page is sensed, only the wanted codewords move).
-//! The preset has `ecc_decode_ns = 0` and `firmware_ns = 0` (Table I's t_SPR has no other term).
+//! The preset has `ecc_decode_ns = 0` and `firmware_ns = 0`, and the host interface is turned off
+//! here: Table I's t_SPR is the device's read time and has no other term.
 
 mod common;
 
@@ -24,7 +25,10 @@ fn us_to_ns(us: f64) -> u64 {
 /// trace footprint preconditions the read's units first, in address order, so the 16 KiB at
 /// offset 0 are one physical page (FGM packs four 4 KiB units per page, §II).
 fn isolated_read_ns(policy: &str, kib: u64) -> u64 {
-    let sets = vec![format!("ftl.read_policy.policy=\"{policy}\"")];
+    let sets = vec![
+        format!("ftl.read_policy.policy=\"{policy}\""),
+        "host_interface.protocol=\"none\"".to_string(),
+    ];
     let config = Config::resolve("spread", None, &sets).unwrap();
     let read = TraceRequest {
         arrival_ns: 0,

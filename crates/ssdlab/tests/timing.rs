@@ -106,6 +106,42 @@ fn one_page_program_with_program_ack() {
     assert_eq!(log[0].latency_ns, FW);
 }
 
+/// NVMe over PCIe 3.0 x4 with 128-byte packets carrying 28 bytes of overhead each: a message of
+/// `bytes` payload takes ceil(ceil(wire bytes / 4 lanes) × 130 / 128) ns.
+mod pcie3_x4 {
+    /// Doorbell (2 + 28 bytes: 8 per lane), a read request (4 + 28), the 64-byte SQE (92: 23).
+    pub const SUBMIT: u64 = 9 + 9 + 24;
+    /// A 4 KiB payload: 32 packets of 156 bytes, 1248 per lane.
+    pub const DATA_4K: u64 = 1268;
+    /// The 16-byte CQE (44 bytes: 11 per lane).
+    pub const CQE: u64 = 12;
+    /// A device read of host memory: its request, then the data.
+    pub const FETCH_4K: u64 = 9 + DATA_4K;
+}
+
+#[test]
+fn the_host_interface_carries_commands_data_and_completions() {
+    use pcie3_x4::*;
+    let nvme = "host_interface.protocol=\"nvme\"";
+    // A read: the command crosses, the device reads, the data and the CQE cross back.
+    let (log, _) = run(small(&[FILL_8_PAGES, nvme]), vec![req(0, 0, 1, Op::Read)]);
+    let device = FW + TR_LSB + KIB4 + ECC;
+    assert_eq!(log[0].latency_ns, SUBMIT + device + DATA_4K + CQE);
+    // A buffered write: the command and its data cross, then the firmware, then the CQE.
+    let (log, _) = run(small(&[nvme]), vec![req(0, 100, 1, Op::Write)]);
+    assert_eq!(log[0].latency_ns, SUBMIT + FETCH_4K + FW + CQE);
+    // Two reads at once on two channels (pages 0 and 1): the second command crosses 24 ns after
+    // the first (behind its doorbell and SQE), both dies finish within those 24 ns, and the
+    // second's data waits on the link to the host for the first's data and CQE.
+    let (log, _) = run(
+        small(&[FILL_8_PAGES, nvme]),
+        vec![req(0, 0, 1, Op::Read), req(0, 4, 1, Op::Read)],
+    );
+    let first = SUBMIT + device + DATA_4K + CQE;
+    assert_eq!(latency_of(&log, 0), first);
+    assert_eq!(latency_of(&log, 4), first + DATA_4K + CQE);
+}
+
 #[test]
 fn a_partial_page_is_programmed_at_the_buffer_timeout_or_at_the_end() {
     let timeout = 200_000;
