@@ -85,7 +85,7 @@ fn run(
     options: &RunOptions,
 ) -> Result<Run, Error> {
     let mut config = Config::resolve(preset, config_path.as_deref(), sets)?;
-    let result = simulate_with(&mut config, flows, options, &mut |_, _| {})?;
+    let result = simulate_with(&mut config, flows, options, &mut |_, _, _| {})?;
     Ok(Run {
         summary_json: result.summary.to_string(),
         requests: result.requests,

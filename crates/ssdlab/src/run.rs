@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use crate::config::{Config, FlowConfig};
 use crate::error::Error;
 use crate::flash::Geometry;
-use crate::sim::{Flow, RequestRecord, RequestSource, RunOptions, Simulation, VecSource};
+use crate::sim::{Flow, Phase, RequestRecord, RequestSource, RunOptions, Simulation, VecSource};
 use crate::trace::{load_trace_as, LoadOptions};
 use crate::workload::GeneratorSource;
 
@@ -94,7 +94,7 @@ fn flow_seed(seed: u64, index: usize) -> u64 {
 pub fn simulate(config: &Config, options: &RunOptions) -> Result<RunResult, Error> {
     let mut config = config.clone();
     let flows = load_flows(&mut config)?;
-    simulate_flows(&config, flows, options, &mut |_, _| {})
+    simulate_flows(&config, flows, options, &mut |_, _, _| {})
 }
 
 /// Add `extra` flows to `config` (the traces and workloads a command line or a Python call
@@ -104,7 +104,7 @@ pub fn simulate_with(
     config: &mut Config,
     extra: Vec<FlowConfig>,
     options: &RunOptions,
-    progress: &mut dyn FnMut(u64, u64),
+    progress: &mut dyn FnMut(Phase, u64, u64),
 ) -> Result<RunResult, Error> {
     config.flows.extend(extra);
     if config.flows.is_empty() {
@@ -118,19 +118,21 @@ pub fn simulate_with(
     simulate_flows(config, flows, options, progress)
 }
 
-/// Run the given flows; `progress(done, total)` is called now and then with host requests
-/// completed so far.
+/// Run the given flows; `progress(phase, done, total)` is called now and then: units written
+/// while preconditioning, then host requests completed.
 pub fn simulate_flows(
     config: &Config,
     flows: Vec<Flow>,
     options: &RunOptions,
-    progress: &mut dyn FnMut(u64, u64),
+    progress: &mut dyn FnMut(Phase, u64, u64),
 ) -> Result<RunResult, Error> {
     let started = Instant::now();
-    let mut sim = Simulation::new(config.clone(), flows, options.clone())?;
+    let mut sim = Simulation::with_progress(config.clone(), flows, options.clone(), progress)?;
     let total = sim.total_requests();
-    sim.run_with_progress(1 << 16, &mut |s| progress(s.processed_requests(), total))?;
-    progress(sim.processed_requests(), total);
+    sim.run_with_progress(1 << 16, &mut |s| {
+        progress(Phase::Replay, s.processed_requests(), total)
+    })?;
+    progress(Phase::Replay, sim.processed_requests(), total);
     let mut summary = sim.summary();
     summary["wall_time_s"] = json!((started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
     Ok(RunResult {

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// A progress bar on stderr, shown only for runs longer than a second and only on a terminal.
+/// A command in phases (preconditioning, then the replay) gives each phase its own bar.
 pub(super) struct Progress {
     /// What is counted ("requests", "runs").
     unit: &'static str,
@@ -45,6 +46,15 @@ impl Progress {
         });
         bar.set_position(done);
     }
+    /// Count `unit` from now on: the bar of the previous phase ends and the next one starts
+    /// afresh (after the same one-second delay from the start of the command).
+    pub(super) fn phase(&mut self, unit: &'static str) {
+        if unit != self.unit {
+            self.finish();
+            self.unit = unit;
+        }
+    }
+
     pub(super) fn finish(&mut self) {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();

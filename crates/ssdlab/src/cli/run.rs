@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::config::{Config, FlowConfig, ReplayMode};
 use crate::error::Error;
 use crate::run::simulate_with;
-use crate::sim::RunOptions;
+use crate::sim::{Phase, RunOptions};
 use crate::trace::{BlkparseEvent, TraceFormat};
 
 use super::{out, DeviceArgs, Progress};
@@ -86,8 +86,9 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
         verify: a.verify,
         request_log: a.log_requests,
     };
-    let mut progress = Progress::new("requests");
-    let result = simulate_with(&mut config, added, &options, &mut |done, total| {
+    let mut progress = Progress::new(Phase::Replay.counts());
+    let result = simulate_with(&mut config, added, &options, &mut |phase, done, total| {
+        progress.phase(phase.counts());
         progress.update(done, total)
     });
     progress.finish();

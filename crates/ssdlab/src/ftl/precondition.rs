@@ -14,6 +14,8 @@ use super::{table, Ftl, Writer, UNMAPPED};
 /// Units generated at a time, and how far ahead of the write their mapping entry is prefetched
 /// (about the number of cache misses a core keeps in flight).
 const BATCH: usize = 256;
+/// Units between two progress reports (a multiple of `BATCH`).
+const PROGRESS_UNITS: u64 = 1 << 16;
 const PREFETCH_DISTANCE: usize = 12;
 /// How many pages ahead of its walk GC loads a victim's mapping entries.
 const VICTIM_PREFETCH_PAGES: u32 = 4;
@@ -79,8 +81,14 @@ impl<'a> Preconditioner<'a> {
         }
     }
 
-    /// Fill, then overwrite at random (GC runs as needed).
-    pub fn run(&mut self, cfg: &PreconditionConfig, seed: u64) -> Result<(), Error> {
+    /// Fill, then overwrite at random (GC runs as needed). `progress(done, total)` is told the
+    /// units written now and then.
+    pub fn run(
+        &mut self,
+        cfg: &PreconditionConfig,
+        seed: u64,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<(), Error> {
         let n = self.ftl.logical_units as u64;
         let fill = ((cfg.fill_fraction * n as f64).round() as u64).min(n);
         let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e_6421);
@@ -121,14 +129,26 @@ impl<'a> Preconditioner<'a> {
                 }
                 self.write(lpn)?;
             }
+            if i % PROGRESS_UNITS < BATCH as u64 {
+                progress(i, fill + overwrites);
+            }
         }
         self.flush()
     }
 
     /// After `run`: write, in address order, the units of `first..=last` that `mark_footprint`
     /// marked as read first, and clear the marks. Call `flush` after the last range.
-    pub fn resolve_footprint(&mut self, first: u64, last: u64) -> Result<(), Error> {
+    /// `progress(done, total)` is told how far through the range it is now and then.
+    pub fn resolve_footprint(
+        &mut self,
+        first: u64,
+        last: u64,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<(), Error> {
         for lpn in first..=last {
+            if (lpn - first).is_multiple_of(PROGRESS_UNITS) {
+                progress(lpn - first, last - first + 1);
+            }
             match self.ftl.l2p[lpn as usize] {
                 FIRST_TOUCH_READ => self.write(lpn as u32)?,
                 FIRST_TOUCH_WRITE => self.ftl.l2p[lpn as usize] = UNMAPPED,

@@ -129,12 +129,41 @@ pub struct Simulation {
     costs: Option<event_costs::EventCosts>,
 }
 
+/// What a run is doing, for progress reports (`Simulation::with_progress`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Writing the preconditioning fill and overwrites (counted in units).
+    Precondition,
+    /// Writing the units the flows read before writing them (counted in units of the span the
+    /// flows touch).
+    Footprint,
+    /// Replaying the flows (counted in host requests).
+    Replay,
+}
+
+impl Phase {
+    /// What the phase counts, for a progress bar.
+    pub fn counts(self) -> &'static str {
+        match self {
+            Phase::Precondition => "units preconditioned",
+            Phase::Footprint => "units of the trace footprint",
+            Phase::Replay => "requests",
+        }
+    }
+}
+
 impl Simulation {
     /// Build the device, precondition it, and line up the flows. `config` must be validated.
-    pub fn new(
+    pub fn new(config: Config, flows: Vec<Flow>, options: RunOptions) -> Result<Simulation, Error> {
+        Simulation::with_progress(config, flows, options, &mut |_, _, _| {})
+    }
+
+    /// [`Simulation::new`], telling `progress(phase, done, total)` how preconditioning goes.
+    pub fn with_progress(
         config: Config,
         mut flows: Vec<Flow>,
         options: RunOptions,
+        progress: &mut dyn FnMut(Phase, u64, u64),
     ) -> Result<Simulation, Error> {
         let geometry = Geometry::new(&config);
         let timing = Timing::for_device(&config.timing, &geometry);
@@ -185,7 +214,9 @@ impl Simulation {
             }
         }
         let mut pre = Preconditioner::new(&mut ftl, allocator.as_mut(), victim.as_mut(), &sched);
-        pre.run(&config.precondition, config.seed)?;
+        pre.run(&config.precondition, config.seed, &mut |done, total| {
+            progress(Phase::Precondition, done, total)
+        })?;
         if footprint {
             // In address order, as a file system's data lies after a sequential fill (and as
             // MQSim's warm-up does, from a map keyed by address), in one pass over the span the
@@ -201,7 +232,9 @@ impl Simulation {
                 });
             }
             if lo <= hi {
-                pre.resolve_footprint(lo, hi)?;
+                pre.resolve_footprint(lo, hi, &mut |done, total| {
+                    progress(Phase::Footprint, done, total)
+                })?;
             }
             pre.flush()?;
         }

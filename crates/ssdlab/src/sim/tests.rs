@@ -302,3 +302,32 @@ fn the_oracle_flags_a_unit_dropped_by_a_partial_trim() {
     sim.ftl.verify_read(6, 0, 512);
     assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 2);
 }
+
+/// A GC-heavy preconditioning of `ipu` once ran silent for two minutes: progress covered only the
+/// replay. It now reports the preconditioning as its own phase, before the replay.
+#[test]
+fn progress_reports_preconditioning_before_the_replay() {
+    let cfg = small(&[
+        "precondition.fill_fraction=0.9",
+        "precondition.overwrite_fraction=1.0",
+    ]);
+    let flow = Flow::new(
+        "w".into(),
+        random_writes(100, 1000, 1),
+        ReplayMode::Open,
+        1,
+        1.0,
+        0,
+    );
+    let mut seen: Vec<(Phase, u64, u64)> = Vec::new();
+    let mut sim = Simulation::with_progress(cfg, vec![flow], verify(), &mut |p, done, total| {
+        seen.push((p, done, total))
+    })
+    .unwrap();
+    sim.run().unwrap();
+    let pre: Vec<_> = seen.iter().filter(|s| s.0 == Phase::Precondition).collect();
+    // 0.9 + 1.0 of 73,728 units, reported every 65,536.
+    assert_eq!(pre.len(), 2, "{seen:?}");
+    assert!(pre.windows(2).all(|w| w[0].1 < w[1].1));
+    assert!(pre.iter().all(|&&(_, done, total)| done <= total && total == 140_083));
+}
