@@ -184,6 +184,8 @@ impl LineParser for BlkparseParser {
         let start = parse_u64("sector", sector)?;
         match tok.next() {
             Some("+") => {}
+            // `C WS 1950885322 [0]`: a data-less request's completion (a flush).
+            Some(t) if t.starts_with('[') => return Ok(None),
             other => {
                 return Err(FieldError::new(
                     "blocks",
