@@ -145,13 +145,15 @@ impl ColumnsSpec {
     /// Deserialize a table, naming the key at fault: each key is first read alone (every key
     /// has a default), so an unknown key or a value of the wrong type is told by its name.
     fn from_table(table: toml::Table) -> Result<ColumnsSpec, SpecError> {
+        // The first line of toml's message; the next ones repeat the key (`in `read``).
+        let reason = |e: toml::de::Error| e.to_string().lines().next().unwrap_or("").to_string();
         for (key, value) in &table {
             let alone = toml::Table::from_iter([(key.clone(), value.clone())]);
             ColumnsSpec::deserialize(toml::Value::Table(alone))
-                .map_err(|e| SpecError::new(key, e.to_string().trim_end()))?;
+                .map_err(|e| SpecError::new(key, reason(e)))?;
         }
         ColumnsSpec::deserialize(toml::Value::Table(table))
-            .map_err(|e| SpecError::new("columns", e.to_string().trim_end()))
+            .map_err(|e| SpecError::new("columns", reason(e)))
     }
 
     /// The layout this description states, after checking it: one column each for the time,
@@ -394,6 +396,7 @@ mod tests {
         assert_eq!(e.key, "time_ms");
         let e = ColumnsSpec::from_json(r#"{"read": "1"}"#).unwrap_err();
         assert_eq!(e.key, "read");
+        assert_eq!(e.reason, "invalid type: string \"1\", expected a sequence");
         assert_eq!(
             ColumnsSpec::from_json(r#"{"tme_ms": 1}"#).unwrap_err().key,
             "tme_ms"
