@@ -4,7 +4,10 @@
 //! same description reads; errors name the spec's keys; every entry point takes a description.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
+
+use common::{ssdlab, trace as trace_path};
 
 use ssdlab::trace::detect::detect_format;
 use ssdlab::trace::{
@@ -17,18 +20,8 @@ const CLOUDPHYSICS: &str = "cloudphysics_vscsi_first5000.csv.gz";
 const CLOUDPHYSICS_SPEC: &str =
     "separator=, time_us=1 op=2 size_bytes=4 offset_sectors=5 read=R write=W";
 
-fn trace_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../traces")
-        .join(name)
-}
-
 fn scratch(name: &str, contents: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("columns");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
+    common::scratch("columns", name, contents)
 }
 
 fn described(spec: &str) -> LoadOptions {
@@ -40,24 +33,11 @@ fn described(spec: &str) -> LoadOptions {
 }
 
 fn mean_size(t: &Trace, op: Op) -> f64 {
-    let sizes: Vec<u64> = t
-        .requests
-        .iter()
-        .filter(|r| r.op == op)
-        .map(|r| r.size_bytes)
-        .collect();
-    sizes.iter().sum::<u64>() as f64 / sizes.len() as f64
+    common::mean_size(&t.requests, op).unwrap()
 }
 
 fn address_range(t: &Trace) -> (u64, u64) {
-    let min = t.requests.iter().map(|r| r.offset_bytes).min().unwrap();
-    let max = t
-        .requests
-        .iter()
-        .map(|r| r.offset_bytes + r.size_bytes)
-        .max()
-        .unwrap();
-    (min, max)
+    common::address_range(&t.requests)
 }
 
 #[test]
@@ -173,18 +153,6 @@ fn detection_never_picks_columns_and_columns_needs_a_description() {
     let err = load_trace(&path, &opts).unwrap_err();
     assert!(matches!(err, TraceError::Undescribed { .. }), "{err}");
     assert!(err.to_string().contains("--columns"), "{err}");
-}
-
-fn ssdlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

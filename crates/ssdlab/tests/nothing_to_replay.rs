@@ -4,36 +4,19 @@
 //! needs `--out`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
+
+use common::ssdlab;
 
 use ssdlab::trace::TraceFormat;
 
-fn ssdlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn scratch(name: &str, contents: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nothing_to_replay");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
+    common::scratch("nothing_to_replay", name, contents)
 }
 
 fn committed(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../traces")
-        .join(name)
-        .display()
-        .to_string()
+    common::trace(name).display().to_string()
 }
 
 const HEIMDALL_SPEC: &str = "time_ms=1 offset_bytes=3 size_bytes=4 op=5 read=1 write=0";

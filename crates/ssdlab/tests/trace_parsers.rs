@@ -5,6 +5,9 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::{address_range, mean_size};
 use proptest::prelude::*;
 use ssdlab::trace::convert::{write_trace, ConvertTarget};
 use ssdlab::trace::detect::detect_format;
@@ -192,19 +195,6 @@ const KNOWN: &[Known] = &[
 /// formats whose lines it resembles.
 const HEIMDALL: &str = "msrcut_heimdall_most_thpt_rand_iops_1006.trace.gz";
 
-fn mean_size(reqs: &[TraceRequest], op: Op) -> Option<f64> {
-    let sizes: Vec<u64> = reqs
-        .iter()
-        .filter(|r| r.op == op)
-        .map(|r| r.size_bytes)
-        .collect();
-    if sizes.is_empty() {
-        None
-    } else {
-        Some(sizes.iter().sum::<u64>() as f64 / sizes.len() as f64)
-    }
-}
-
 #[test]
 fn real_traces_match_manifest() {
     for k in KNOWN {
@@ -230,15 +220,8 @@ fn real_traces_match_manifest() {
             k.file,
             k.span_s
         );
-        let min_offset = t.requests.iter().map(|r| r.offset_bytes).min().unwrap();
-        let max_end = t
-            .requests
-            .iter()
-            .map(|r| r.offset_bytes + r.size_bytes)
-            .max()
-            .unwrap();
         assert_eq!(
-            (min_offset, max_end),
+            address_range(&t.requests),
             (k.min_offset, k.max_end),
             "{}",
             k.file
@@ -1117,14 +1100,7 @@ fn blkparse_whole_files_match_the_manifest() {
         },
     )
     .unwrap();
-    let min = t.requests.iter().map(|r| r.offset_bytes).min().unwrap();
-    let max = t
-        .requests
-        .iter()
-        .map(|r| r.offset_bytes + r.size_bytes)
-        .max()
-        .unwrap();
-    assert_eq!((min, max), (65_536, 2_706_374_656));
+    assert_eq!(address_range(&t.requests), (65_536, 2_706_374_656));
     assert!((mean_size(&t.requests, Op::Read).unwrap() - 807_705.4).abs() < 0.051);
     assert!((mean_size(&t.requests, Op::Write).unwrap() - 490_313.9).abs() < 0.051);
     assert_eq!(t.blkparse_event, Some(BlkparseEvent::D));

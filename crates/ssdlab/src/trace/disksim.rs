@@ -22,8 +22,7 @@
 
 use std::borrow::Cow;
 
-use super::columns::{column, Clock, Columns, OpCoding, Role, Separator};
-use super::{FieldError, LineParser, RawRequest};
+use super::columns::{column, fixed_layout_parser, Clock, Columns, OpCoding, Role, Separator};
 
 /// Bytes per DiskSim block.
 pub const BLOCK_BYTES: u64 = 512;
@@ -55,20 +54,8 @@ const COLUMNS: Columns = Columns {
     max_field: u64::MAX,
 };
 
-/// Parser for [`super::TraceFormat::Disksim`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DisksimParser;
-
-impl LineParser for DisksimParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<RawRequest>, FieldError> {
-        COLUMNS.parse(line)
-    }
-
-    fn offset_field(&self) -> &'static str {
-        COLUMNS.offset_field()
-    }
-
-    fn size_field(&self) -> &'static str {
-        COLUMNS.size_field()
-    }
-}
+fixed_layout_parser!(
+    /// Parser for [`super::TraceFormat::Disksim`].
+    DisksimParser,
+    COLUMNS
+);

@@ -27,8 +27,9 @@
 
 use std::borrow::Cow;
 
-use super::columns::{column, Clock, Columns, Role, Separator, ZERO_WRITE_ONE_READ};
-use super::{FieldError, LineParser, RawRequest};
+use super::columns::{
+    column, fixed_layout_parser, Clock, Columns, Role, Separator, ZERO_WRITE_ONE_READ,
+};
 
 /// Bytes per unit of `vaddr`.
 pub const SECTOR_BYTES: u64 = 512;
@@ -60,20 +61,8 @@ const COLUMNS: Columns = Columns {
     max_field: u64::MAX,
 };
 
-/// Parser for [`super::TraceFormat::Flashsim`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FlashsimParser;
-
-impl LineParser for FlashsimParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<RawRequest>, FieldError> {
-        COLUMNS.parse(line)
-    }
-
-    fn offset_field(&self) -> &'static str {
-        COLUMNS.offset_field()
-    }
-
-    fn size_field(&self) -> &'static str {
-        COLUMNS.size_field()
-    }
-}
+fixed_layout_parser!(
+    /// Parser for [`super::TraceFormat::Flashsim`].
+    FlashsimParser,
+    COLUMNS
+);

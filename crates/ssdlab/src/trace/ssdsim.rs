@@ -23,8 +23,9 @@
 
 use std::borrow::Cow;
 
-use super::columns::{column, Clock, Columns, Role, Separator, ZERO_WRITE_ONE_READ};
-use super::{FieldError, LineParser, RawRequest};
+use super::columns::{
+    column, fixed_layout_parser, Clock, Columns, Role, Separator, ZERO_WRITE_ONE_READ,
+};
 
 /// Bytes per sector in SSDsim traces.
 pub const SECTOR_BYTES: u64 = 512;
@@ -56,20 +57,8 @@ const COLUMNS: Columns = Columns {
     max_field: MAX_C_INT,
 };
 
-/// Parser for [`super::TraceFormat::Ssdsim`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SsdsimParser;
-
-impl LineParser for SsdsimParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<RawRequest>, FieldError> {
-        COLUMNS.parse(line)
-    }
-
-    fn offset_field(&self) -> &'static str {
-        COLUMNS.offset_field()
-    }
-
-    fn size_field(&self) -> &'static str {
-        COLUMNS.size_field()
-    }
-}
+fixed_layout_parser!(
+    /// Parser for [`super::TraceFormat::Ssdsim`].
+    SsdsimParser,
+    COLUMNS
+);

@@ -312,6 +312,34 @@ pub(crate) const fn column(name: &'static str, role: Role) -> Option<Column> {
     Some(Column { name, role })
 }
 
+/// Define the unit parser type of a fixed layout (the DiskSim family): lines are read by the
+/// layout, whose address and size columns name the fields of capacity errors.
+macro_rules! fixed_layout_parser {
+    ($(#[$meta:meta])* $name:ident, $layout:path) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+
+        impl $crate::trace::LineParser for $name {
+            fn parse_line(
+                &mut self,
+                line: &str,
+            ) -> Result<Option<$crate::trace::RawRequest>, $crate::trace::FieldError> {
+                $layout.parse(line)
+            }
+
+            fn offset_field(&self) -> &'static str {
+                $layout.offset_field()
+            }
+
+            fn size_field(&self) -> &'static str {
+                $layout.size_field()
+            }
+        }
+    };
+}
+pub(crate) use fixed_layout_parser;
+
 /// Parser for [`super::TraceFormat::Columns`]: a described layout, after its header lines.
 #[derive(Clone, Debug)]
 pub struct ColumnsParser {
