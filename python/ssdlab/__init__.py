@@ -48,7 +48,11 @@ __all__ = [
 __version__: str = _core.version()
 
 StrPath = Union[str, "os.PathLike[str]"]
-TraceSpec = Union[StrPath, tuple[StrPath, str]]
+#: A trace format: a name ("msr", "mqsim", ...) or a dict describing the columns of a
+#: ``columns`` trace (keys in ``docs/traces.md``, e.g. ``{"time_ms": 1, "offset_bytes": 3,
+#: "size_bytes": 4, "op": 5, "read": ["1"], "write": ["0"]}``).
+Format = Union[str, Mapping[str, Any]]
+TraceSpec = Union[StrPath, tuple[StrPath, Format]]
 
 
 class Result:
@@ -152,7 +156,8 @@ def simulate(
     trace: TraceSpec | Sequence[TraceSpec] | None = None,
     *,
     workload: str | Sequence[str] | None = None,
-    format: str | None = None,
+    format: Format | None = None,
+    blkparse_event: str | None = None,
     preset: str | None = None,
     set: Mapping[str, Any] | Iterable[str] | None = None,
     config_file: StrPath | None = None,
@@ -174,8 +179,13 @@ def simulate(
             generated flow.
         format: format of the traces given without one: "msr", "spc", "disksim", "mqsim",
             "ssdsim", "flashsim", "blkparse", "fiu", "fio" or "native" (see
-            ``docs/traces.md``); None detects each file's format from its first lines. Gzip
+            ``docs/traces.md``), or a dict describing the columns of a ``columns`` trace
+            (``{"time_ms": 1, "offset_bytes": 3, "size_bytes": 4, "op": 5, "read": ["1"],
+            "write": ["0"]}``); None detects each file's format from its first lines. Gzip
             and zstd files are read directly.
+        blkparse_event: for blkparse traces, the event that marks a request's arrival: "q"
+            (queued), "d" (dispatched) or "c" (completed); None takes the first of Q, D, C the
+            file holds, and the summary's config records which.
         preset: the preset a config file is merged over (default "default"); only with a file.
         set: config overrides, as ``{"ftl.gc_threshold": 0.05}`` (Python values: bool, int,
             float, str, list, dict) or as ``["ftl.gc_threshold=0.05"]`` (the text of
@@ -203,13 +213,11 @@ def simulate(
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise TypeError(f"seed must be an int, not {type(seed).__name__}")
         sets.append(f"seed={int(seed)}")
-    if format is not None and not isinstance(format, str):
-        raise TypeError(f"format must be a str or None, not {type(format).__name__}")
     summary_json, columns = _core.simulate(
         preset_name,
         path,
         sets,
-        _traces(trace, format),
+        _traces(trace, format, blkparse_event),
         [workload] if isinstance(workload, str) else list(workload or []),
         mode,
         queue_depth,
@@ -224,15 +232,20 @@ def simulate(
     return Result(json.loads(summary_json), requests)
 
 
-def trace_info(path: StrPath, format: str | None = None) -> dict[str, Any]:
+def trace_info(
+    path: StrPath, format: Format | None = None, blkparse_event: str | None = None
+) -> dict[str, Any]:
     """Statistics of one trace file, as ``ssdlab trace-info --json`` prints them.
 
     Keys include ``requests``, ``read_ratio``, ``read_bytes_mean``, ``write_bytes_mean``,
     ``address_span_bytes``, ``time_span_ns``, ``size_histogram``, ``inter_arrival_ns`` and
-    ``reaccess`` (see ``docs/traces.md``). ``format`` None detects the format; no device
-    capacity is involved.
+    ``reaccess`` (see ``docs/traces.md``). ``format`` None detects the format, and may be a
+    dict describing a ``columns`` trace, as in :func:`simulate`; ``blkparse_event`` as there.
+    No device capacity is involved.
     """
-    return json.loads(_core.trace_info(os.fsdecode(path), format))
+    name, columns = _format(format)
+    _check_event(blkparse_event)
+    return json.loads(_core.trace_info(os.fsdecode(path), name, columns, blkparse_event))
 
 
 def _config_source(
@@ -259,28 +272,48 @@ def _looks_like_path(s: str) -> bool:
     return s.endswith(".toml") or "/" in s or os.sep in s or os.path.isfile(s)
 
 
+def _format(format: Format | None) -> tuple[str | None, str | None]:
+    """``format=`` as (format name, JSON text of a columns description), one of them None."""
+    if format is None or isinstance(format, str):
+        return format, None
+    if isinstance(format, Mapping):
+        return None, json.dumps(dict(format))
+    raise TypeError(
+        f"format must be a str, a dict describing the columns, or None, "
+        f"not {type(format).__name__}"
+    )
+
+
+def _check_event(blkparse_event: str | None) -> None:
+    if blkparse_event is not None and not isinstance(blkparse_event, str):
+        raise TypeError(f"blkparse_event must be a str or None, not {type(blkparse_event).__name__}")
+
+
 def _traces(
-    trace: TraceSpec | Sequence[TraceSpec] | None, format: str | None
-) -> list[tuple[str, str | None]]:
-    """Normalise ``trace`` into (path, format) pairs."""
+    trace: TraceSpec | Sequence[TraceSpec] | None,
+    format: Format | None,
+    blkparse_event: str | None,
+) -> list[tuple[str, str | None, str | None, str | None]]:
+    """Normalise ``trace`` into (path, format name, columns JSON, blkparse event) tuples."""
+    _check_event(blkparse_event)
     if trace is None:
         return []
     if isinstance(trace, (str, bytes, os.PathLike)):
-        return [(os.fsdecode(trace), format)]
-    pairs: list[tuple[str, str | None]] = []
+        return [(os.fsdecode(trace), *_format(format), blkparse_event)]
+    out: list[tuple[str, str | None, str | None, str | None]] = []
     for item in trace:
         if isinstance(item, (str, bytes, os.PathLike)):
-            pairs.append((os.fsdecode(item), format))
+            out.append((os.fsdecode(item), *_format(format), blkparse_event))
         elif (
             isinstance(item, tuple)
             and len(item) == 2
             and isinstance(item[0], (str, bytes, os.PathLike))
-            and isinstance(item[1], str)
+            and isinstance(item[1], (str, Mapping))
         ):
-            pairs.append((os.fsdecode(item[0]), item[1]))
+            out.append((os.fsdecode(item[0]), *_format(item[1]), blkparse_event))
         else:
             raise TypeError(f"a trace must be a path or a (path, format) tuple, not {item!r}")
-    return pairs
+    return out
 
 
 def _overrides(set_: Mapping[str, Any] | Iterable[str] | None) -> list[str]:

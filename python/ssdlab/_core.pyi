@@ -25,7 +25,7 @@ def simulate(
     preset: str,
     config_path: _StrPath | None,
     sets: Sequence[str],
-    traces: Sequence[tuple[_StrPath, str | None]],
+    traces: Sequence[tuple[_StrPath, str | None, str | None, str | None]],
     workloads: Sequence[str],
     mode: str | None = None,
     queue_depth: int | None = None,
@@ -34,12 +34,19 @@ def simulate(
 ) -> tuple[str, dict[str, list[Any]] | None]:
     """Run one simulation with the GIL released.
 
+    Each trace is (path, format name, JSON text of a columns description, blkparse event).
+
     Returns the summary as JSON text and, with ``log_requests``, the request log as
     ``{column: list}`` with the columns flow, op, offset_bytes, size_bytes, arrival_ns,
     completion_ns, latency_ns.
     """
 
-def trace_info(path: _StrPath, format: str | None = None) -> str:
+def trace_info(
+    path: _StrPath,
+    format: str | None = None,
+    columns_json: str | None = None,
+    blkparse_event: str | None = None,
+) -> str:
     """Statistics of one trace file as JSON text (``ssdlab trace-info --json``)."""
 
 def presets() -> list[str]: ...

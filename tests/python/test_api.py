@@ -193,8 +193,9 @@ def test_bad_set_key_names_the_key():
         run_small(set={**WRAP, "ftl.no_such_key": 1})
     assert "no_such_key" in str(e.value)
     assert str(SMALL) in str(e.value)
-    with pytest.raises(SsdlabError, match="--set nokv: expected key=value"):
+    with pytest.raises(SsdlabError, match="override `nokv`: expected key=value") as e:
         run_small(set=["nokv"])
+    assert "--set" not in str(e.value)
 
 
 def test_malformed_trace_names_file_line_and_field(tmp_path):
@@ -444,6 +445,57 @@ def test_trace_info_is_a_dict_of_statistics():
     assert ssdlab.trace_info(MQSIM, format="mqsim")["requests"] == trace_lines(MQSIM)
     with pytest.raises(SsdlabError, match="mqsim, ssdsim"):
         ssdlab.trace_info(MQSIM)
+
+
+def test_errors_name_options_as_python_writes_them(tmp_path):
+    # Detection cannot choose among the DiskSim family: the error says `format=`, not `--format`.
+    for call in (lambda: ssdlab.trace_info(MQSIM), lambda: run_small(MQSIM)):
+        with pytest.raises(SsdlabError) as e:
+            call()
+        msg = str(e.value)
+        assert "name one with format=" in msg, msg
+        assert "--format" not in msg and "--columns" not in msg, msg
+    # A blkparse capture without the asked-for event: the hint is `blkparse_event=`.
+    only_d = tmp_path / "only_d.txt"
+    only_d.write_text("  8,16   3        4     0.000011950  3645  D   R 4938888 + 256 [java]\n")
+    with pytest.raises(SsdlabError, match="nothing to replay") as e:
+        run_small(only_d, blkparse_event="q")
+    assert 'blkparse_event="d"' in str(e.value) and "--blkparse-event" not in str(e.value)
+
+
+HEIMDALL = ROOT / "traces" / "msrcut_heimdall_most_thpt_rand_iops_1006.trace.gz"
+HEIMDALL_COLUMNS = {
+    "time_ms": 1, "offset_bytes": 3, "size_bytes": 4, "op": 5, "read": ["1"], "write": ["0"]
+}
+
+
+def test_a_columns_trace_is_described_by_a_dict():
+    info = ssdlab.trace_info(HEIMDALL, format=HEIMDALL_COLUMNS)
+    assert (info["format"], info["requests"], info["reads"]) == ("columns", 10_000, 8_316)
+    assert round(info["write_bytes_mean"], 1) == 56191.1
+    s = run_small([(HEIMDALL, HEIMDALL_COLUMNS)]).summary
+    assert s["requests"]["count"] == 10_000 and s["requests"]["read"] == 8_316
+    flow = s["config"]["flows"][0]
+    assert flow["format"] == "columns" and flow["columns"]["time_ms"] == 1
+    with pytest.raises(SsdlabError, match=r"format=\{\.\.\.\}: `time_ms`") as e:
+        run_small(HEIMDALL, format={**HEIMDALL_COLUMNS, "time_ms": "first"})
+    assert "--columns" not in str(e.value)
+
+
+def test_an_empty_trace_is_refused(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(SsdlabError, match="nothing to replay: the file is empty"):
+        run_small(empty, format="msr")
+
+
+def test_blkparse_event_is_chosen_and_recorded(tmp_path):
+    only_d = tmp_path / "only_d.txt"
+    only_d.write_text("  8,16   3        4     0.000011950  3645  D   R 4938888 + 256 [java]\n")
+    s = run_small(only_d).summary
+    assert s["requests"]["count"] == 1
+    assert s["config"]["flows"][0]["blkparse_event"] == "d"
+    assert ssdlab.trace_info(only_d)["blkparse_event"] == "d"
 
 
 def test_format_is_detected_when_not_given():

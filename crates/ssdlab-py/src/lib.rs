@@ -16,7 +16,9 @@ use ssdlab::experiment::Experiment;
 use ssdlab::run::simulate_with;
 use ssdlab::sim::RequestRecord;
 use ssdlab::trace::info::TraceInfo;
-use ssdlab::trace::{load_trace_as, LoadOptions, Op, TraceFormat};
+use ssdlab::trace::{
+    load_trace_as, BlkparseEvent, Caller, ColumnsSpec, LoadOptions, Op, TraceFormat,
+};
 use ssdlab::{Config, Error, RunOptions};
 
 pyo3::create_exception!(
@@ -43,19 +45,73 @@ const REQUEST_COLUMNS: [&str; 7] = [
 ];
 
 fn trace_format(name: &str) -> Result<TraceFormat, Error> {
-    TraceFormat::ALL
-        .into_iter()
-        .find(|f| f.name() == name)
-        .ok_or_else(|| {
-            let known: Vec<&str> = TraceFormat::ALL.iter().map(|f| f.name()).collect();
-            Error::config(
-                "format",
-                format!(
-                    "unknown trace format `{name}` (known: {})",
-                    known.join(", ")
-                ),
-            )
+    TraceFormat::from_name(name).ok_or_else(|| {
+        Error::config(
+            "format",
+            format!(
+                "unknown trace format `{name}` (known: {}; or a dict describing the columns)",
+                TraceFormat::names().join(", ")
+            ),
+        )
+    })
+}
+
+/// A trace's reading options as Python gives them: a format name, or the JSON text of a
+/// `format={...}` dict describing its columns, and a blkparse event.
+struct ReadOptions {
+    format: Option<TraceFormat>,
+    columns: Option<ColumnsSpec>,
+    blkparse_event: Option<BlkparseEvent>,
+}
+
+impl ReadOptions {
+    fn new(
+        format: Option<&str>,
+        columns_json: Option<&str>,
+        blkparse_event: Option<&str>,
+    ) -> Result<ReadOptions, Error> {
+        let columns = columns_json
+            .map(|text| {
+                let spec = ColumnsSpec::from_json(text)?;
+                spec.parser()?;
+                Ok(spec)
+            })
+            .transpose()
+            .map_err(|source| Error::Columns {
+                option: "format={...}".to_string(),
+                source,
+            })?;
+        let format = match (format, &columns) {
+            (_, Some(_)) => Some(TraceFormat::Columns),
+            (name, None) => name.map(trace_format).transpose()?,
+        };
+        let blkparse_event = blkparse_event
+            .map(|name| {
+                BlkparseEvent::ALL
+                    .into_iter()
+                    .find(|e| e.name() == name)
+                    .ok_or_else(|| {
+                        Error::config(
+                            "blkparse_event",
+                            format!("unknown blkparse event `{name}` (known: q, d, c)"),
+                        )
+                    })
+            })
+            .transpose()?;
+        Ok(ReadOptions {
+            format,
+            columns,
+            blkparse_event,
         })
+    }
+
+    /// A flow replaying `path` with these options.
+    fn flow(self, path: PathBuf) -> FlowConfig {
+        let mut flow = FlowConfig::trace(path, self.format, Caller::Python);
+        flow.columns = self.columns;
+        flow.blkparse_event = self.blkparse_event;
+        flow
+    }
 }
 
 fn replay_mode(name: &str) -> Result<ReplayMode, Error> {
@@ -68,6 +124,9 @@ fn replay_mode(name: &str) -> Result<ReplayMode, Error> {
         )),
     }
 }
+
+/// One trace as Python passes it: path, format name, columns description (JSON), blkparse event.
+type TraceArg = (PathBuf, Option<String>, Option<String>, Option<String>);
 
 /// What `simulate` computes without the GIL.
 struct Run {
@@ -93,9 +152,16 @@ fn run(
 }
 
 /// `ssdlab trace-info --json` for one file: the statistics as JSON text.
-fn trace_info_json(path: &std::path::Path, format: Option<TraceFormat>) -> Result<String, Error> {
+fn trace_info_json(path: &std::path::Path, read: ReadOptions) -> Result<String, Error> {
+    let columns = read.columns.as_ref().map(ColumnsSpec::parser).transpose();
     let opts = LoadOptions {
-        format,
+        format: read.format,
+        blkparse_event: read.blkparse_event,
+        columns: columns.map_err(|source| Error::Columns {
+            option: "format={...}".to_string(),
+            source,
+        })?,
+        caller: Caller::Python,
         ..LoadOptions::default()
     };
     let (trace, format) = load_trace_as(path, &opts)?;
@@ -170,7 +236,9 @@ mod _core {
 
     /// Run one simulation; returns `(summary_json, request_columns or None)`.
     ///
-    /// `traces` are `(path, format)` pairs (format None: detected) and `workloads` named
+    /// `traces` are `(path, format, columns_json, blkparse_event)` tuples (format None:
+    /// detected; columns_json: the JSON text of a dict describing the columns, format then
+    /// `columns`; blkparse_event None: the first of Q, D, C present) and `workloads` named
     /// workloads, each added as a flow with `mode` and `queue_depth` (None: the config's `host`
     /// defaults, or the workload's own arrivals). The GIL is released while the engine runs.
     #[pyfunction]
@@ -184,7 +252,7 @@ mod _core {
         preset: String,
         config_path: Option<PathBuf>,
         sets: Vec<String>,
-        traces: Vec<(PathBuf, Option<String>)>,
+        traces: Vec<TraceArg>,
         workloads: Vec<String>,
         mode: Option<String>,
         queue_depth: Option<u32>,
@@ -198,9 +266,10 @@ mod _core {
             .map_err(py_err)?;
         let flows = traces
             .into_iter()
-            .map(|(trace, format)| {
-                let format = format.as_deref().map(trace_format).transpose()?;
-                Ok(FlowConfig::trace(trace, format))
+            .map(|(trace, format, columns, event)| {
+                let read =
+                    ReadOptions::new(format.as_deref(), columns.as_deref(), event.as_deref())?;
+                Ok(read.flow(trace))
             })
             .chain(workloads.iter().map(|w| FlowConfig::workload(w)))
             .map(|flow: Result<FlowConfig, Error>| {
@@ -243,16 +312,24 @@ mod _core {
     }
 
     /// Statistics of one trace file as JSON text (`ssdlab trace-info --json`); format None:
-    /// detected. The GIL is released while the file is read.
+    /// detected; columns_json and blkparse_event as in `simulate`'s traces. The GIL is released
+    /// while the file is read.
     #[pyfunction]
-    #[pyo3(signature = (path, format=None))]
-    fn trace_info(py: Python<'_>, path: PathBuf, format: Option<String>) -> PyResult<String> {
-        let format = format
-            .as_deref()
-            .map(trace_format)
-            .transpose()
-            .map_err(py_err)?;
-        py.detach(|| trace_info_json(&path, format)).map_err(py_err)
+    #[pyo3(signature = (path, format=None, columns_json=None, blkparse_event=None))]
+    fn trace_info(
+        py: Python<'_>,
+        path: PathBuf,
+        format: Option<String>,
+        columns_json: Option<String>,
+        blkparse_event: Option<String>,
+    ) -> PyResult<String> {
+        let read = ReadOptions::new(
+            format.as_deref(),
+            columns_json.as_deref(),
+            blkparse_event.as_deref(),
+        )
+        .map_err(py_err)?;
+        py.detach(|| trace_info_json(&path, read)).map_err(py_err)
     }
 
     /// Run an experiment grid given as a TOML file (`path`) or as JSON text (`spec_json`, relative

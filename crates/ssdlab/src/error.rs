@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::trace::columns::SpecError;
 use crate::trace::convert::ConvertError;
 use crate::trace::TraceError;
 
@@ -14,8 +15,21 @@ pub enum Error {
     /// TOML syntax or schema error (unknown key, wrong type); toml's message carries line/column.
     #[error("{origin}: {message}")]
     Toml { origin: String, message: String },
-    #[error("--set {set}: {reason}")]
+    /// An override (`--set` on the command line, `set=` from Python, a `set` table in an
+    /// experiment) that cannot be applied.
+    #[error("override `{set}`: {reason}")]
     Override { set: String, reason: String },
+    /// A description of a `columns` trace that does not hold; `option` is how the caller gave
+    /// it (`--columns`, `format={...}`, `flows[0].columns`).
+    #[error("{option}: {source}")]
+    Columns {
+        option: String,
+        #[source]
+        source: SpecError,
+    },
+    /// A flow with no request to replay: the run would measure nothing.
+    #[error("{flow}: nothing to replay: {reason}")]
+    NothingToReplay { flow: String, reason: String },
     #[error("unknown preset `{name}` (known: {known})")]
     UnknownPreset { name: String, known: String },
     #[error("unknown workload `{name}` (known: {known})")]
@@ -32,9 +46,22 @@ pub enum Error {
     /// The simulation reached a state it cannot leave (e.g. the data no longer fits).
     #[error("simulation stopped: {0}")]
     Simulation(String),
+    /// One run of an experiment grid failed: which, and why.
+    #[error("run {run}: {source}")]
+    InRun { run: String, source: Box<Error> },
 }
 
 impl Error {
+    /// Whether the simulation itself could not go on (exit code 1), rather than the input
+    /// being bad (exit code 2).
+    pub fn is_simulation(&self) -> bool {
+        match self {
+            Error::Simulation(_) => true,
+            Error::InRun { source, .. } => source.is_simulation(),
+            _ => false,
+        }
+    }
+
     pub fn config(key: &str, reason: impl Into<String>) -> Error {
         Error::Config {
             key: key.to_string(),

@@ -9,7 +9,7 @@ use crate::config::{Config, FlowConfig};
 use crate::error::Error;
 use crate::flash::Geometry;
 use crate::sim::{Flow, Phase, RequestRecord, RequestSource, RunOptions, Simulation, VecSource};
-use crate::trace::{load_trace_as, LoadOptions};
+use crate::trace::{load_trace_as, BlkparseEvent, Caller, LoadOptions, Trace, TraceFormat};
 use crate::workload::GeneratorSource;
 
 pub struct RunResult {
@@ -26,9 +26,11 @@ pub fn logical_capacity_bytes(config: &Config) -> u64 {
 }
 
 /// Load every flow named in `config.flows`: read its trace, or set up its generator. A trace
-/// flow without a format gets the detected one written into its config, so that the resolved
-/// config (written into every result) records the format used. Each trace file is opened once
-/// (a FIFO works).
+/// flow without a format gets the detected one written into its config (and a blkparse flow
+/// without an event the one chosen), so that the resolved config (written into every result)
+/// records what was read. Each trace file is opened once (a FIFO works). A flow with no request
+/// to replay is an error ([`Error::NothingToReplay`]): every run, from the command line, Python
+/// or an experiment, comes through here.
 pub fn load_flows(config: &mut Config) -> Result<Vec<Flow>, Error> {
     let capacity = logical_capacity_bytes(config);
     let host = config.host.clone();
@@ -54,16 +56,47 @@ pub fn load_flows(config: &mut Config) -> Result<Vec<Flow>, Error> {
             let source: Box<dyn RequestSource> = match (&f.trace, &f.generator) {
                 (Some(path), _) => {
                     let opts = LoadOptions {
-                        format: f.format,
+                        format: flow_format(f, i)?,
                         capacity_bytes: Some(capacity.saturating_sub(f.offset_bytes)),
                         out_of_range: host.out_of_range,
                         blkparse_event: f.blkparse_event,
+                        columns: f
+                            .columns
+                            .as_ref()
+                            .map(|spec| {
+                                spec.parser().map_err(|source| Error::Columns {
+                                    option: columns_option(f.caller, i),
+                                    source,
+                                })
+                            })
+                            .transpose()?,
+                        caller: f.caller,
                     };
                     let (trace, format) = load_trace_as(path, &opts)?;
+                    if trace.requests.is_empty() {
+                        return Err(Error::NothingToReplay {
+                            flow: path.display().to_string(),
+                            reason: why_empty(&trace, format, f.blkparse_event, f.caller),
+                        });
+                    }
                     f.format = Some(format);
+                    if format == TraceFormat::Blkparse {
+                        f.blkparse_event = trace.blkparse_event;
+                    }
                     Box::new(VecSource::new(trace.requests))
                 }
-                (None, Some(g)) => Box::new(GeneratorSource::new(g.clone(), flow_seed(seed, i))),
+                (None, Some(g)) => {
+                    let source = GeneratorSource::new(g.clone(), flow_seed(seed, i));
+                    if source.is_empty() {
+                        return Err(Error::NothingToReplay {
+                            flow: format!("flow `{name}`"),
+                            reason: "its generator draws no request: its first arrival comes \
+                                     after `duration_ns`"
+                                .to_string(),
+                        });
+                    }
+                    Box::new(source)
+                }
                 (None, None) => {
                     return Err(Error::config(
                         &format!("flows[{i}].trace"),
@@ -81,6 +114,66 @@ pub fn load_flows(config: &mut Config) -> Result<Vec<Flow>, Error> {
             ))
         })
         .collect()
+}
+
+/// The format a trace flow is read as: its `format`, or `columns` when it has only a `columns`
+/// description; a description beside another format is an error naming flow `index`'s key.
+fn flow_format(f: &FlowConfig, index: usize) -> Result<Option<TraceFormat>, Error> {
+    match (&f.columns, f.format) {
+        (Some(_), None | Some(TraceFormat::Columns)) => Ok(Some(TraceFormat::Columns)),
+        (Some(_), Some(other)) => Err(Error::config(
+            &format!("flows[{index}].columns"),
+            format!("a columns description goes with format `columns`, not `{other}`"),
+        )),
+        (None, format) => Ok(format),
+    }
+}
+
+/// How `caller` gave flow `index`'s columns description, for its errors.
+fn columns_option(caller: Caller, index: usize) -> String {
+    match caller {
+        Caller::Cli => "--columns".to_string(),
+        Caller::Python => "format={...}".to_string(),
+        Caller::Toml => format!("flows[{index}].columns"),
+    }
+}
+
+/// Why a trace read as `format` gave no request, and what to do, in `caller`'s words.
+/// `event` is the blkparse event asked for (`None`: the first of Q, D, C present was sought).
+fn why_empty(
+    trace: &Trace,
+    format: TraceFormat,
+    event: Option<BlkparseEvent>,
+    caller: Caller,
+) -> String {
+    let lines = trace.skipped_lines;
+    if lines == 0 {
+        return "the file is empty; give a trace that holds requests".to_string();
+    }
+    let read = format!(
+        "none of its {lines} lines is a request as format `{format}` reads it (blank lines, \
+         comments, headers and records the format skips)"
+    );
+    match (format, event) {
+        (TraceFormat::Blkparse, Some(asked)) => {
+            let others: Vec<String> = BlkparseEvent::ALL
+                .into_iter()
+                .filter(|e| *e != asked)
+                .map(|e| caller.blkparse_event_option(e.name()))
+                .collect();
+            format!(
+                "{read}; only `{}` events were read, as asked: choose another event ({}), or \
+                 give none to use the first of Q, D, C the file holds",
+                asked.action(),
+                others.join(" or ")
+            )
+        }
+        (TraceFormat::Blkparse, None) => format!(
+            "{read}; it holds no Q, D or C event with data: is it blkparse's default text output \
+             of a capture with I/O?"
+        ),
+        _ => format!("{read}; check the format and the file"),
+    }
 }
 
 /// The seed of flow `index`'s generator when it sets none: the run's seed mixed with the index,

@@ -1,8 +1,10 @@
 //! Bad input gets a clear error naming where and why, and a non-zero exit code; never a panic.
 
 use std::path::Path;
-use std::process::Command;
 
+mod common;
+
+use common::ssdlab;
 use ssdlab::config::Config;
 
 fn err(preset: &str, file: Option<&Path>, sets: &[&str]) -> String {
@@ -176,18 +178,6 @@ fn impossible_values_name_the_key_and_reason() {
     assert!(e.contains("key=value"), "{e}");
     let e = err("nosuch", None, &[]);
     assert!(e.contains("unknown preset") && e.contains("default"), "{e}");
-}
-
-fn ssdlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// A read, program or erase time of 0 in a cell mode that blocks use is an error naming the key:

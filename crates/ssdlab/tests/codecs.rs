@@ -4,8 +4,10 @@
 //! the committed real-data excerpts (tests/data/codec, see PROVENANCE.md).
 
 use std::path::PathBuf;
-use std::process::Command;
 
+mod common;
+
+use common::ssdlab;
 use proptest::prelude::*;
 use ssdlab::codec::layout::{PagePacker, Refusal};
 use ssdlab::codec::{
@@ -294,18 +296,6 @@ fn real_excerpts_behave_as_their_content_says() {
     let saving = |name: &str| by_name(name).unwrap().compress(tree).unwrap().saving();
     let (dpc, fpc, bdi) = (saving("dpc"), saving("fpc"), saving("bdi"));
     assert!(dpc > fpc && dpc > bdi, "dpc {dpc} fpc {fpc} bdi {bdi}");
-}
-
-fn ssdlab(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -5,7 +5,7 @@ mod common;
 
 use ssdlab::config::{Config, FlowConfig};
 use ssdlab::run::simulate;
-use ssdlab::trace::TraceFormat;
+use ssdlab::trace::{Caller, TraceFormat};
 use ssdlab::RunOptions;
 
 /// Replay one committed trace with the oracle on, on a preset (and an optional config file).
@@ -18,9 +18,11 @@ fn replay_with(
 ) -> serde_json::Value {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let mut config = Config::resolve(preset, file.map(std::path::Path::new), &sets).unwrap();
-    config
-        .flows
-        .push(FlowConfig::trace(common::trace(trace), Some(format)));
+    config.flows.push(FlowConfig::trace(
+        common::trace(trace),
+        Some(format),
+        Caller::Toml,
+    ));
     let opts = RunOptions {
         verify: true,
         request_log: false,

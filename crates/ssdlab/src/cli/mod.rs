@@ -84,9 +84,10 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
         Ok(code) => code,
         Err(e) => {
             eprintln!("ssdlab: error: {e}");
-            match e {
-                Error::Simulation(_) => 1,
-                _ => 2,
+            if e.is_simulation() {
+                1
+            } else {
+                2
             }
         }
     }

@@ -9,8 +9,9 @@ use crate::config::{Config, FlowConfig, ReplayMode};
 use crate::error::Error;
 use crate::run::simulate_with;
 use crate::sim::{Phase, RunOptions};
-use crate::trace::{BlkparseEvent, TraceFormat};
+use crate::trace::{Caller, TraceFormat};
 
+use super::trace::{say_chosen_event, ReadArgs};
 use super::{out, DeviceArgs, Progress};
 
 #[derive(clap::Args, Debug)]
@@ -23,12 +24,9 @@ pub(super) struct RunArgs {
     /// Named workload to run (adds a generated flow; repeatable; see `ssdlab workloads`).
     #[arg(long, value_name = "NAME")]
     workload: Vec<String>,
-    /// Format of the --trace files (default: detected from each file's first lines).
-    #[arg(long, value_enum)]
-    format: Option<TraceFormat>,
-    /// blkparse only: the event that marks a request's arrival (queue or dispatch).
-    #[arg(long, value_enum, value_name = "EVENT")]
-    blkparse_event: Option<BlkparseEvent>,
+    /// How to read the --trace files.
+    #[command(flatten)]
+    read: ReadArgs,
     /// Replay mode of the --trace and --workload flows (default: the config's host.mode, or
     /// the workload's own arrivals).
     #[arg(long, value_enum)]
@@ -45,8 +43,8 @@ pub(super) struct RunArgs {
     /// Check every read and the final state against an integrity oracle.
     #[arg(long)]
     verify: bool,
-    /// Record one line per request (written to DIR/requests.csv with --out).
-    #[arg(long)]
+    /// Record one line per request into DIR/requests.csv (needs --out).
+    #[arg(long, requires = "out")]
     log_requests: bool,
     /// Random seed (overrides the config's).
     #[arg(long)]
@@ -66,12 +64,14 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
         CliMode::Open => ReplayMode::Open,
         CliMode::Closed => ReplayMode::Closed,
     });
+    let (format, columns) = (a.read.format()?, a.read.columns()?);
     let added = a
         .trace
         .iter()
         .map(|t| {
-            let mut flow = FlowConfig::trace(t.clone(), a.format);
-            flow.blkparse_event = a.blkparse_event.unwrap_or_default();
+            let mut flow = FlowConfig::trace(t.clone(), format, Caller::Cli);
+            flow.columns.clone_from(&columns);
+            flow.blkparse_event = a.read.blkparse_event;
             Ok(flow)
         })
         .chain(a.workload.iter().map(|w| FlowConfig::workload(w)))
@@ -86,6 +86,13 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
         verify: a.verify,
         request_log: a.log_requests,
     };
+    // Flows without a blkparse event get one chosen while loading; say which.
+    let unchosen: Vec<bool> = config
+        .flows
+        .iter()
+        .chain(&added)
+        .map(|f| f.blkparse_event.is_none())
+        .collect();
     let mut progress = Progress::new(Phase::Replay.counts());
     let result = simulate_with(&mut config, added, &options, &mut |phase, done, total| {
         progress.phase(phase.counts());
@@ -93,6 +100,13 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
     });
     progress.finish();
     let result = result?;
+    for (f, unchosen) in config.flows.iter().zip(unchosen) {
+        if let (true, Some(TraceFormat::Blkparse), Some(path), Some(event)) =
+            (unchosen, f.format, &f.trace, f.blkparse_event)
+        {
+            say_chosen_event(path, event);
+        }
+    }
     if let Some(dir) = &a.out {
         write_outputs(dir, &config, &result)?;
     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::checks::{positive, positive_real};
 use super::{HostConfig, ReplayMode};
 use crate::error::Error;
-use crate::trace::{BlkparseEvent, TraceFormat};
+use crate::trace::{BlkparseEvent, Caller, ColumnsSpec, TraceFormat};
 use crate::workload::{Arrival, GeneratorConfig};
 
 /// One flow: a trace file, or a generator (inline, or a named workload with inline keys over it).
@@ -17,12 +17,17 @@ pub struct FlowConfig {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<PathBuf>,
-    /// File format; absent: detected from the file's first lines.
+    /// File format; absent: detected from the file's first lines (or `columns`, with a
+    /// `columns` table).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<TraceFormat>,
-    /// Which blkparse event is a request's arrival (`q` or `d`; blkparse only).
-    #[serde(default)]
-    pub blkparse_event: BlkparseEvent,
+    /// The description of a `columns` trace (see `docs/traces.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<ColumnsSpec>,
+    /// Which blkparse event is a request's arrival (`q`, `d` or `c`; blkparse only); absent:
+    /// the first of Q, D, C the file holds, written here once the trace is read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blkparse_event: Option<BlkparseEvent>,
     /// A named workload (`ssdlab workloads`): its generator, with this flow's `generator` keys
     /// merged over it when the config is resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -38,14 +43,24 @@ pub struct FlowConfig {
     /// Added to every address of this flow (to give flows disjoint ranges).
     #[serde(default)]
     pub offset_bytes: u64,
+    /// Who gave this flow's trace options (a TOML file, unless the command line or Python
+    /// added the flow), so that errors name them in that caller's words. Not written out.
+    #[serde(skip, default = "toml_caller")]
+    pub caller: Caller,
+}
+
+fn toml_caller() -> Caller {
+    Caller::Toml
 }
 
 impl FlowConfig {
-    /// A flow replaying a trace file (format `None`: detected from its content).
-    pub fn trace(path: PathBuf, format: Option<TraceFormat>) -> FlowConfig {
+    /// A flow replaying a trace file (format `None`: detected from its content), added by
+    /// `caller`.
+    pub fn trace(path: PathBuf, format: Option<TraceFormat>, caller: Caller) -> FlowConfig {
         FlowConfig {
             trace: Some(path),
             format,
+            caller,
             ..FlowConfig::empty()
         }
     }
@@ -64,13 +79,15 @@ impl FlowConfig {
             name: String::new(),
             trace: None,
             format: None,
-            blkparse_event: BlkparseEvent::default(),
+            columns: None,
+            blkparse_event: None,
             workload: None,
             generator: None,
             mode: None,
             queue_depth: None,
             time_scale: None,
             offset_bytes: 0,
+            caller: Caller::Toml,
         }
     }
 

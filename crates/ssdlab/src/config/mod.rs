@@ -100,7 +100,7 @@ impl Config {
             None => origin,
         };
         if !sets.is_empty() {
-            origin.push_str(" with --set overrides");
+            origin.push_str(" with overrides");
         }
         Config::from_table(value, &origin)
     }

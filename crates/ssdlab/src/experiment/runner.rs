@@ -129,10 +129,13 @@ pub fn run_grid(
                     }
                     Err(e) => {
                         let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-                        slot.get_or_insert(Error::Simulation(format!(
-                            "run {} × {} (seed {}): {e}",
-                            r.config_label, r.workload_label, r.seed
-                        )));
+                        slot.get_or_insert(Error::InRun {
+                            run: format!(
+                                "{} × {} (seed {})",
+                                r.config_label, r.workload_label, r.seed
+                            ),
+                            source: Box::new(e),
+                        });
                     }
                 }
             });

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, ReplayMode};
 use crate::error::Error;
-use crate::trace::TraceFormat;
+use crate::trace::{BlkparseEvent, ColumnsSpec, TraceFormat};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,6 +67,12 @@ pub struct WorkloadSpec {
     pub trace: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<TraceFormat>,
+    /// The description of a `columns` trace, as in a config's flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<ColumnsSpec>,
+    /// The blkparse event to read (default: the first of Q, D, C the file holds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blkparse_event: Option<BlkparseEvent>,
     /// A named workload, with `generator` keys merged over it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<String>,
@@ -266,6 +272,18 @@ impl ConfigSpec {
         }
         if let Some(f) = workload.format {
             flow.insert("format".into(), f.name().into());
+        }
+        if let Some(c) = &workload.columns {
+            let table = toml::Value::try_from(c).map_err(|e| {
+                Error::config(
+                    &format!("workloads `{}`.columns", workload.label),
+                    e.to_string(),
+                )
+            })?;
+            flow.insert("columns".into(), table);
+        }
+        if let Some(e) = workload.blkparse_event {
+            flow.insert("blkparse_event".into(), e.name().into());
         }
         if let Some(w) = &workload.workload {
             flow.insert("workload".into(), w.clone().into());

@@ -329,5 +329,7 @@ fn progress_reports_preconditioning_before_the_replay() {
     // 0.9 + 1.0 of 73,728 units, reported every 65,536.
     assert_eq!(pre.len(), 2, "{seen:?}");
     assert!(pre.windows(2).all(|w| w[0].1 < w[1].1));
-    assert!(pre.iter().all(|&&(_, done, total)| done <= total && total == 140_083));
+    assert!(pre
+        .iter()
+        .all(|&&(_, done, total)| done <= total && total == 140_083));
 }

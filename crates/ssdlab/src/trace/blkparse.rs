@@ -10,9 +10,11 @@
 //!   converted exactly to ns and rebased by the loader.
 //! - `action`: the event; one event type marks a request's arrival, chosen
 //!   by [`BlkparseEvent`]: `Q` (queued: what the application issued, before
-//!   merging; the default) or `D` (dispatched to the device driver: after
-//!   the I/O scheduler merged and reordered). Lines with any other action
-//!   (G, I, M, F, C, A, P, U, m, ...) are skipped.
+//!   merging), `D` (dispatched to the device driver: after the I/O scheduler
+//!   merged and reordered) or `C` (completed). Without a choice, the first of
+//!   Q, D, C that the file holds (with data) is used: every Q, D and C event is
+//!   read, and once the file is read the others are dropped. Lines with any
+//!   other action (G, I, M, F, A, P, U, m, ...) are skipped.
 //! - `rwbs`: the request's flags: `D` discard (becomes a trim), `W` write,
 //!   `R` read, checked in that order. Events without a data direction (`N`,
 //!   a pure flush `F`) are skipped, and so are events without `sector +
@@ -31,33 +33,44 @@ use super::{
 
 /// Which blkparse event marks a request's arrival.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
+    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, clap::ValueEnum,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum BlkparseEvent {
     /// `Q`: the request as the application queued it (before merging).
-    #[default]
     Q,
     /// `D`: the request as dispatched to the driver (after merging).
     D,
+    /// `C`: the request as the device completed it (its time is the completion's).
+    C,
 }
 
 impl BlkparseEvent {
+    /// Every event, in the order one is picked when none is given.
+    pub const ALL: [BlkparseEvent; 3] = [BlkparseEvent::Q, BlkparseEvent::D, BlkparseEvent::C];
+
     /// The action letter blkparse prints for this event.
     pub fn action(self) -> &'static str {
         match self {
             BlkparseEvent::Q => "Q",
             BlkparseEvent::D => "D",
+            BlkparseEvent::C => "C",
         }
+    }
+
+    /// The event's value as options take it (`q`, `d`, `c`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BlkparseEvent::Q => "q",
+            BlkparseEvent::D => "d",
+            BlkparseEvent::C => "c",
+        }
+    }
+
+    fn of_action(action: &str) -> Option<BlkparseEvent> {
+        BlkparseEvent::ALL
+            .into_iter()
+            .find(|e| e.action() == action)
     }
 }
 
@@ -65,18 +78,25 @@ impl BlkparseEvent {
 pub const SECTOR_BYTES: u64 = 512;
 
 /// Parser for [`super::TraceFormat::Blkparse`].
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct BlkparseParser {
-    event: BlkparseEvent,
+    /// The event read; `None` until chosen when none was given.
+    event: Option<BlkparseEvent>,
+    /// Without a given event: the event of each request returned so far, in order.
+    read: Vec<BlkparseEvent>,
+    /// Whether the event was given (else it is chosen after the last line).
+    given: bool,
     /// Set once the trailing summary starts; every later line is skipped.
     in_summary: bool,
 }
 
 impl BlkparseParser {
-    /// A parser taking `event` lines as requests.
-    pub fn new(event: BlkparseEvent) -> BlkparseParser {
+    /// A parser taking `event` lines as requests; `None` takes the first of Q, D, C present.
+    pub fn new(event: Option<BlkparseEvent>) -> BlkparseParser {
         BlkparseParser {
             event,
+            read: Vec::new(),
+            given: event.is_some(),
             in_summary: false,
         }
     }
@@ -134,7 +154,10 @@ impl LineParser for BlkparseParser {
         let ts_ns = parse_decimal_ns("time", time, 1_000_000_000)?;
         parse_u64("pid", next(PREFIX[4])?)?;
         let action = next(PREFIX[5])?;
-        if action != self.event.action() {
+        let Some(event) = BlkparseEvent::of_action(action) else {
+            return Ok(None);
+        };
+        if self.given && self.event != Some(event) {
             return Ok(None);
         }
         let rwbs = next("rwbs")?;
@@ -161,6 +184,8 @@ impl LineParser for BlkparseParser {
         let start = parse_u64("sector", sector)?;
         match tok.next() {
             Some("+") => {}
+            // `C WS 1950885322 [0]`: a data-less request's completion (a flush).
+            Some(t) if t.starts_with('[') => return Ok(None),
             other => {
                 return Err(FieldError::new(
                     "blocks",
@@ -176,13 +201,32 @@ impl LineParser for BlkparseParser {
         if blocks == 0 {
             return Ok(None); // a data-less flush
         }
-        Ok(Some(RawRequest {
+        let request = RawRequest {
             ts_ns,
             offset_bytes: scale_u64("sector", sector, start, SECTOR_BYTES)?,
             size_bytes: scale_u64("blocks", blocks_text, blocks, SECTOR_BYTES)?,
             op,
             stream: None,
-        }))
+        };
+        if !self.given {
+            self.read.push(event);
+        }
+        Ok(Some(request))
+    }
+
+    fn keep(&mut self) -> Option<Vec<bool>> {
+        if self.given {
+            return None;
+        }
+        let chosen = BlkparseEvent::ALL
+            .into_iter()
+            .find(|e| self.read.contains(e))?;
+        self.event = Some(chosen);
+        Some(self.read.iter().map(|e| *e == chosen).collect())
+    }
+
+    fn blkparse_event(&self) -> Option<BlkparseEvent> {
+        self.event
     }
 
     fn offset_field(&self) -> &'static str {

@@ -14,8 +14,9 @@
 //!
 //! The DiskSim family (MQSim, SSDsim, DiskSim, FlashSim) share one layout of
 //! five numeric columns and differ only in units, so their files are
-//! ambiguous by content and need `--format`; the other formats have a layout,
-//! a header or a field of their own and are told apart.
+//! ambiguous by content and need a format named; the other formats have a
+//! layout, a header or a field of their own and are told apart. The `columns`
+//! format is never detected: it needs a description of the columns.
 
 use std::io::BufRead;
 use std::path::Path;
@@ -100,15 +101,21 @@ impl Sample {
             ([one], _) => Ok(*one),
             ([], [leader]) => Ok(*leader),
             ([], _) => Err(error(format!(
-                "no format reads its first {} lines; give one with --format. {}",
+                "no format reads its first {} lines; give one with {}, or describe the \
+                 columns with {}. {}",
                 self.lines.len(),
+                opts.caller.format_option(),
+                opts.caller.columns_option(),
                 refused.join("; ")
             ))),
             (many, _) => Err(error(format!(
                 "its first {} lines are valid as each of {}, which would read them \
-                 differently (e.g. in other units); name one with --format",
+                 differently (e.g. in other units); name one with {}, or describe the \
+                 columns with {}",
                 self.lines.len(),
-                names(many)
+                names(many),
+                opts.caller.format_option(),
+                opts.caller.columns_option()
             ))),
         }
     }

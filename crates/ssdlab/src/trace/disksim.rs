@@ -20,11 +20,9 @@
 //! Fields are separated by any run of spaces or tabs; blank lines and `#`
 //! lines carry no request (DiskSim itself stops at them).
 
-use super::columns::{Clock, Columns, TypeCode};
-use super::{FieldError, LineParser, RawRequest};
+use std::borrow::Cow;
 
-/// Field names in column order, as used in error messages.
-pub const FIELDS: [&str; 5] = ["time_ms", "devno", "blkno", "bcount", "flags"];
+use super::columns::{column, fixed_layout_parser, Clock, Columns, OpCoding, Role, Separator};
 
 /// Bytes per DiskSim block.
 pub const BLOCK_BYTES: u64 = 512;
@@ -32,29 +30,32 @@ pub const BLOCK_BYTES: u64 = 512;
 /// Nanoseconds per millisecond, DiskSim's time unit.
 pub const NS_PER_MS: u64 = 1_000_000;
 
+/// The five columns, in order.
 const COLUMNS: Columns = Columns {
-    fields: FIELDS,
-    clock: Clock::Decimal(NS_PER_MS),
-    address_unit: BLOCK_BYTES,
-    size_unit: BLOCK_BYTES,
-    type_code: TypeCode::HexFlagsBit0Read,
+    columns: Cow::Borrowed(&[
+        column("time_ms", Role::Time(Clock::Decimal(NS_PER_MS))),
+        column("devno", Role::Number),
+        column(
+            "blkno",
+            Role::Offset {
+                unit_bytes: BLOCK_BYTES,
+            },
+        ),
+        column(
+            "bcount",
+            Role::Size {
+                unit_bytes: BLOCK_BYTES,
+            },
+        ),
+        column("flags", Role::Op(OpCoding::HexFlagsBit0Read)),
+    ]),
+    separator: Separator::Whitespace,
+    extra_fields: false,
     max_field: u64::MAX,
 };
 
-/// Parser for [`super::TraceFormat::Disksim`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DisksimParser;
-
-impl LineParser for DisksimParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<RawRequest>, FieldError> {
-        COLUMNS.parse(line)
-    }
-
-    fn offset_field(&self) -> &'static str {
-        "blkno"
-    }
-
-    fn size_field(&self) -> &'static str {
-        "bcount"
-    }
-}
+fixed_layout_parser!(
+    /// Parser for [`super::TraceFormat::Disksim`].
+    DisksimParser,
+    COLUMNS
+);

@@ -42,6 +42,17 @@ pub enum TraceError {
         /// The trace file.
         path: PathBuf,
     },
+    /// Format `columns` was asked for without a description of the columns.
+    #[error(
+        "{}: format `columns` needs a description of the file's columns: give one with {option}",
+        path.display()
+    )]
+    Undescribed {
+        /// The trace file.
+        path: PathBuf,
+        /// How the caller gives the description ([`super::Caller::columns_option`]).
+        option: &'static str,
+    },
     /// No format was given and the first lines do not tell it (see [`detect`]).
     #[error("{}: cannot tell the trace format: {reason}", path.display())]
     Detect {
@@ -60,6 +71,7 @@ impl TraceError {
             | TraceError::Field { path, .. }
             | TraceError::Encoding { path, .. }
             | TraceError::ZeroCapacity { path }
+            | TraceError::Undescribed { path, .. }
             | TraceError::Detect { path, .. } => path,
         }
     }
@@ -68,9 +80,10 @@ impl TraceError {
     pub fn line(&self) -> Option<u64> {
         match self {
             TraceError::Field { line, .. } | TraceError::Encoding { line, .. } => Some(*line),
-            TraceError::Io { .. } | TraceError::ZeroCapacity { .. } | TraceError::Detect { .. } => {
-                None
-            }
+            TraceError::Io { .. }
+            | TraceError::ZeroCapacity { .. }
+            | TraceError::Undescribed { .. }
+            | TraceError::Detect { .. } => None,
         }
     }
 

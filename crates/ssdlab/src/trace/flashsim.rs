@@ -25,11 +25,11 @@
 //! Fields are separated by any run of spaces or tabs; blank lines and `#`
 //! lines carry no request.
 
-use super::columns::{Clock, Columns, TypeCode};
-use super::{FieldError, LineParser, RawRequest};
+use std::borrow::Cow;
 
-/// Field names in column order, as used in error messages.
-pub const FIELDS: [&str; 5] = ["arrive_time", "diskno", "vaddr", "size", "op"];
+use super::columns::{
+    column, fixed_layout_parser, Clock, Columns, Role, Separator, ZERO_WRITE_ONE_READ,
+};
 
 /// Bytes per unit of `vaddr`.
 pub const SECTOR_BYTES: u64 = 512;
@@ -37,25 +37,32 @@ pub const SECTOR_BYTES: u64 = 512;
 /// Bytes per unit of `size` (one FlashSim page).
 pub const PAGE_BYTES: u64 = 4096;
 
+/// The five columns, in order.
 const COLUMNS: Columns = Columns {
-    fields: FIELDS,
-    clock: Clock::Decimal(1_000_000),
-    address_unit: SECTOR_BYTES,
-    size_unit: PAGE_BYTES,
-    type_code: TypeCode::ZeroWriteOneRead,
+    columns: Cow::Borrowed(&[
+        column("arrive_time", Role::Time(Clock::Decimal(1_000_000))),
+        column("diskno", Role::Number),
+        column(
+            "vaddr",
+            Role::Offset {
+                unit_bytes: SECTOR_BYTES,
+            },
+        ),
+        column(
+            "size",
+            Role::Size {
+                unit_bytes: PAGE_BYTES,
+            },
+        ),
+        column("op", Role::Op(ZERO_WRITE_ONE_READ)),
+    ]),
+    separator: Separator::Whitespace,
+    extra_fields: false,
     max_field: u64::MAX,
 };
 
-/// Parser for [`super::TraceFormat::Flashsim`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FlashsimParser;
-
-impl LineParser for FlashsimParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<RawRequest>, FieldError> {
-        COLUMNS.parse(line)
-    }
-
-    fn offset_field(&self) -> &'static str {
-        "vaddr"
-    }
-}
+fixed_layout_parser!(
+    /// Parser for [`super::TraceFormat::Flashsim`].
+    FlashsimParser,
+    COLUMNS
+);

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{Op, Trace, TraceFormat, FINGERPRINT_BLOCK_BYTES};
+use super::{BlkparseEvent, Op, Trace, TraceFormat, FINGERPRINT_BLOCK_BYTES};
 
 /// Block size of the re-access statistics.
 pub const BLOCK_BYTES: u64 = 4096;
@@ -20,6 +20,10 @@ pub struct TraceInfo {
     pub path: String,
     /// The format it was read as.
     pub format: TraceFormat,
+    /// The blkparse event read (blkparse only): the one given, or the first of Q, D, C the
+    /// file holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blkparse_event: Option<BlkparseEvent>,
     /// Number of requests.
     pub requests: u64,
     pub reads: u64,
@@ -223,6 +227,7 @@ impl TraceInfo {
         TraceInfo {
             path: trace.path.display().to_string(),
             format,
+            blkparse_event: trace.blkparse_event,
             requests,
             reads,
             writes,
@@ -271,7 +276,10 @@ impl TraceInfo {
         let opt =
             |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |x| format!("{x:.digits$}"));
         let pct = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{:.2}%", 100.0 * x));
-        let _ = writeln!(o, "trace        {} ({})", self.path, self.format);
+        let event = self
+            .blkparse_event
+            .map_or(String::new(), |e| format!(", `{}` events", e.action()));
+        let _ = writeln!(o, "trace        {} ({}{event})", self.path, self.format);
         let _ = writeln!(
             o,
             "requests     {} ({} read, {} write, {} trim), read ratio {}",

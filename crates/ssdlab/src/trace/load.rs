@@ -54,6 +54,12 @@ pub fn read_trace_as<R: Read>(
             path: path.to_path_buf(),
         });
     }
+    if opts.format == Some(TraceFormat::Columns) && opts.columns.is_none() {
+        return Err(TraceError::Undescribed {
+            path: path.to_path_buf(),
+            option: opts.caller.columns_option(),
+        });
+    }
     let mut input = decompressed(reader, path)?;
     match opts.format {
         Some(format) => {
@@ -133,6 +139,20 @@ struct SideTables {
 }
 
 impl SideTables {
+    /// Keep the rows `keep` marks (a mask over every request so far).
+    fn retain(&mut self, keep: &[bool]) {
+        if let Some(streams) = &mut self.streams {
+            *streams = masked(streams, keep);
+        }
+        if let Some(table) = &mut self.fingerprints {
+            let mut kept = Fingerprints::default();
+            for (i, _) in keep.iter().enumerate().filter(|(_, k)| **k) {
+                kept.push(table.get(i));
+            }
+            *table = kept;
+        }
+    }
+
     /// Record the extras of request number `index` (0-based, file order).
     fn push(&mut self, index: usize, stream: Option<u32>, fps: &[Fingerprint]) {
         if stream.is_some() || self.streams.is_some() {
@@ -148,6 +168,15 @@ impl SideTables {
             table.push(fps);
         }
     }
+}
+
+/// The items of `items` whose `keep` entry is true.
+fn masked<T: Copy>(items: &[T], keep: &[bool]) -> Vec<T> {
+    items
+        .iter()
+        .zip(keep)
+        .filter_map(|(item, k)| k.then_some(*item))
+        .collect()
 }
 
 /// Parse every line of `input` and assemble the trace.
@@ -199,6 +228,14 @@ fn load_lines<B: BufRead>(
             size_bytes: raw.size_bytes,
             op: raw.op,
         });
+    }
+    if let Some(keep) = parser.keep() {
+        skipped_lines += keep.iter().filter(|k| !**k).count();
+        requests = masked(&requests, &keep);
+        if defer {
+            lines = masked(&lines, &keep);
+        }
+        side.retain(&keep);
     }
     if defer {
         let line_of = |i: usize| lines.get(i).copied().unwrap_or(0);
@@ -252,6 +289,7 @@ fn load_lines<B: BufRead>(
         skipped_lines,
         streams,
         fingerprints,
+        blkparse_event: parser.blkparse_event(),
     })
 }
 

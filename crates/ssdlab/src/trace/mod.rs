@@ -11,8 +11,10 @@
 //! DiskSim ASCII ([`disksim`]), MQSim ASCII ([`mqsim`]), SSDsim ([`ssdsim`]),
 //! FlashSim ([`flashsim`]), blkparse text output ([`blkparse`]), FIU traces
 //! with per-block MD5 ([`fiu`]), fio iolog v2/v3 ([`fio`]) and ssdlab's own
-//! CSV ([`native`]). Without a format, [`detect`] picks the one format that
-//! accepts the file's first lines. [`info`] computes `ssdlab trace-info`
+//! CSV ([`native`]), and any layout of columns a user describes ([`columns`], which
+//! the four DiskSim-family formats are fixed instances of). Without a format,
+//! [`detect`] picks the one format that accepts the file's first lines (never
+//! `columns`, which needs its description). [`info`] computes `ssdlab trace-info`
 //! statistics and [`convert`] writes traces back out (native, DiskSim).
 //!
 //! Input may be plain text, gzip or zstd; compression is recognised by its
@@ -31,7 +33,8 @@
 //! by name, add a [`TraceFormat`] variant and an arm in [`TraceFormat::parser`].
 
 pub mod blkparse;
-mod columns;
+mod caller;
+pub mod columns;
 pub mod convert;
 pub mod detect;
 pub mod disksim;
@@ -52,6 +55,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use blkparse::{BlkparseEvent, BlkparseParser};
+pub use caller::Caller;
+pub use columns::{ColumnsParser, ColumnsSpec};
 pub use disksim::DisksimParser;
 pub use error::TraceError;
 pub use fields::{
@@ -250,10 +255,14 @@ pub enum TraceFormat {
     Fio,
     /// ssdlab CSV: `arrival_ns,offset_bytes,size_bytes,op[,stream][,content]`.
     Native,
+    /// Columns a user describes ([`ColumnsSpec`]): which holds the time, the address, the
+    /// size and the operation, in which units.
+    Columns,
 }
 
 impl TraceFormat {
-    /// Every supported format.
+    /// Every format that reads a file without a description: the ones [`detect`] tries.
+    /// [`TraceFormat::Columns`] is not among them.
     pub const ALL: [TraceFormat; 10] = [
         TraceFormat::Msr,
         TraceFormat::Spc,
@@ -280,10 +289,27 @@ impl TraceFormat {
             TraceFormat::Fiu => "fiu",
             TraceFormat::Fio => "fio",
             TraceFormat::Native => "native",
+            TraceFormat::Columns => "columns",
         }
     }
 
-    /// A fresh parser for this format, set up from `opts`.
+    /// The format named `name` (any format, `columns` included).
+    pub fn from_name(name: &str) -> Option<TraceFormat> {
+        <TraceFormat as clap::ValueEnum>::from_str(name, false).ok()
+    }
+
+    /// The names of every format, `columns` last.
+    pub fn names() -> Vec<&'static str> {
+        TraceFormat::ALL
+            .iter()
+            .chain([&TraceFormat::Columns])
+            .map(|f| f.name())
+            .collect()
+    }
+
+    /// A fresh parser for this format, set up from `opts`. For `columns` without
+    /// `opts.columns` it is a parser that refuses every line (the loader refuses such options
+    /// before reading, naming the option in the caller's words).
     pub fn parser(self, opts: &LoadOptions) -> Box<dyn LineParser> {
         match self {
             TraceFormat::Msr => Box::new(MsrParser),
@@ -296,6 +322,10 @@ impl TraceFormat {
             TraceFormat::Fiu => Box::<FiuParser>::default(),
             TraceFormat::Fio => Box::<FioParser>::default(),
             TraceFormat::Native => Box::<NativeParser>::default(),
+            TraceFormat::Columns => match &opts.columns {
+                Some(parser) => Box::new(parser.clone()),
+                None => Box::new(columns::Undescribed),
+            },
         }
     }
 }
@@ -332,7 +362,7 @@ pub enum OutOfRange {
 
 /// How to read a trace. The default detects the format and checks no
 /// capacity (what `ssdlab trace-info` and `ssdlab convert` need).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
     /// File format of the trace; `None` detects it from the first lines
     /// (see [`detect`]).
@@ -343,8 +373,13 @@ pub struct LoadOptions {
     pub capacity_bytes: Option<u64>,
     /// What to do with a request that ends past `capacity_bytes`.
     pub out_of_range: OutOfRange,
-    /// Which blkparse event marks a request's arrival (blkparse only).
-    pub blkparse_event: BlkparseEvent,
+    /// Which blkparse event marks a request's arrival (blkparse only); `None`
+    /// takes the first of Q, D, C present in the file.
+    pub blkparse_event: Option<BlkparseEvent>,
+    /// The described layout, for [`TraceFormat::Columns`] (see [`ColumnsSpec::parser`]).
+    pub columns: Option<ColumnsParser>,
+    /// Who gave these options, so that errors name them in the caller's words.
+    pub caller: Caller,
 }
 
 /// A loaded trace: requests sorted by arrival, first arrival at 0.
@@ -367,6 +402,9 @@ pub struct Trace {
     /// Content fingerprints of each request (parallel to `requests`); `None`
     /// when no request has any. See [`Fingerprint`] for the contract.
     pub fingerprints: Option<Fingerprints>,
+    /// The blkparse event the requests are (blkparse only; `None` there when
+    /// no event was given and the file has none of Q, D, C).
+    pub blkparse_event: Option<BlkparseEvent>,
 }
 
 impl Trace {
@@ -423,6 +461,18 @@ pub trait LineParser {
     /// and checks capacities only after that.
     fn offsets_final(&self) -> bool {
         true
+    }
+
+    /// Which of the requests `parse_line` returned to keep, once the whole file is read, as a
+    /// mask in file order; `None` keeps every one. For formats that can only choose once they
+    /// have seen the file (blkparse without a given event keeps the first kind present).
+    fn keep(&mut self) -> Option<Vec<bool>> {
+        None
+    }
+
+    /// The blkparse event the kept requests are (blkparse only).
+    fn blkparse_event(&self) -> Option<BlkparseEvent> {
+        None
     }
 
     /// Make the offsets final. `requests` are every request `parse_line`

@@ -21,44 +21,41 @@
 //! fractional time (e.g. `0.000`, FlashSim/Heimdall style) is rejected rather
 //! than truncated.
 
-use super::columns::{Clock, Columns, TypeCode};
-use super::{FieldError, LineParser, RawRequest};
+use std::borrow::Cow;
 
-/// Field names in column order, as used in error messages.
-pub const FIELDS: [&str; 5] = [
-    "arrival_ns",
-    "device",
-    "start_sector",
-    "size_sectors",
-    "type",
-];
+use super::columns::{
+    column, fixed_layout_parser, Clock, Columns, Role, Separator, ZERO_WRITE_ONE_READ,
+};
 
 /// Bytes per sector in MQSim traces.
 pub const SECTOR_BYTES: u64 = 512;
 
+/// The five columns, in order.
 const COLUMNS: Columns = Columns {
-    fields: FIELDS,
-    clock: Clock::IntegerNs,
-    address_unit: SECTOR_BYTES,
-    size_unit: SECTOR_BYTES,
-    type_code: TypeCode::ZeroWriteOneRead,
+    columns: Cow::Borrowed(&[
+        column("arrival_ns", Role::Time(Clock::IntegerNs)),
+        column("device", Role::Number),
+        column(
+            "start_sector",
+            Role::Offset {
+                unit_bytes: SECTOR_BYTES,
+            },
+        ),
+        column(
+            "size_sectors",
+            Role::Size {
+                unit_bytes: SECTOR_BYTES,
+            },
+        ),
+        column("type", Role::Op(ZERO_WRITE_ONE_READ)),
+    ]),
+    separator: Separator::Whitespace,
+    extra_fields: false,
     max_field: u64::MAX,
 };
 
-/// Parser for [`super::TraceFormat::Mqsim`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MqsimParser;
-
-impl LineParser for MqsimParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<RawRequest>, FieldError> {
-        COLUMNS.parse(line)
-    }
-
-    fn offset_field(&self) -> &'static str {
-        "start_sector"
-    }
-
-    fn size_field(&self) -> &'static str {
-        "size_sectors"
-    }
-}
+fixed_layout_parser!(
+    /// Parser for [`super::TraceFormat::Mqsim`].
+    MqsimParser,
+    COLUMNS
+);

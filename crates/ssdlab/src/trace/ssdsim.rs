@@ -21,11 +21,11 @@
 //! is rejected here rather than silently wrapped. Fields are separated by any
 //! run of spaces or tabs; blank lines and `#` lines carry no request.
 
-use super::columns::{Clock, Columns, TypeCode};
-use super::{FieldError, LineParser, RawRequest};
+use std::borrow::Cow;
 
-/// Field names in column order, as used in error messages.
-pub const FIELDS: [&str; 5] = ["time_ns", "device", "lsn", "size", "ope"];
+use super::columns::{
+    column, fixed_layout_parser, Clock, Columns, Role, Separator, ZERO_WRITE_ONE_READ,
+};
 
 /// Bytes per sector in SSDsim traces.
 pub const SECTOR_BYTES: u64 = 512;
@@ -33,25 +33,32 @@ pub const SECTOR_BYTES: u64 = 512;
 /// Largest value of a C `int`, the type SSDsim reads the fields into.
 pub const MAX_C_INT: u64 = i32::MAX as u64;
 
+/// The five columns, in order.
 const COLUMNS: Columns = Columns {
-    fields: FIELDS,
-    clock: Clock::IntegerNs,
-    address_unit: SECTOR_BYTES,
-    size_unit: SECTOR_BYTES,
-    type_code: TypeCode::ZeroWriteOneRead,
+    columns: Cow::Borrowed(&[
+        column("time_ns", Role::Time(Clock::IntegerNs)),
+        column("device", Role::Number),
+        column(
+            "lsn",
+            Role::Offset {
+                unit_bytes: SECTOR_BYTES,
+            },
+        ),
+        column(
+            "size",
+            Role::Size {
+                unit_bytes: SECTOR_BYTES,
+            },
+        ),
+        column("ope", Role::Op(ZERO_WRITE_ONE_READ)),
+    ]),
+    separator: Separator::Whitespace,
+    extra_fields: false,
     max_field: MAX_C_INT,
 };
 
-/// Parser for [`super::TraceFormat::Ssdsim`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SsdsimParser;
-
-impl LineParser for SsdsimParser {
-    fn parse_line(&mut self, line: &str) -> Result<Option<RawRequest>, FieldError> {
-        COLUMNS.parse(line)
-    }
-
-    fn offset_field(&self) -> &'static str {
-        "lsn"
-    }
-}
+fixed_layout_parser!(
+    /// Parser for [`super::TraceFormat::Ssdsim`].
+    SsdsimParser,
+    COLUMNS
+);

@@ -1,11 +1,12 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use ssdlab::config::{apply_override, Config};
 use ssdlab::sim::{Flow, RequestRecord, RunOptions, Simulation};
-use ssdlab::trace::TraceRequest;
+use ssdlab::trace::{Op, TraceRequest};
 
 /// The small test device (tests/data/small.toml) with overrides.
 pub fn small(sets: &[&str]) -> Config {
@@ -38,4 +39,51 @@ pub fn run_logged(
     let s = sim.summary();
     assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
     (sim.log.take().unwrap(), s)
+}
+
+/// Run the `ssdlab` binary with `args`: its exit code, stdout and stderr.
+pub fn ssdlab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A scratch file `name` holding `contents`, in a folder of its own per test file (`dir`).
+pub fn scratch(dir: &str, name: &str, contents: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+/// Mean size in bytes of the requests of type `op`, `None` if there are none.
+pub fn mean_size(reqs: &[TraceRequest], op: Op) -> Option<f64> {
+    let sizes: Vec<u64> = reqs
+        .iter()
+        .filter(|r| r.op == op)
+        .map(|r| r.size_bytes)
+        .collect();
+    if sizes.is_empty() {
+        None
+    } else {
+        Some(sizes.iter().sum::<u64>() as f64 / sizes.len() as f64)
+    }
+}
+
+/// Lowest start and highest end (bytes) of non-empty `requests`.
+pub fn address_range(requests: &[TraceRequest]) -> (u64, u64) {
+    let min = requests.iter().map(|r| r.offset_bytes).min().unwrap();
+    let max = requests
+        .iter()
+        .map(|r| r.offset_bytes + r.size_bytes)
+        .max()
+        .unwrap();
+    (min, max)
 }
