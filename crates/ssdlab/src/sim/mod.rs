@@ -245,7 +245,11 @@ impl Simulation {
                 &config.ftl.read_policy,
                 config.geometry.codeword_size_bytes,
             ),
-            reads: read::ReadCommands::new(config.scheduler.merge_reads, ftl.geometry.dies()),
+            reads: read::ReadCommands::new(
+                config.scheduler.merge_reads,
+                ftl.geometry.dies(),
+                ftl.geometry.blocks() as u64 * ftl.geometry.max_pages_per_block as u64,
+            ),
             reduction: reduction::build(&config.ftl.reduction),
             migration: migration::build(&config.ftl.migration),
             placement,

@@ -8,8 +8,6 @@
 
 use std::collections::HashMap;
 
-use foldhash::fast::FixedState;
-
 use crate::config::EnergyConfig;
 use crate::flash::{FlashOp, Geometry, OpKind, OpShaper, OpSource, Timing};
 use crate::ftl::read_policy::{PageRead, ReadPolicy};
@@ -37,14 +35,16 @@ struct Requester {
 /// a queued command joins it.
 pub(super) struct ReadCommands {
     /// Per die, how many queued read commands have a page in each bucket of `page mod
-    /// PAGE_BUCKETS`: an empty bucket rules a join out without hashing (the common case). Empty
-    /// unless `merge`.
+    /// PAGE_BUCKETS`: an empty bucket rules a join out at the cost of one small array's line (the
+    /// common case). Empty unless `merge`.
     queued_buckets: Vec<[u16; PAGE_BUCKETS]>,
-    /// Per page with a queued read command, what joined it. Found by page, not by a search of the
-    /// die's queue: one huge request queues thousands of commands on a die, and a search per ask
-    /// made its time quadratic in its size. Empty unless `merge`.
-    queued: HashMap<u32, Joined, FixedState>,
-    /// Requesters that joined running commands, by page.
+    /// One bit per physical page: a read command of it is queued and not started. Asked only past
+    /// a non-empty bucket, it settles a join without a search of the die's queue: one huge request
+    /// queues thousands of commands on a die, and a search per ask made its time quadratic in its
+    /// size. Empty unless `merge`.
+    queued_pages: Vec<u64>,
+    /// What joined queued commands, and the requesters that joined running ones, by page.
+    joined_queued: HashMap<u32, Joined>,
     joined_running: HashMap<u32, Vec<Requester>>,
     /// `scheduler.merge_reads`.
     merge: bool,
@@ -58,10 +58,18 @@ struct Joined {
 }
 
 impl ReadCommands {
-    pub(super) fn new(merge: bool, dies: u32) -> ReadCommands {
+    pub(super) fn new(merge: bool, dies: u32, pages: u64) -> ReadCommands {
         ReadCommands {
             queued_buckets: vec![[0; PAGE_BUCKETS]; if merge { dies as usize } else { 0 }],
-            queued: HashMap::default(),
+            queued_pages: vec![
+                0;
+                if merge {
+                    pages.div_ceil(64) as usize
+                } else {
+                    0
+                }
+            ],
+            joined_queued: HashMap::new(),
             joined_running: HashMap::new(),
             merge,
         }
@@ -72,12 +80,23 @@ impl ReadCommands {
         &mut self.queued_buckets[die as usize][page as usize % PAGE_BUCKETS]
     }
 
-    /// What joined the queued, not started, read command of `page` on `die`, if there is one.
-    fn queued(&mut self, die: u32, page: u32) -> Option<&mut Joined> {
-        if *self.bucket(die, page) == 0 {
-            return None;
+    /// Whether a read command of `page` (on `die`) is queued and not started.
+    fn is_queued(&mut self, die: u32, page: u32) -> bool {
+        *self.bucket(die, page) != 0
+            && self.queued_pages[page as usize / 64] >> (page % 64) & 1 == 1
+    }
+
+    /// A read command of `page` (on `die`) is queued (`true`) or started (`false`).
+    fn mark(&mut self, die: u32, page: u32, queued: bool) {
+        let bucket = self.bucket(die, page);
+        let bit = 1 << (page % 64);
+        if queued {
+            *bucket += 1;
+            self.queued_pages[page as usize / 64] |= bit;
+        } else {
+            *bucket -= 1;
+            self.queued_pages[page as usize / 64] &= !bit;
         }
-        self.queued.get_mut(&page)
     }
 }
 
@@ -87,14 +106,14 @@ impl Simulation {
         debug_assert!(codewords != 0);
         let a = self.ftl.geometry.page_addr(page);
         if self.reads.merge {
-            if let Some(joined) = self.reads.queued(a.die, page) {
+            if self.reads.is_queued(a.die, page) {
+                let joined = self.reads.joined_queued.entry(page).or_default();
                 joined.codewords |= codewords;
                 joined.requesters.push(Requester { source, owner });
                 self.device.merged_reads += 1;
                 return;
             }
-            *self.reads.bucket(a.die, page) += 1;
-            self.reads.queued.insert(page, Joined::default());
+            self.reads.mark(a.die, page, true);
         }
         // Shaped when the die starts it (`ReadShaper`).
         self.submit(FlashOp {
@@ -180,10 +199,10 @@ impl OpShaper for ReadShaper<'_> {
         let r = &mut *self.reads;
         let mut serves_host = op.source == OpSource::Host;
         if r.merge {
-            *r.bucket(op.die, op.target) -= 1;
-            if let Some(joined) = r.queued.remove(&op.target) {
-                op.codewords |= joined.codewords;
-                if !joined.requesters.is_empty() {
+            r.mark(op.die, op.target, false);
+            if !r.joined_queued.is_empty() {
+                if let Some(joined) = r.joined_queued.remove(&op.target) {
+                    op.codewords |= joined.codewords;
                     serves_host |= joined.requesters.iter().any(|j| j.source == OpSource::Host);
                     r.joined_running.insert(op.target, joined.requesters);
                 }
