@@ -16,7 +16,7 @@ use crate::stats::DeviceStats;
 use super::event::Event;
 use super::Simulation;
 
-/// Buckets of the per-die count of queued read pages.
+/// Buckets of the per-die record of queued read pages.
 const PAGE_BUCKETS: usize = 256;
 
 /// Who wants data from a read command: a host request (`owner` = request id) or a GC / WL job
@@ -34,14 +34,15 @@ struct Requester {
 /// it: a die holds at most one queued and one running command of a page, and a read of a page with
 /// a queued command joins it.
 pub(super) struct ReadCommands {
-    /// Per die, how many queued read commands have a page in each bucket of `page mod
-    /// PAGE_BUCKETS`: an empty bucket rules a join out at the cost of one small array's line (the
-    /// common case). Empty unless `merge`.
-    queued_buckets: Vec<[u16; PAGE_BUCKETS]>,
-    /// One bit per physical page: a read command of it is queued and not started. Asked only past
-    /// a non-empty bucket, it settles a join without a search of the die's queue: one huge request
-    /// queues thousands of commands on a die, and a search per ask made its time quadratic in its
-    /// size. Empty unless `merge`.
+    /// Per die, the queued read commands whose page falls in each bucket of `page mod
+    /// PAGE_BUCKETS`: an empty bucket, or one holding a single other page, rules a join out with
+    /// one small array's line (the common case). Empty unless `merge`.
+    queued_buckets: Vec<[Bucket; PAGE_BUCKETS]>,
+    /// One bit per physical page whose bucket holds more than one queued command: the bit says
+    /// whether that page's command is queued. It settles a join without a search of the die's
+    /// queue (one huge request queues thousands of commands on a die, and a search per ask made its
+    /// time quadratic in its size) and is touched only on such collisions: marking every command
+    /// in a table this large missed the caches twice per read. Empty unless `merge`.
     queued_pages: Vec<u64>,
     /// What joined queued commands, and the requesters that joined running ones, by page.
     joined_queued: HashMap<u32, Joined>,
@@ -49,6 +50,21 @@ pub(super) struct ReadCommands {
     /// `scheduler.merge_reads`.
     merge: bool,
 }
+
+/// The queued read commands of one die whose pages fall in one bucket.
+#[derive(Clone, Copy)]
+struct Bucket {
+    count: u32,
+    /// The page of the only one, while the bucket has held no other since it was last empty;
+    /// else [`MANY`], and the pages' bits in `queued_pages` say which are queued.
+    single: u32,
+}
+
+const MANY: u32 = u32::MAX;
+const EMPTY: Bucket = Bucket {
+    count: 0,
+    single: MANY,
+};
 
 /// The codewords and requesters that joined a queued read command after its first.
 #[derive(Default)]
@@ -60,7 +76,7 @@ struct Joined {
 impl ReadCommands {
     pub(super) fn new(merge: bool, dies: u32, pages: u64) -> ReadCommands {
         ReadCommands {
-            queued_buckets: vec![[0; PAGE_BUCKETS]; if merge { dies as usize } else { 0 }],
+            queued_buckets: vec![[EMPTY; PAGE_BUCKETS]; if merge { dies as usize } else { 0 }],
             queued_pages: vec![
                 0;
                 if merge {
@@ -75,28 +91,58 @@ impl ReadCommands {
         }
     }
 
-    /// How many queued read commands of `die` have a page in `page`'s bucket.
-    fn bucket(&mut self, die: u32, page: u32) -> &mut u16 {
-        &mut self.queued_buckets[die as usize][page as usize % PAGE_BUCKETS]
+    fn bit(&self, page: u32) -> bool {
+        self.queued_pages[page as usize / 64] >> (page % 64) & 1 == 1
+    }
+
+    fn set_bit(&mut self, page: u32, on: bool) {
+        let word = &mut self.queued_pages[page as usize / 64];
+        if on {
+            *word |= 1 << (page % 64);
+        } else {
+            *word &= !(1 << (page % 64));
+        }
     }
 
     /// Whether a read command of `page` (on `die`) is queued and not started.
-    fn is_queued(&mut self, die: u32, page: u32) -> bool {
-        *self.bucket(die, page) != 0
-            && self.queued_pages[page as usize / 64] >> (page % 64) & 1 == 1
+    fn is_queued(&self, die: u32, page: u32) -> bool {
+        let b = self.queued_buckets[die as usize][page as usize % PAGE_BUCKETS];
+        match (b.count, b.single) {
+            (0, _) => false,
+            (_, MANY) => self.bit(page),
+            (_, single) => single == page,
+        }
     }
 
     /// A read command of `page` (on `die`) is queued (`true`) or started (`false`).
     fn mark(&mut self, die: u32, page: u32, queued: bool) {
-        let bucket = self.bucket(die, page);
-        let bit = 1 << (page % 64);
-        if queued {
-            *bucket += 1;
-            self.queued_pages[page as usize / 64] |= bit;
-        } else {
-            *bucket -= 1;
-            self.queued_pages[page as usize / 64] &= !bit;
-        }
+        let b = self.queued_buckets[die as usize][page as usize % PAGE_BUCKETS];
+        let next = match (queued, b.count, b.single) {
+            (true, 0, _) => Bucket {
+                count: 1,
+                single: page,
+            },
+            (true, n, single) => {
+                // A second page in the bucket: from now on the bits tell them apart.
+                if single != MANY {
+                    self.set_bit(single, true);
+                }
+                self.set_bit(page, true);
+                Bucket {
+                    count: n + 1,
+                    single: MANY,
+                }
+            }
+            (false, 1, single) if single != MANY => EMPTY,
+            (false, n, _) => {
+                self.set_bit(page, false);
+                Bucket {
+                    count: n - 1,
+                    single: MANY,
+                }
+            }
+        };
+        self.queued_buckets[die as usize][page as usize % PAGE_BUCKETS] = next;
     }
 }
 
@@ -227,5 +273,30 @@ impl OpShaper for ReadShaper<'_> {
             d.host_sensed_bytes += plan.sensed_bytes as u64;
             d.energy.host_read_sense_pj += sense_pj;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queued_pages_are_told_apart_within_a_bucket() {
+        let mut r = ReadCommands::new(true, 2, 4096);
+        let (a, b, c) = (5, 5 + PAGE_BUCKETS as u32, 5 + 2 * PAGE_BUCKETS as u32);
+        r.mark(0, a, true);
+        assert!(r.is_queued(0, a) && !r.is_queued(0, b));
+        assert_eq!(r.queued_pages.iter().sum::<u64>(), 0, "one page: no bits");
+        r.mark(0, b, true);
+        assert!(r.is_queued(0, a) && r.is_queued(0, b) && !r.is_queued(0, c));
+        r.mark(0, a, false);
+        assert!(!r.is_queued(0, a) && r.is_queued(0, b));
+        r.mark(0, b, false);
+        assert!(!r.is_queued(0, b));
+        assert_eq!(r.queued_pages.iter().sum::<u64>(), 0, "an empty bucket leaves no bits");
+        r.mark(0, c, true);
+        assert!(r.is_queued(0, c) && !r.is_queued(0, a));
+        // Another die's bucket of the same number is its own.
+        assert!(!r.is_queued(1, c));
     }
 }
