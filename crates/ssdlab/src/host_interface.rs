@@ -52,59 +52,77 @@ impl Direction {
 pub struct HostInterface {
     /// False for `protocol = "none"`: commands and data cross in no time.
     timed: bool,
-    lanes: u64,
-    max_payload: u64,
+    /// Lanes, packet payload and the time fraction's denominator are powers of two: their
+    /// divisions are shifts (a division per packet count, lane share and rounding took more time
+    /// than the rest of a request's link model).
+    lanes_log2: u32,
+    max_payload_log2: u32,
     /// Header, data-link and framing bytes of every packet.
     packet_overhead: u64,
-    /// ns per byte on one lane, as the fraction `ns_num / ns_den`.
+    /// ns per byte on one lane, as the fraction `ns_num / 2^ns_den_log2`.
     ns_num: u64,
-    ns_den: u64,
+    ns_den_log2: u32,
+    /// The fixed-size messages' times: a doorbell write, a memory read request, the submission
+    /// and completion entries, a Dataset Management range.
+    doorbell_ns: u64,
+    read_request_ns: u64,
+    sqe_ns: u64,
+    cqe_ns: u64,
+    dsm_range_ns: u64,
     to_device: Direction,
     to_host: Direction,
 }
 
 impl HostInterface {
-    /// `config` must be validated (a known generation, lanes and payload size at least 1).
+    /// `config` must be validated (a known generation; lanes and payload size powers of two).
     pub fn new(config: &HostInterfaceConfig) -> HostInterface {
         let (ns_num, ns_den) = lane_ns_per_byte(config.pcie_generation).unwrap_or((1, 1));
-        HostInterface {
+        let mut link = HostInterface {
             timed: config.protocol == HostProtocol::Nvme,
-            lanes: config.pcie_lanes.max(1) as u64,
-            max_payload: config.tlp_max_payload_bytes.max(1) as u64,
+            lanes_log2: config.pcie_lanes.max(1).ilog2(),
+            max_payload_log2: config.tlp_max_payload_bytes.max(1).ilog2(),
             packet_overhead: (config.tlp_header_bytes
                 + config.dllp_overhead_bytes
                 + config.framing_overhead_bytes) as u64,
             ns_num,
-            ns_den,
+            ns_den_log2: ns_den.ilog2(),
+            doorbell_ns: 0,
+            read_request_ns: 0,
+            sqe_ns: 0,
+            cqe_ns: 0,
+            dsm_range_ns: 0,
             to_device: Direction::default(),
             to_host: Direction::default(),
-        }
+        };
+        link.doorbell_ns = link.data_ns(DOORBELL_BYTES);
+        link.read_request_ns = link.wire_ns(link.packet_overhead + READ_REQUEST_BYTES);
+        link.sqe_ns = link.data_ns(SQE_BYTES);
+        link.cqe_ns = link.data_ns(CQE_BYTES);
+        link.dsm_range_ns = link.data_ns(DSM_RANGE_BYTES);
+        link
     }
 
     /// Time on the link of `bytes` on the wire, spread over the lanes.
     fn wire_ns(&self, bytes: u64) -> u64 {
-        (bytes.div_ceil(self.lanes) * self.ns_num).div_ceil(self.ns_den)
+        let per_lane = (bytes + (1 << self.lanes_log2) - 1) >> self.lanes_log2;
+        (per_lane * self.ns_num + (1 << self.ns_den_log2) - 1) >> self.ns_den_log2
     }
 
     /// Time of a message carrying `payload` bytes (a memory write, or a read's completion).
     fn data_ns(&self, payload: u64) -> u64 {
-        let (full, rest) = (payload / self.max_payload, payload % self.max_payload);
-        let mut bytes = full * (self.max_payload + self.packet_overhead);
+        let max_payload = 1 << self.max_payload_log2;
+        let (full, rest) = (payload >> self.max_payload_log2, payload & (max_payload - 1));
+        let mut bytes = full * (max_payload + self.packet_overhead);
         if rest > 0 {
             bytes += rest + self.packet_overhead;
         }
         self.wire_ns(bytes)
     }
 
-    /// Time of a memory read request (header only).
-    fn read_request_ns(&self) -> u64 {
-        self.wire_ns(self.packet_overhead + READ_REQUEST_BYTES)
-    }
-
-    /// The device reads `bytes` of host memory from `at`: its request up, the data down.
-    fn fetch(&mut self, at: u64, bytes: u64) -> u64 {
-        let asked = self.to_host.send(at, self.read_request_ns());
-        self.to_device.send(asked, self.data_ns(bytes))
+    /// The device reads host memory from `at`: its request up, then `data_ns` of data down.
+    fn fetch(&mut self, at: u64, data_ns: u64) -> u64 {
+        let asked = self.to_host.send(at, self.read_request_ns);
+        self.to_device.send(asked, data_ns)
     }
 
     /// The host submits a command of `op` on `bytes` at `at`; returns when the device holds the
@@ -113,12 +131,12 @@ impl HostInterface {
         if !self.timed {
             return at;
         }
-        let rung = self.to_device.send(at, self.data_ns(DOORBELL_BYTES));
-        let fetched = self.fetch(rung, SQE_BYTES);
+        let rung = self.to_device.send(at, self.doorbell_ns);
+        let fetched = self.fetch(rung, self.sqe_ns);
         match op {
             Op::Read => fetched,
-            Op::Write => self.fetch(fetched, bytes),
-            Op::Trim => self.fetch(fetched, DSM_RANGE_BYTES),
+            Op::Write => self.fetch(fetched, self.data_ns(bytes)),
+            Op::Trim => self.fetch(fetched, self.dsm_range_ns),
         }
     }
 
@@ -132,8 +150,8 @@ impl HostInterface {
             Op::Read => self.to_host.send(at, self.data_ns(bytes)),
             Op::Write | Op::Trim => at,
         };
-        let seen = self.to_host.send(data_up, self.data_ns(CQE_BYTES));
-        self.to_device.send(seen, self.data_ns(DOORBELL_BYTES));
+        let seen = self.to_host.send(data_up, self.cqe_ns);
+        self.to_device.send(seen, self.doorbell_ns);
         seen
     }
 
@@ -174,15 +192,23 @@ mod tests {
         // 16 bytes: one packet of 44 bytes, 11 per lane.
         assert_eq!(link.data_ns(16), (11u64 * 130).div_ceil(128));
         // A read request: 28 + 4 bytes, 8 per lane.
-        assert_eq!(link.read_request_ns(), (8u64 * 130).div_ceil(128));
+        assert_eq!(link.read_request_ns, (8u64 * 130).div_ceil(128));
+        // 1 MiB on PCIe 1 x1 with 4 KiB packets: 256 × 4124 bytes at 4 ns each.
+        let wide = HostInterface::new(&HostInterfaceConfig {
+            pcie_generation: 1,
+            pcie_lanes: 1,
+            tlp_max_payload_bytes: 4096,
+            ..gen3_x4()
+        });
+        assert_eq!(wide.data_ns(1 << 20), 256 * 4124 * 4);
     }
 
     #[test]
     fn a_write_fetches_its_data_and_a_read_sends_it_back() {
         let mut link = HostInterface::new(&gen3_x4());
         let doorbell = link.data_ns(DOORBELL_BYTES);
-        let sqe = link.read_request_ns() + link.data_ns(SQE_BYTES);
-        let data = link.read_request_ns() + link.data_ns(8192);
+        let sqe = link.read_request_ns + link.data_ns(SQE_BYTES);
+        let data = link.read_request_ns + link.data_ns(8192);
         assert_eq!(link.submit(0, Op::Write, 8192), doorbell + sqe + data);
         // A read submitted later, once the link is free, does not fetch data.
         assert_eq!(
