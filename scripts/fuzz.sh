@@ -3,10 +3,11 @@
 # toolchain with plain cargo: no cargo install, no nightly. docs/fuzzing.md says what each target
 # checks and records the figures of a long run.
 #
-#   scripts/fuzz.sh [TARGET...] [--runs N | --seconds S] [--list]
+#   scripts/fuzz.sh [TARGET...] [--runs N] [--seconds S] [--list]
 #
 # TARGET: the names `--list` prints (trace_msr ... trace_native, config); default all of them.
-# --runs N: inputs per target (default 10000000); --seconds S: a time budget per target instead.
+# --runs N: inputs per target (default 10000000); --seconds S: stop a target after S seconds even
+# if it has not run N inputs.
 # Each target starts from seeds built here from traces/, tests/data/trace_corpus/ and the shipped
 # presets, plus the corpus it grew on earlier runs (fuzz/corpus/TARGET, not committed). A crash
 # (panic, timeout, out of memory) stops the script with a non-zero exit, the input saved under
@@ -127,7 +128,7 @@ for t in "${targets[@]}"; do
     esac
     mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
     budget=(-runs="$runs")
-    [ -z "$seconds" ] || budget=(-max_total_time="$seconds")
+    [ -z "$seconds" ] || budget+=(-max_total_time="$seconds")
     log=$work/log
     start=$(date +%s)
     # -timeout: an input that takes 10 s is a hang; -rss_limit_mb: one that needs 2 GiB a blow-up.
