@@ -9,9 +9,10 @@
 # --runs N: inputs per target (default 10000000); --seconds S: stop a target after S seconds even
 # if it has not run N inputs.
 # Each target starts from seeds built here from traces/, tests/data/trace_corpus/ and the shipped
-# presets, plus the corpus it grew on earlier runs (fuzz/corpus/TARGET, not committed). A crash
-# (panic, timeout, out of memory) stops the script with a non-zero exit, the input saved under
-# fuzz/artifacts/TARGET/; replay it with the printed command.
+# presets, the inputs that once made it fail (fuzz/regressions/TARGET, committed), and the corpus
+# it grew on earlier runs (fuzz/corpus/TARGET, not committed). A crash (panic, timeout, out of
+# memory) stops the script with a non-zero exit, the input saved under fuzz/artifacts/TARGET/;
+# replay it with the printed command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
     --runs) runs="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
     --list) list=1; shift ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
     esac
@@ -48,7 +49,7 @@ export FUZZ_SANCOV_FLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage
 export FUZZ_INSTRUMENTED_CRATES="ssdlab ssdlab_fuzz"
 host=$(rustc -vV | sed -n 's/^host: //p')
 RUSTC_WRAPPER=$PWD/fuzz/rustc-sancov.sh cargo build --manifest-path fuzz/Cargo.toml --release \
-    --locked --target "$host" $(printf -- '--bin %s ' "${targets[@]}")
+    --target "$host" $(printf -- '--bin %s ' "${targets[@]}")
 bin=fuzz/target/$host/release
 # The config target writes its --config file to $TMPDIR, once per input: a memory file system
 # where there is one.
@@ -127,13 +128,16 @@ for t in "${targets[@]}"; do
     config) config_seeds "$seeds" ;;
     esac
     mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
+    # Inputs that once failed the target, kept in git and replayed by every run.
+    kept=()
+    [ ! -d "fuzz/regressions/$t" ] || kept=("fuzz/regressions/$t")
     budget=(-runs="$runs")
     [ -z "$seconds" ] || budget+=(-max_total_time="$seconds")
     log=$work/log
     start=$(date +%s)
     # -timeout: an input that takes 10 s is a hang; -rss_limit_mb: one that needs 2 GiB a blow-up.
     if ! "$bin/$t" "${budget[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="fuzz/artifacts/$t/" "fuzz/corpus/$t" "$seeds" >"$log" 2>&1; then
+        -artifact_prefix="fuzz/artifacts/$t/" "fuzz/corpus/$t" "$seeds" "${kept[@]}" >"$log" 2>&1; then
         tail -n 40 "$log" >&2
         echo "fuzz.sh: $t crashed; the input is under fuzz/artifacts/$t/." \
             "Replay: $bin/$t fuzz/artifacts/$t/<file> (log: $log)" >&2
