@@ -1,8 +1,8 @@
 #!/bin/sh
 # RUSTC_WRAPPER for scripts/fuzz.sh: adds libFuzzer's coverage instrumentation ($FUZZ_SANCOV_FLAGS)
 # to the crates named in $FUZZ_INSTRUMENTED_CRATES only. The code under test is ssdlab's; the
-# compression and TOML libraries it calls run uninstrumented, several times faster, and give the
-# fuzzer no coverage to chase inside themselves.
+# compression and TOML libraries it calls run uninstrumented: faster, and with no coverage inside
+# them for the fuzzer to chase.
 # Cargo does not see these flags: after changing them, `cargo clean` the fuzz crate.
 rustc=$1
 shift
