@@ -19,8 +19,8 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 use ssdlab::trace::{
-    read_trace_as, BlkparseEvent, LoadOptions, OutOfRange, Trace, TraceError, TraceFormat,
-    FINGERPRINT_BLOCK_BYTES,
+    read_trace_as, BlkparseEvent, Caller, ColumnsSpec, LoadOptions, OutOfRange, Trace, TraceError,
+    TraceFormat, FINGERPRINT_BLOCK_BYTES,
 };
 
 /// The name the fuzzed file goes by in errors.
@@ -30,7 +30,7 @@ const PATH: &str = "fuzz.trace";
 /// no multiple of 4 KiB, so that requests larger than the device and `wrap`'s flush-with-the-end
 /// rule are reached; 1 GiB; and a huge one. The huge one is 2^63, not 2^64 - 1, until `wrap`
 /// stops overflowing on capacities above 2^63 (docs/fuzzing.md, Findings).
-const CAPACITIES: [Option<u64>; 4] = [None, Some(7 * 4096 + 512), Some(1 << 30), Some(1 << 63)];
+const CAPACITIES: [Option<u64>; 4] = [None, Some(7 * 4096 + 512), Some(1 << 30), Some(u64::MAX)];
 
 /// The magic numbers the loader recognises compressed input by (docs/traces.md).
 const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
@@ -48,8 +48,9 @@ enum Framing {
 }
 
 /// What the first input byte selects. Bits 0-1: capacity ([`CAPACITIES`]); 2: `wrap` instead of
-/// `error`; 3: blkparse `D` events instead of `Q`; 4-5: framing (0 and 3 as is, 1 gzip, 2 zstd);
-/// 6: detect the format instead of naming it; 7: feed the loader one byte per read.
+/// `error`; 3: blkparse `D` events instead of the first kind the file holds; 4-5: framing (0 and
+/// 3 as is, 1 gzip, 2 zstd); 6: detect the format instead of naming it; 7: feed the loader one
+/// byte per read. For `columns`, the second byte picks the description ([`COLUMNS`]).
 struct Setup {
     opts: LoadOptions,
     framing: Framing,
@@ -57,22 +58,20 @@ struct Setup {
 }
 
 impl Setup {
-    fn from_byte(format: TraceFormat, b: u8) -> Setup {
+    fn from_byte(format: TraceFormat, b: u8, columns: Option<&ColumnsSpec>) -> Setup {
         let bit = |i: u32| b & (1 << i) != 0;
         Setup {
             opts: LoadOptions {
                 format: (!bit(6)).then_some(format),
+                columns: columns.map(|spec| spec.parser().expect("a valid description")),
+                caller: Caller::Cli,
                 capacity_bytes: CAPACITIES[usize::from(b & 3)],
                 out_of_range: if bit(2) {
                     OutOfRange::Wrap
                 } else {
                     OutOfRange::Error
                 },
-                blkparse_event: if bit(3) {
-                    BlkparseEvent::D
-                } else {
-                    BlkparseEvent::Q
-                },
+                blkparse_event: bit(3).then_some(BlkparseEvent::D),
             },
             framing: match (b >> 4) & 3 {
                 1 => Framing::Gzip,
@@ -84,12 +83,35 @@ impl Setup {
     }
 }
 
+/// Descriptions the `columns` target reads with: the worked examples of docs/traces.md
+/// (Heimdall's MSR cuts, CloudPhysics' CSV) and one with every other unit and coding.
+const COLUMNS: [&str; 3] = [
+    "time_ms=1 offset_bytes=3 size_bytes=4 op=5 read=1 write=0",
+    "separator=, header_lines=1 time_us=1 offset_sectors=3 size_bytes=4 op=2 read=r write=w",
+    "separator=; time_s=2 offset_blocks=1 block_bytes=4096 size_sectors=3 op=4 read=R,Read \
+     write=W,Write trim=D",
+];
+
 /// Check the property on one input; a violation panics, which libFuzzer reports as a crash.
 pub fn check(format: TraceFormat, data: &[u8]) {
+    check_with(format, None, data)
+}
+
+/// [`check`] for the `columns` format: the input's first byte picks one of [`COLUMNS`].
+pub fn check_columns(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let spec = ColumnsSpec::from_cli(COLUMNS[usize::from(pick) % COLUMNS.len()])
+        .expect("a valid description");
+    check_with(TraceFormat::Columns, Some(&spec), rest)
+}
+
+fn check_with(format: TraceFormat, columns: Option<&ColumnsSpec>, data: &[u8]) {
     let Some((&control, text)) = data.split_first() else {
         return;
     };
-    let setup = Setup::from_byte(format, control);
+    let setup = Setup::from_byte(format, control, columns);
     let file = frame(setup.framing, text);
     let outcome = load(&file, &setup.opts, setup.one_byte_reads);
     let compressed = is_compressed(text);
@@ -124,7 +146,7 @@ pub fn check(format: TraceFormat, data: &[u8]) {
     if setup.opts.format.is_none() {
         let named = LoadOptions {
             format: Some(*read_as),
-            ..setup.opts
+            ..setup.opts.clone()
         };
         same(
             &load(&file, &named, setup.one_byte_reads),
@@ -134,7 +156,7 @@ pub fn check(format: TraceFormat, data: &[u8]) {
     if setup.opts.capacity_bytes.is_some() && setup.opts.out_of_range == OutOfRange::Error {
         let wrapped = LoadOptions {
             out_of_range: OutOfRange::Wrap,
-            ..setup.opts
+            ..setup.opts.clone()
         };
         let again = load(&file, &wrapped, setup.one_byte_reads);
         assert!(
@@ -284,6 +306,10 @@ fn check_error(e: &TraceError, opts: &LoadOptions, seen: Option<&[u8]>, lines: O
             "detection error with a named format: {message}"
         ),
         TraceError::ZeroCapacity { .. } => panic!("zero-capacity error without a zero capacity"),
+        TraceError::Undescribed { .. } => assert!(
+            opts.format == Some(TraceFormat::Columns) && opts.columns.is_none(),
+            "columns format without a description, yet it had one: {message}"
+        ),
     }
 }
 

@@ -111,7 +111,10 @@ impl HostInterface {
     /// Time of a message carrying `payload` bytes (a memory write, or a read's completion).
     fn data_ns(&self, payload: u64) -> u64 {
         let max_payload = 1 << self.max_payload_log2;
-        let (full, rest) = (payload >> self.max_payload_log2, payload & (max_payload - 1));
+        let (full, rest) = (
+            payload >> self.max_payload_log2,
+            payload & (max_payload - 1),
+        );
         let mut bytes = full * (max_payload + self.packet_overhead);
         if rest > 0 {
             bytes += rest + self.packet_overhead;

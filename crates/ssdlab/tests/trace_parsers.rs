@@ -741,6 +741,13 @@ fn out_of_range_wrap_folds_into_capacity() {
 
 #[test]
 fn fold_rule_examples() {
+    // A capacity past 2^63: `start + size` once overflowed here (found by the fuzzer). 8 KiB at
+    // 2^64 − 512 is moved back by whole 4 KiB steps until it fits.
+    let near_end = u64::MAX - 511;
+    assert_eq!(
+        fold_into_capacity(near_end, 8192, u64::MAX),
+        Some(near_end - 8192)
+    );
     let c = 1 << 20; // 1 MiB
                      // fits: unchanged
     assert_eq!(fold_into_capacity(0, c, c), Some(0));

@@ -293,7 +293,11 @@ mod tests {
         assert!(!r.is_queued(0, a) && r.is_queued(0, b));
         r.mark(0, b, false);
         assert!(!r.is_queued(0, b));
-        assert_eq!(r.queued_pages.iter().sum::<u64>(), 0, "an empty bucket leaves no bits");
+        assert_eq!(
+            r.queued_pages.iter().sum::<u64>(),
+            0,
+            "an empty bucket leaves no bits"
+        );
         r.mark(0, c, true);
         assert!(r.is_queued(0, c) && !r.is_queued(0, a));
         // Another die's bucket of the same number is its own.

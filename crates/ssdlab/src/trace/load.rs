@@ -421,12 +421,13 @@ pub fn fold_into_capacity(offset: u64, size: u64, capacity: u64) -> Option<u64> 
         return Some(offset);
     }
     let start = offset % capacity;
-    // start < capacity and size <= capacity, so start + size cannot overflow.
-    let end = start + size;
-    if end <= capacity {
+    // Compared through `capacity - size`: `start + size` overflows when the capacity is past
+    // 2^63 (found by the fuzzer, docs/fuzzing.md).
+    let room = capacity - size;
+    if start <= room {
         return Some(start);
     }
-    let excess = end - capacity; // 1..=start
+    let excess = start - room; // start + size - capacity: 1..=start
     let shift = excess
         .div_ceil(WRAP_ALIGN_BYTES)
         .saturating_mul(WRAP_ALIGN_BYTES);
