@@ -234,8 +234,10 @@ fn metering_charges_every_event_to_its_kind_and_changes_no_result() {
     let erases: u64 = OpSource::ALL.iter().map(|&s| ops(OpKind::Erase, s)).sum();
     assert_eq!(costs.count(Work::EraseEnd), erases);
     let reads = 3000 - 3000 / 50 - metered.flows[0].stats.write.count();
-    assert_eq!(costs.count(Work::ReadArrival), reads);
-    assert_eq!(costs.count(Work::UpdateArrival), 3000 - reads);
+    // Each request arrives, then (after the firmware time) its command reaches the FTL.
+    assert_eq!(costs.count(Work::Arrival), 3000);
+    assert_eq!(costs.count(Work::ReadCommand), reads);
+    assert_eq!(costs.count(Work::UpdateCommand), 3000 - reads);
     assert!(costs.ticks(Work::Pop) > 0);
     let rows = costs.to_json(1e9);
     let share: f64 = rows
