@@ -84,8 +84,8 @@ impl PagePacker {
         if len > self.page_bytes {
             return Err(Refusal::TooLarge);
         }
-        let offset = self.used.next_multiple_of(self.align_bytes);
-        if self.slots.len() >= self.max_units || offset > self.page_bytes - len {
+        let offset = self.next_offset();
+        if !self.fits(len) {
             return Err(Refusal::PageFull);
         }
         let slot = Slot { offset, len };
@@ -94,20 +94,31 @@ impl PagePacker {
         Ok(slot)
     }
 
+    /// Where the next unit would start.
+    fn next_offset(&self) -> u32 {
+        self.used.next_multiple_of(self.align_bytes)
+    }
+
+    /// Whether a unit of `len` (1 ..= page) stored bytes fits in what is left of the page.
+    pub fn fits(&self, len: u32) -> bool {
+        self.slots.len() < self.max_units
+            && self.next_offset() as u64 + len as u64 <= self.page_bytes as u64
+    }
+
+    /// Whether no further unit fits: every unit place or every byte is used.
+    pub fn is_full(&self) -> bool {
+        self.slots.len() >= self.max_units || self.next_offset() >= self.page_bytes
+    }
+
+    /// Start an empty page (keeping the slot list's memory).
+    pub fn clear(&mut self) {
+        self.used = 0;
+        self.slots.clear();
+    }
+
     /// The units placed so far, in page order.
     pub fn slots(&self) -> &[Slot] {
         &self.slots
-    }
-
-    /// Bytes of the page not yet used (alignment padding counts as used).
-    pub fn free_bytes(&self) -> u32 {
-        self.page_bytes - self.used
-    }
-
-    /// Seal the page: return its slots and start an empty one.
-    pub fn take(&mut self) -> Vec<Slot> {
-        self.used = 0;
-        std::mem::take(&mut self.slots)
     }
 }
 
@@ -134,11 +145,13 @@ mod tests {
         );
         assert_eq!(p.push(0), Err(Refusal::Empty));
         assert_eq!(p.push(16385), Err(Refusal::TooLarge));
+        assert!(p.fits(9288) && !p.fits(9289));
         assert_eq!(p.push(9288).map(|s| s.offset), Ok(7096)); // exactly fills 16384
-        assert_eq!(p.free_bytes(), 0);
+        assert!(p.is_full() && !p.fits(1));
         assert_eq!(p.push(1), Err(Refusal::PageFull));
-        assert_eq!(p.take().len(), 3);
-        assert_eq!((p.slots().len(), p.free_bytes()), (0, 16384));
+        assert_eq!(p.slots().len(), 3);
+        p.clear();
+        assert!(p.slots().is_empty() && p.fits(16384) && !p.is_full());
         assert_eq!(p.push(1).map(|s| s.offset), Ok(0));
     }
 
@@ -148,6 +161,7 @@ mod tests {
         for i in 0..12 {
             assert_eq!(p.push(100).map(|s| s.offset), Ok(i * 100));
         }
+        assert!(p.is_full(), "twelve units fill it whatever bytes are left");
         assert_eq!(p.push(100), Err(Refusal::PageFull));
     }
 
@@ -156,7 +170,8 @@ mod tests {
         let mut p = PagePacker::new(16384, 12, 16).unwrap();
         p.push(17).unwrap();
         assert_eq!(p.push(1).map(|s| s.offset), Ok(32));
-        assert_eq!(p.free_bytes(), 16384 - 33);
+        // The next unit starts at 48: 16,336 bytes fit, one more does not.
+        assert!(p.fits(16336) && !p.fits(16337));
         assert!(PagePacker::new(16384, 12, 3).is_err());
         assert!(PagePacker::new(16384, 0, 1).is_err());
     }

@@ -218,6 +218,34 @@ impl CodecConfig {
         }
     }
 
+    /// Override the latency model's compression and decompression times (`None` keeps one).
+    pub fn set_latencies(&mut self, compress_ns: Option<u64>, decompress_ns: Option<u64>) {
+        let (c, d) = match self {
+            CodecConfig::Dpc(c) => (&mut c.compress_latency_ns, &mut c.decompress_latency_ns),
+            CodecConfig::Fpc(c) => (&mut c.compress_latency_ns, &mut c.decompress_latency_ns),
+            CodecConfig::Bdi(c) => (&mut c.compress_latency_ns, &mut c.decompress_latency_ns),
+            CodecConfig::Lz4(c) => (&mut c.compress_latency_ns, &mut c.decompress_latency_ns),
+            CodecConfig::Zstd(c) => (&mut c.compress_latency_ns, &mut c.decompress_latency_ns),
+        };
+        if let Some(ns) = compress_ns {
+            *c = ns;
+        }
+        if let Some(ns) = decompress_ns {
+            *d = ns;
+        }
+    }
+
+    /// The decompression time the model charges a unit stored compressed.
+    pub fn decompress_latency_ns(&self) -> u64 {
+        match self {
+            CodecConfig::Dpc(c) => c.decompress_latency_ns,
+            CodecConfig::Fpc(c) => c.decompress_latency_ns,
+            CodecConfig::Bdi(c) => c.decompress_latency_ns,
+            CodecConfig::Lz4(c) => c.decompress_latency_ns,
+            CodecConfig::Zstd(c) => c.decompress_latency_ns,
+        }
+    }
+
     /// Validate and build the codec.
     pub fn build(&self) -> Result<Box<dyn Codec>, Error> {
         self.validate()?;

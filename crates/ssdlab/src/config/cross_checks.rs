@@ -14,6 +14,16 @@ impl Config {
         self.ftl
             .read_policy
             .validate(g.page_bytes(), g.codeword_size_bytes as u64)?;
+        self.ftl
+            .reduction
+            .validate(self.ftl.mapping_unit_kib as u64 * 1024, g.page_bytes())?;
+        if self.ftl.reduction.codec().is_some() && self.ftl.max_units_per_page == 0 {
+            return Err(Error::config(
+                "ftl.max_units_per_page",
+                "compression merges units into pages: give the merge limit, 1 to 64 (PR-SSD \
+                 §4.4.1: 12)",
+            ));
+        }
         for mode in g.cell_modes_in_use() {
             self.timing.validate_mode(mode)?;
         }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::{fraction, positive};
-use super::ReadPolicyConfig;
+use super::{ReadPolicyConfig, ReductionConfig};
 use crate::error::Error;
 use crate::flash::{Geometry, StripeOrder};
 
@@ -150,14 +150,6 @@ pub enum GcVictimConfig {
     CostBenefit,
     /// Uniformly random among full blocks (seeded).
     Random,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ReductionConfig {
-    /// Units are stored as written.
-    #[default]
-    Identity,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -14,14 +14,15 @@ mod overrides;
 mod precondition;
 mod presets;
 mod read_policy;
+mod reduction;
 mod scheduler;
 mod timing;
 
 pub use energy::EnergyConfig;
 pub use flow::FlowConfig;
 pub use ftl::{
-    AllocationConfig, FtlConfig, GcVictimConfig, MigrationConfig, PlacementConfig, ReductionConfig,
-    UnmappedRead, WearLevelingConfig, WriteAck,
+    AllocationConfig, FtlConfig, GcVictimConfig, MigrationConfig, PlacementConfig, UnmappedRead,
+    WearLevelingConfig, WriteAck,
 };
 pub use geometry::{CellMode, GeometryConfig, ProgramOrder, RegionConfig};
 pub use host::{HostConfig, ReplayMode};
@@ -30,6 +31,7 @@ pub use overrides::apply_override;
 pub use precondition::{FillPattern, PreconditionConfig};
 pub use presets::{preset_names, preset_source};
 pub use read_policy::ReadPolicyConfig;
+pub use reduction::ReductionConfig;
 pub use scheduler::SchedulerConfig;
 pub use timing::{MlcTiming, SlcTiming, TimingConfig, TlcTiming};
 

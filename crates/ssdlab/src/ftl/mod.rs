@@ -10,20 +10,27 @@ pub mod placement;
 pub mod precondition;
 pub mod read_policy;
 pub mod reduction;
+pub mod shape;
 pub(crate) mod table;
 pub mod verify;
 pub mod write_buffer;
 
 use std::collections::VecDeque;
 
+use crate::codec::layout::PagePacker;
 use crate::config::Config;
 use crate::flash::{BlockId, Geometry, PageId, PlaneId, SlotId};
 use gc_victim::Candidate;
+use reduction::DataReduction;
+use shape::UnitShape;
 use write_buffer::WriteBuffer;
 
-/// `l2p` encoding: 0 = unmapped, `BUFFERED | entry` = in the write buffer, else flash slot + 1.
+/// `l2p` encoding: 0 = unmapped, `BUFFERED | entry` = in the write buffer, `ZERO_UNIT` = all zero
+/// (mapped, nothing stored), else flash slot + 1.
 pub const UNMAPPED: u32 = 0;
 pub const BUFFERED: u32 = 1 << 31;
+/// Buffer entry ids never come near it (nor near the preconditioning marks above it).
+pub const ZERO_UNIT: u32 = u32::MAX - 2;
 /// `p2l` value of a slot holding no unit (padding of a partly filled page), and the buffer's
 /// mark of a dead entry. A unit number never reaches it (validation caps the slots below 2^31).
 pub const NO_LPN: u32 = (1 << 31) - 1;
@@ -35,6 +42,8 @@ const P2L_AHEAD_PAGES: u32 = 4;
 pub enum Location {
     Unmapped,
     Buffered(u32),
+    /// Written as all zero: only the mapping knows it (PR-SSD §4.2.1).
+    Zero,
     Flash(SlotId),
 }
 
@@ -56,6 +65,14 @@ pub struct BlockInfo {
     pub write_ptr: u32,
     pub erase_count: u32,
     pub last_write_ns: u64,
+}
+
+/// A unit on its way to another page (GC, wear levelling): where it is and how it is stored.
+#[derive(Clone, Copy, Debug)]
+pub struct UnitCopy {
+    pub lpn: u32,
+    pub slot: SlotId,
+    pub shape: UnitShape,
 }
 
 /// Who takes a page from a pool.
@@ -115,12 +132,28 @@ pub struct Ftl {
     pub gc_reserved_blocks: u32,
     /// Codeword bitmap of each slot index of an uncompressed page.
     slot_codewords: Vec<u64>,
+    /// Per unit, its packed [`UnitShape`] while it is stored on flash or buffered; empty when
+    /// the data-reduction policy stores every unit as written (slot i holds bytes
+    /// `i · unit ..` of its page).
+    shapes: Vec<u64>,
+    /// The partial unit of zero bitmaps (`DataReduction::partial_unit_bytes`).
+    partial_bytes: u32,
+    /// One packer per write-buffer lane, for the pages GC and preconditioning fill with copies.
+    copy_packers: Vec<PagePacker>,
     /// Integrity oracle (`verify` runs only).
     pub oracle: Option<verify::Oracle>,
 }
 
 impl Ftl {
-    pub fn new(config: &Config, geometry: Geometry, verify: bool, streams: usize) -> Ftl {
+    /// The FTL of a fresh device whose written units `reduction` shapes, with open pages for
+    /// `streams` write streams per region.
+    pub fn new(
+        config: &Config,
+        geometry: Geometry,
+        verify: bool,
+        streams: usize,
+        reduction: &dyn DataReduction,
+    ) -> Ftl {
         let g = &geometry;
         let logical_units = logical_units(config, g);
         let regions = g.regions.len();
@@ -156,10 +189,12 @@ impl Ftl {
             }
         }
         let slot_codewords = (0..g.slots_per_page)
-            .map(|i| codewords_of_bytes(g, i, 0, g.unit_bytes))
+            .map(|i| codewords_of_bytes(g, i * g.unit_bytes, (i + 1) * g.unit_bytes))
             .collect();
         let oracle =
             verify.then(|| verify::Oracle::new(logical_units, g.total_slots(), g.unit_bytes));
+        let mut buffer = WriteBuffer::new(config, g);
+        buffer.open_streams(g.regions.len() * streams, reduction.lanes());
         Ftl {
             // Zeroed tables cost memory only where touched: a fresh 512 GiB device is cheap.
             l2p: table::zeroed_u32(logical_units as usize),
@@ -168,9 +203,20 @@ impl Ftl {
             valid_units: vec![0; blocks.len()],
             blocks,
             pools,
-            buffer: WriteBuffer::new(config, g),
+            buffer,
             gc_reserved_blocks: config.ftl.gc_reserved_blocks,
             slot_codewords,
+            shapes: if reduction.keeps_shapes() {
+                table::zeroed_u64(logical_units as usize)
+            } else {
+                Vec::new()
+            },
+            partial_bytes: reduction.partial_unit_bytes(),
+            copy_packers: reduction
+                .lanes()
+                .iter()
+                .map(|l| l.packer(g.page_bytes))
+                .collect(),
             oracle,
             logical_units,
             geometry,
@@ -190,9 +236,46 @@ impl Ftl {
     pub fn lookup(&self, lpn: u32) -> Location {
         match self.l2p[lpn as usize] {
             UNMAPPED => Location::Unmapped,
+            ZERO_UNIT => Location::Zero,
             v if v & BUFFERED != 0 => Location::Buffered(v & !BUFFERED),
             v => Location::Flash(v - 1),
         }
+    }
+
+    /// How `lpn`, stored in `slot`, is stored: its shape, or (units stored as written) the
+    /// slot's place in its page.
+    pub fn shape(&self, lpn: u32, slot: SlotId) -> UnitShape {
+        match self.shapes.get(lpn as usize) {
+            Some(&v) => UnitShape::unpack(v),
+            None => {
+                let g = &self.geometry;
+                UnitShape {
+                    offset: g.slot_in_page(slot) * g.unit_bytes,
+                    ..UnitShape::raw(g.unit_bytes)
+                }
+            }
+        }
+    }
+
+    /// Whether `lpn`, stored on flash, is stored compressed.
+    pub fn is_compressed(&self, lpn: u32) -> bool {
+        self.shapes
+            .get(lpn as usize)
+            .is_some_and(|&v| UnitShape::unpack(v).kind == shape::UnitKind::Compressed)
+    }
+
+    /// Record that version `version` of `lpn` was written as all zero: nothing is stored.
+    pub fn map_zero(&mut self, lpn: u32, version: u32) {
+        self.unmap(lpn);
+        self.l2p[lpn as usize] = ZERO_UNIT;
+        if let Some(o) = &mut self.oracle {
+            o.zero_versions.insert(lpn, version);
+        }
+    }
+
+    /// Map `lpn` to write-buffer entry `e`.
+    pub fn map_buffered(&mut self, lpn: u32, e: u32) {
+        self.l2p[lpn as usize] = BUFFERED | e;
     }
 
     /// Whether `slot` holds the current copy of its unit: the unit written there still maps to
@@ -221,7 +304,7 @@ impl Ftl {
     /// buffered entry dead.
     pub fn unmap(&mut self, lpn: u32) {
         match self.lookup(lpn) {
-            Location::Unmapped => {}
+            Location::Unmapped | Location::Zero => {}
             Location::Buffered(e) => self.buffer.kill(e),
             Location::Flash(slot) => self.invalidate_slot(slot, lpn),
         }
@@ -308,9 +391,14 @@ impl Ftl {
         Some(page)
     }
 
-    /// Map the units (`Some((lpn, version))`, `None` = padding) into consecutive slots of `page`;
-    /// every remaining slot is padding. The caller has already unmapped each unit's old copy.
-    pub fn fill_page(&mut self, page: PageId, units: impl IntoIterator<Item = Option<(u32, u32)>>) {
+    /// Map the units (`Some((lpn, version, shape))`, `None` = padding) into consecutive slots of
+    /// `page`, each stored as its shape says (its offset in the page given by the packing); every
+    /// remaining slot is padding. The caller has already unmapped each unit's old copy.
+    pub fn fill_page(
+        &mut self,
+        page: PageId,
+        units: impl IntoIterator<Item = Option<(u32, u32, UnitShape)>>,
+    ) {
         let spp = self.geometry.slots_per_page;
         let block = self.geometry.block_of_page(page);
         let pool = self.pool_of_block(block);
@@ -319,9 +407,12 @@ impl Ftl {
         for unit in units {
             let slot = self.geometry.slot_id(page, used);
             match unit {
-                Some((lpn, version)) => {
+                Some((lpn, version, shape)) => {
                     self.p2l[slot as usize] = lpn;
                     self.l2p[lpn as usize] = slot + 1;
+                    if let Some(s) = self.shapes.get_mut(lpn as usize) {
+                        *s = shape.pack();
+                    }
                     if let Some(o) = &mut self.oracle {
                         o.slot_version[slot as usize] = version;
                     }
@@ -351,6 +442,31 @@ impl Ftl {
             "block {block} programmed out of order"
         );
         *programmed += 1;
+    }
+
+    /// How many units of the stored lengths `lens` (in order) one page of `lane` takes, and
+    /// whether that page is then full (the next unit, if any, would not fit).
+    /// [`Ftl::prefix_offset`] gives where each goes.
+    pub fn page_prefix(
+        &mut self,
+        lane: usize,
+        lens: impl IntoIterator<Item = u32>,
+    ) -> (usize, bool) {
+        let packer = &mut self.copy_packers[lane];
+        packer.clear();
+        let mut n = 0;
+        for len in lens {
+            if packer.push(len).is_err() {
+                return (n, true);
+            }
+            n += 1;
+        }
+        (n, packer.is_full())
+    }
+
+    /// The offset in the page of the `i`-th copy of the last [`Ftl::page_prefix`] of `lane`.
+    pub fn prefix_offset(&self, lane: usize, i: usize) -> u32 {
+        self.copy_packers[lane].slots()[i].offset
     }
 
     /// Erase a victim whose units have all moved; it returns to its pool's free list.
@@ -425,25 +541,42 @@ impl Ftl {
         }
     }
 
-    /// Codewords holding bytes `lo..hi` of the unit in `slot`.
-    pub fn codewords_of_unit_bytes(&self, slot: SlotId, lo: u32, hi: u32) -> u64 {
+    /// Codewords of its page a read of bytes `lo..hi` of `lpn`, stored in `slot`, needs: those
+    /// holding the bytes (a compressed unit's whole extent); none when the bytes are all in zero
+    /// partial units.
+    pub fn codewords_of_unit_bytes(&self, lpn: u32, slot: SlotId, lo: u32, hi: u32) -> u64 {
         let g = &self.geometry;
-        let i = g.slot_in_page(slot);
-        if lo == 0 && hi == g.unit_bytes {
-            self.slot_codewords[i as usize]
-        } else {
-            codewords_of_bytes(g, i, lo, hi)
+        if self.shapes.is_empty() {
+            let i = g.slot_in_page(slot);
+            return if lo == 0 && hi == g.unit_bytes {
+                self.slot_codewords[i as usize]
+            } else {
+                codewords_of_bytes(g, i * g.unit_bytes + lo, i * g.unit_bytes + hi)
+            };
         }
+        let mut m = 0;
+        self.shape(lpn, slot)
+            .page_ranges(lo, hi, self.partial_bytes, |a, b| {
+                m |= codewords_of_bytes(g, a, b)
+            });
+        m
     }
 
-    /// Codewords holding the slots in `slots` (a bitmap of slot indices of one page).
-    pub fn codewords_of_slots(&self, slots: u64) -> u64 {
+    /// Codewords holding the stored bytes of the units in `slots` (a bitmap of slot indices of
+    /// `page`): what GC reads to copy them.
+    pub fn codewords_of_slots(&self, page: PageId, slots: u64) -> u64 {
         let mut m = 0;
         let mut s = slots;
         while s != 0 {
             let i = s.trailing_zeros();
-            m |= self.slot_codewords[i as usize];
             s &= s - 1;
+            if self.shapes.is_empty() {
+                m |= self.slot_codewords[i as usize];
+            } else {
+                let slot = self.geometry.slot_id(page, i);
+                let shape = self.shape(self.unit_in_slot(slot), slot);
+                m |= codewords_of_bytes(&self.geometry, shape.offset, shape.offset + shape.len);
+            }
         }
         m
     }
@@ -464,14 +597,12 @@ impl Ftl {
     }
 }
 
-/// Codewords of an uncompressed page holding bytes `lo..hi` (`lo < hi`) of its slot `i` (slot i
-/// starts at byte i × unit).
-fn codewords_of_bytes(g: &Geometry, i: u32, lo: u32, hi: u32) -> u64 {
-    let base = i as u64 * g.unit_bytes as u64;
-    let cw = g.codeword_bytes as u64;
-    let start = ((base + lo as u64) / cw).min(64);
-    let end = (base + hi as u64).div_ceil(cw).min(64);
-    (start..end).fold(0u64, |m, c| m | (1 << c))
+/// Codewords of a page holding its bytes `start..end` (`start < end`).
+fn codewords_of_bytes(g: &Geometry, start: u32, end: u32) -> u64 {
+    let cw = g.codeword_bytes;
+    let first = (start / cw).min(64);
+    let last = end.div_ceil(cw).min(64);
+    (first..last).fold(0u64, |m, c| m | (1 << c))
 }
 
 /// Logical capacity: the physical mapping units less the over-provisioned share.
@@ -496,13 +627,16 @@ mod tests {
     #[test]
     fn a_slot_is_valid_while_its_unit_maps_to_it() {
         let config = crate::test_support::small(&[]);
-        let mut ftl = Ftl::new(&config, Geometry::new(&config), false, 1);
+        let g = Geometry::new(&config);
+        let reduction = reduction::build(&config, &g).unwrap();
+        let mut ftl = Ftl::new(&config, g, false, 1, reduction.as_ref());
         let g = ftl.geometry.clone();
         let host = Writer::Host { stream: 0 };
         let page = ftl.alloc_page(0, host, 0).unwrap();
         let block = g.block_of_page(page);
         // Units 7 and 9, then padding.
-        ftl.fill_page(page, [Some((7, 0)), Some((9, 0))]);
+        let unit = UnitShape::raw(g.unit_bytes);
+        ftl.fill_page(page, [Some((7, 0, unit)), Some((9, 0, unit))]);
         let (s7, s9, pad) = (g.slot_id(page, 0), g.slot_id(page, 1), g.slot_id(page, 2));
         assert!(ftl.slot_is_valid(s7) && ftl.slot_is_valid(s9) && !ftl.slot_is_valid(pad));
         assert_eq!(ftl.valid_slots(page), 0b11);
@@ -510,7 +644,7 @@ mod tests {
         // Overwrite 7 (its new copy elsewhere), trim 9.
         ftl.unmap(7);
         let next = ftl.alloc_page(0, host, 0).unwrap();
-        ftl.fill_page(next, [Some((7, 0))]);
+        ftl.fill_page(next, [Some((7, 0, unit))]);
         ftl.unmap(9);
         assert_eq!(ftl.valid_slots(page), 0);
         assert!(ftl.slot_is_valid(g.slot_id(next, 0)));
@@ -542,7 +676,7 @@ mod tests {
             let hi = (lo + len).min(g.unit_bytes);
             prop_assume!(lo < hi);
             let (start, end) = (i * g.unit_bytes + lo, i * g.unit_bytes + hi);
-            let m = codewords_of_bytes(&g, i, lo, hi);
+            let m = codewords_of_bytes(&g, start, end);
             for c in 0..g.page_bytes / g.codeword_bytes {
                 let (cs, ce) = (c * g.codeword_bytes, (c + 1) * g.codeword_bytes);
                 prop_assert_eq!(m >> c & 1 == 1, cs < end && start < ce, "codeword {}", c);

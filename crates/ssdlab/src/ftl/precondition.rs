@@ -1,6 +1,8 @@
 //! Preconditioning: bring the FTL to a filled (and optionally aged) state without simulating time,
-//! through the same allocation, mapping and victim-selection code as the timed run, with GC
-//! applied instantly. MQSim's `Perform_precondition` plays the same role.
+//! through the same data reduction, placement, write-buffer packing, allocation, mapping and
+//! victim-selection code as the timed run, with programs and GC applied instantly: a
+//! preconditioned device holds its data where, and in the form, timed writes would have put it.
+//! MQSim's `Perform_precondition` plays the same role.
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -9,7 +11,10 @@ use crate::permutation::Permutation;
 
 use super::allocation::PlaneAllocator;
 use super::gc_victim::{Candidate, VictimPolicy};
-use super::{table, Ftl, Writer, UNMAPPED};
+use super::placement::Placement;
+use super::reduction::DataReduction;
+use super::write_buffer::SealedPage;
+use super::{table, Ftl, Location, UnitCopy, Writer, NO_LPN, UNMAPPED};
 
 /// Units generated at a time, and how far ahead of the write their mapping entry is prefetched
 /// (about the number of cache misses a core keeps in flight).
@@ -19,6 +24,8 @@ const PROGRESS_UNITS: u64 = 1 << 16;
 const PREFETCH_DISTANCE: usize = 12;
 /// How many pages ahead of its walk GC loads a victim's mapping entries.
 const VICTIM_PREFETCH_PAGES: u32 = 4;
+use super::shape::UnitShape;
+use super::BUFFERED;
 use crate::config::{FillPattern, PreconditionConfig};
 use crate::error::Error;
 use crate::flash::{PageId, Scheduler};
@@ -34,9 +41,11 @@ pub struct Preconditioner<'a> {
     pub ftl: &'a mut Ftl,
     pub allocator: &'a mut dyn PlaneAllocator,
     pub victim: &'a mut dyn VictimPolicy,
+    pub reduction: &'a mut dyn DataReduction,
+    pub placement: &'a mut dyn Placement,
     pub sched: &'a Scheduler,
-    open: Vec<u32>,
-    page_units: Vec<Option<(u32, u32)>>,
+    streams: usize,
+    page_units: Vec<Option<(u32, u32, UnitShape)>>,
     candidates: Vec<Candidate>,
     pub report: PreconditionReport,
 }
@@ -67,14 +76,18 @@ impl<'a> Preconditioner<'a> {
         ftl: &'a mut Ftl,
         allocator: &'a mut dyn PlaneAllocator,
         victim: &'a mut dyn VictimPolicy,
+        reduction: &'a mut dyn DataReduction,
+        placement: &'a mut dyn Placement,
         sched: &'a Scheduler,
     ) -> Self {
         Preconditioner {
             ftl,
             allocator,
             victim,
+            streams: placement.streams(),
+            reduction,
+            placement,
             sched,
-            open: Vec::new(),
             page_units: Vec::new(),
             candidates: Vec::new(),
             report: PreconditionReport::default(),
@@ -158,33 +171,68 @@ impl<'a> Preconditioner<'a> {
         Ok(())
     }
 
-    /// Write one unit (state only).
+    /// Write one whole unit (state only), as a timed write would: reduced, placed, packed into
+    /// its open page, which is programmed once full.
     pub fn write(&mut self, lpn: u32) -> Result<(), Error> {
         if self.ftl.l2p[lpn as usize] >= FIRST_TOUCH_WRITE {
             self.ftl.l2p[lpn as usize] = UNMAPPED;
         }
-        if let Some(pos) = self.open.iter().position(|&x| x == lpn) {
-            self.open.remove(pos);
-        }
-        self.open.push(lpn);
         self.report.units_written += 1;
-        if self.open.len() as u32 == self.ftl.geometry.units_per_page {
-            self.flush()?;
+        let unit_bytes = self.ftl.geometry.unit_bytes;
+        let version = self
+            .ftl
+            .oracle
+            .as_mut()
+            .map_or(0, |o| o.write(lpn, 0, unit_bytes));
+        let Some(shape) = self.reduction.reduce(lpn).shape else {
+            self.ftl.map_zero(lpn, version);
+            return Ok(());
+        };
+        let dest = self.placement.place(lpn);
+        let lanes = self.ftl.buffer.lanes();
+        let key =
+            (dest.region * self.streams + dest.stream) * lanes + self.reduction.lane_of(shape);
+        if let Location::Buffered(e) = self.ftl.lookup(lpn) {
+            if self.ftl.buffer.rewrite_in_place(e, key, version, shape) {
+                return Ok(());
+            }
+        }
+        self.ftl.unmap(lpn);
+        if let Some(sealed) = self.ftl.buffer.seal_if_cannot_fit(key, shape.len) {
+            self.program(sealed)?;
+        }
+        let (e, _) = self.ftl.buffer.push(key, lpn, version, shape);
+        self.ftl.map_buffered(lpn, e);
+        match self.ftl.buffer.seal_if_full(key) {
+            Some(sealed) => self.program(sealed),
+            None => Ok(()),
+        }
+    }
+
+    /// Program every partly filled open page (padded).
+    pub fn flush(&mut self) -> Result<(), Error> {
+        for key in 0..self.ftl.buffer.open.len() {
+            if let Some(sealed) = self.ftl.buffer.seal(key) {
+                self.program(sealed)?;
+            }
         }
         Ok(())
     }
 
-    /// Place the open page (padded if partial).
-    pub fn flush(&mut self) -> Result<(), Error> {
-        if self.open.is_empty() {
-            return Ok(());
-        }
+    /// Place a sealed page and program it at once.
+    fn program(&mut self, sealed: SealedPage) -> Result<(), Error> {
+        let stream_key = sealed.key / self.ftl.buffer.lanes();
+        let (region, writer) = (
+            stream_key / self.streams,
+            Writer::Host {
+                stream: stream_key % self.streams,
+            },
+        );
         let ftl = &*self.ftl;
         let plane = self.allocator.next_plane(self.sched, &|p| {
-            ftl.has_room(ftl.pool_index(p, 0), Writer::Host { stream: 0 })
+            ftl.has_room(ftl.pool_index(p, region), writer)
         });
-        let pool = self.ftl.pool_index(plane, 0);
-        let writer = Writer::Host { stream: 0 };
+        let pool = self.ftl.pool_index(plane, region);
         while !self.ftl.has_room(pool, writer) {
             if !self.gc(pool)? {
                 return Err(Error::Simulation(format!(
@@ -195,17 +243,15 @@ impl<'a> Preconditioner<'a> {
         }
         let page = self.take_page(pool, writer)?;
         self.page_units.clear();
-        for &lpn in &self.open {
-            self.ftl.unmap(lpn);
-            let unit_bytes = self.ftl.geometry.unit_bytes;
-            let v = self
-                .ftl
-                .oracle
-                .as_mut()
-                .map_or(0, |o| o.write(lpn, 0, unit_bytes));
-            self.page_units.push(Some((lpn, v)));
+        for &e in &sealed.entries {
+            let entry = self.ftl.buffer.entry(e);
+            let live = entry.lpn != NO_LPN && self.ftl.l2p[entry.lpn as usize] == BUFFERED | e;
+            self.page_units
+                .push(live.then_some((entry.lpn, entry.version, entry.shape)));
         }
-        self.open.clear();
+        let units = sealed.entries.len() as u32;
+        self.ftl.buffer.retire(sealed.entries);
+        self.ftl.buffer.release(units);
         self.ftl.fill_page(page, self.page_units.iter().copied());
         self.ftl.complete_program(page);
         while self.ftl.pools[pool].needs_gc() {
@@ -239,7 +285,8 @@ impl<'a> Preconditioner<'a> {
         let g = &self.ftl.geometry;
         let block = pick.block;
         let pages = self.ftl.blocks[block as usize].write_ptr;
-        let mut moving = Vec::with_capacity(pick.valid_units as usize);
+        let lanes = self.ftl.buffer.lanes();
+        let mut moving: Vec<Vec<(UnitCopy, u32)>> = vec![Vec::new(); lanes];
         for p in 0..pages {
             // A slot is valid if its unit still maps to it: load the mapping entries of the
             // units a few pages ahead (the victim's reverse map itself is read in order).
@@ -254,20 +301,33 @@ impl<'a> Preconditioner<'a> {
                     .oracle
                     .as_ref()
                     .map_or(0, |o| o.slot_version[slot as usize]);
-                moving.push((lpn, v, slot));
+                let shape = self.ftl.shape(lpn, slot);
+                let lane = self.reduction.lane_of(shape);
+                moving[lane].push((UnitCopy { lpn, slot, shape }, v));
             }
         }
         self.ftl.blocks[block as usize].state = super::BlockState::Victim;
-        for chunk in moving.chunks(self.ftl.geometry.units_per_page as usize) {
-            let page = self.take_page(pool, Writer::Gc)?;
-            for &(lpn, _, slot) in chunk {
-                self.ftl.invalidate_slot(slot, lpn);
+        for (lane, units) in moving.iter().enumerate() {
+            self.report.gc_copied_units += units.len() as u64;
+            let mut rest = &units[..];
+            while !rest.is_empty() {
+                // Copies keep their stored form, repacked with units of their kind.
+                let (n, _) = self
+                    .ftl
+                    .page_prefix(lane, rest.iter().map(|(c, _)| c.shape.len));
+                let page = self.take_page(pool, Writer::Gc)?;
+                self.page_units.clear();
+                for (i, &(c, v)) in rest[..n].iter().enumerate() {
+                    self.ftl.invalidate_slot(c.slot, c.lpn);
+                    let offset = self.ftl.prefix_offset(lane, i);
+                    self.page_units
+                        .push(Some((c.lpn, v, UnitShape { offset, ..c.shape })));
+                }
+                self.ftl.fill_page(page, self.page_units.iter().copied());
+                self.ftl.complete_program(page);
+                rest = &rest[n..];
             }
-            self.ftl
-                .fill_page(page, chunk.iter().map(|&(lpn, v, _)| Some((lpn, v))));
-            self.ftl.complete_program(page);
         }
-        self.report.gc_copied_units += moving.len() as u64;
         self.ftl.erase(block);
         Ok(true)
     }

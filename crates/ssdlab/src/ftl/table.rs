@@ -8,8 +8,14 @@ pub fn zeroed_u32(len: usize) -> Vec<u32> {
     v
 }
 
+pub fn zeroed_u64(len: usize) -> Vec<u64> {
+    let v = vec![0u64; len];
+    advise_huge_pages(&v);
+    v
+}
+
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(v: &[u32]) {
+fn advise_huge_pages<T>(v: &[T]) {
     const HUGE: usize = 2 << 20;
     let bytes = std::mem::size_of_val(v);
     if bytes < 4 * HUGE {
@@ -32,7 +38,7 @@ fn advise_huge_pages(v: &[u32]) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_v: &[u32]) {}
+fn advise_huge_pages<T>(_v: &[T]) {}
 
 /// Ask the CPU to start loading `v[i]` into cache (a hint; never faults). Batching random
 /// lookups behind prefetches overlaps their memory latency.

@@ -26,6 +26,8 @@ pub struct Oracle {
     sectors_per_unit: u32,
     /// Version stored in each flash slot.
     pub slot_version: Vec<u32>,
+    /// Version of each unit last written as all zero (which has no slot).
+    pub zero_versions: std::collections::HashMap<u32, u32>,
     /// Units checked on host reads.
     pub checked_reads: u64,
     /// Units checked by the final sweep.
@@ -43,6 +45,7 @@ impl Oracle {
             written: vec![0; sectors.div_ceil(64) as usize],
             sectors_per_unit,
             slot_version: table::zeroed_u32(total_slots as usize),
+            zero_versions: std::collections::HashMap::new(),
             checked_reads: 0,
             swept_units: 0,
             violations: 0,
@@ -108,6 +111,7 @@ impl Ftl {
         match self.lookup(lpn) {
             Location::Unmapped => 0,
             Location::Buffered(e) => self.buffer.entry(e).version,
+            Location::Zero => o.zero_versions.get(&lpn).copied().unwrap_or(0),
             Location::Flash(slot) => o.slot_version[slot as usize],
         }
     }

@@ -4,25 +4,46 @@
 
 use slab::Slab;
 
+use crate::codec::layout::PagePacker;
 use crate::config::Config;
 use crate::flash::Geometry;
 
+use super::shape::UnitShape;
 use super::NO_LPN;
+
+/// How one kind of page is packed: at most `max_units` units, each starting at a multiple of
+/// `align_bytes`, back to back while they fit ([`PagePacker`]). A data-reduction policy names
+/// its lanes (e.g. compressed units merged, failed ones alone); open pages are per (region,
+/// stream, lane).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lane {
+    pub max_units: u32,
+    pub align_bytes: u32,
+}
+
+impl Lane {
+    pub fn packer(self, page_bytes: u32) -> PagePacker {
+        PagePacker::new(page_bytes, self.max_units as usize, self.align_bytes)
+            .unwrap_or_else(|e| unreachable!("lanes are validated: {e}"))
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct Entry {
     /// `NO_LPN` once overwritten or trimmed while buffered.
     pub lpn: u32,
     pub version: u32,
-    pub stored_bytes: u32,
+    /// How the unit is stored, its offset that of its place in the open page.
+    pub shape: UnitShape,
     /// Open page (stream key) holding the entry, or `u32::MAX` once sealed.
     pub open_key: u32,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct OpenPage {
     pub entries: Vec<u32>,
-    pub bytes: u32,
+    /// Where the next unit goes.
+    packer: PagePacker,
     /// Requests acknowledged when this page is programmed (`write_ack = "program"`).
     pub waiters: Vec<u32>,
     /// When the page is programmed even if not full (`write_buffer_timeout_ns` after its first
@@ -45,7 +66,7 @@ pub struct WriteBuffer {
     /// page then allocates nothing.
     spare_lists: Vec<Vec<u32>>,
     page_bytes: u32,
-    slots_per_page: u32,
+    lanes: Vec<Lane>,
     capacity_units: u32,
     in_use_units: u32,
 }
@@ -57,20 +78,29 @@ impl WriteBuffer {
             open: Vec::new(),
             spare_lists: Vec::new(),
             page_bytes: g.page_bytes,
-            slots_per_page: g.slots_per_page,
+            lanes: Vec::new(),
             capacity_units: config.ftl.write_buffer_units,
             in_use_units: 0,
         }
     }
 
-    /// Make sure open pages exist for `keys` stream keys.
-    pub fn ensure_streams(&mut self, keys: usize) {
-        while self.open.len() < keys {
-            self.open.push(OpenPage {
+    /// Open a page for each of `streams` stream keys in each of `lanes`: key = stream key ·
+    /// lanes + lane.
+    pub fn open_streams(&mut self, streams: usize, lanes: &[Lane]) {
+        self.lanes = lanes.to_vec();
+        self.open = (0..streams * lanes.len())
+            .map(|key| OpenPage {
+                entries: Vec::new(),
+                packer: lanes[key % lanes.len()].packer(self.page_bytes),
+                waiters: Vec::new(),
                 deadline_ns: u64::MAX,
-                ..OpenPage::default()
-            });
-        }
+            })
+            .collect();
+    }
+
+    /// Lanes per stream key.
+    pub fn lanes(&self) -> usize {
+        self.lanes.len()
     }
 
     pub fn entry(&self, e: u32) -> &Entry {
@@ -87,57 +117,62 @@ impl WriteBuffer {
     }
 
     /// Overwrite a unit that sits in open page `key` in place (the buffer absorbs the rewrite).
-    /// Returns false if the entry is not in that open page or the new size differs.
-    pub fn rewrite_in_place(
-        &mut self,
-        e: u32,
-        key: usize,
-        version: u32,
-        stored_bytes: u32,
-    ) -> bool {
+    /// Returns false if the entry is not in that open page or the new version is stored in
+    /// another size.
+    pub fn rewrite_in_place(&mut self, e: u32, key: usize, version: u32, shape: UnitShape) -> bool {
         let entry = &mut self.entries[e as usize];
-        if entry.open_key != key as u32 || entry.stored_bytes != stored_bytes {
+        if entry.open_key != key as u32 || entry.shape.len != shape.len {
             return false;
         }
         entry.version = version;
+        entry.shape = UnitShape {
+            offset: entry.shape.offset,
+            ..shape
+        };
         true
     }
 
-    /// Seal open page `key` if a unit of `stored_bytes` would not fit in it.
+    /// Seal open page `key` if a unit of `stored_bytes` would not fit in it (PR-SSD Fig. 9: "if
+    /// the remaining size of the buffer is smaller than the incoming page request, the current
+    /// buffer is flushed").
     pub fn seal_if_cannot_fit(&mut self, key: usize, stored_bytes: u32) -> Option<SealedPage> {
         let page = &self.open[key];
-        let full = page.entries.len() as u32 >= self.slots_per_page
-            || page.bytes + stored_bytes > self.page_bytes;
-        if full && !page.entries.is_empty() {
+        if !page.entries.is_empty() && !page.packer.fits(stored_bytes) {
             self.seal(key)
         } else {
             None
         }
     }
 
-    /// Seal open page `key` if every slot is used or every byte is.
+    /// Seal open page `key` if no further unit can go in.
     pub fn seal_if_full(&mut self, key: usize) -> Option<SealedPage> {
-        let page = &self.open[key];
-        if page.entries.len() as u32 >= self.slots_per_page || page.bytes >= self.page_bytes {
+        if self.open[key].packer.is_full() {
             self.seal(key)
         } else {
             None
         }
     }
 
-    /// Append a unit to open page `key`; returns the entry id and whether the page was empty.
-    pub fn push(&mut self, key: usize, lpn: u32, version: u32, stored_bytes: u32) -> (u32, bool) {
+    /// Append a unit of `shape` to open page `key` (which has room: see `seal_if_cannot_fit`);
+    /// returns the entry id and whether the page was empty.
+    pub fn push(&mut self, key: usize, lpn: u32, version: u32, shape: UnitShape) -> (u32, bool) {
+        let page = &mut self.open[key];
+        let slot = page
+            .packer
+            .push(shape.len)
+            .unwrap_or_else(|r| unreachable!("a sealed page makes room: {r:?}"));
         let entry = Entry {
             lpn,
             version,
-            stored_bytes,
+            shape: UnitShape {
+                offset: slot.offset,
+                ..shape
+            },
             open_key: key as u32,
         };
         let id = self.entries.insert(entry) as u32;
-        let page = &mut self.open[key];
         let was_empty = page.entries.is_empty();
         page.entries.push(id);
-        page.bytes += stored_bytes;
         self.in_use_units += 1;
         (id, was_empty)
     }
@@ -160,7 +195,7 @@ impl WriteBuffer {
         if page.entries.is_empty() {
             return None;
         }
-        page.bytes = 0;
+        page.packer.clear();
         let spare = self.spare_lists.pop().unwrap_or_default();
         let entries = std::mem::replace(&mut page.entries, spare);
         let waiters = std::mem::take(&mut page.waiters);
@@ -187,5 +222,76 @@ impl WriteBuffer {
     /// A program of `units` buffered units completed.
     pub fn release(&mut self, units: u32) {
         self.in_use_units -= units;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ftl::shape::UnitKind;
+
+    fn compressed(len: u32) -> UnitShape {
+        UnitShape {
+            kind: UnitKind::Compressed,
+            ..UnitShape::raw(len)
+        }
+    }
+
+    /// PR-SSD Fig. 9: the merge buffer holds LPNs 908, 909 and 910; LPN 911's compressed size is
+    /// larger than what is left, so the buffer is flushed with 908–910 (to PPN 201) and 911
+    /// starts the next page (PPN 202).
+    #[test]
+    fn the_merge_buffer_flushes_when_the_next_unit_does_not_fit() {
+        let config = crate::test_support::small(&[]);
+        let g = Geometry::new(&config);
+        let mut b = WriteBuffer::new(&config, &g);
+        b.open_streams(
+            1,
+            &[Lane {
+                max_units: 12,
+                align_bytes: 1,
+            }],
+        );
+        let mut offsets = Vec::new();
+        for (lpn, len) in [(908, 5000), (909, 6000), (910, 4000)] {
+            assert!(b.seal_if_cannot_fit(0, len).is_none(), "{lpn} fits");
+            let (e, _) = b.push(0, lpn, 1, compressed(len));
+            offsets.push(b.entry(e).shape.offset);
+            assert!(b.seal_if_full(0).is_none());
+        }
+        assert_eq!(offsets, [0, 5000, 11000], "packed back to back");
+        // 15,000 of 16,384 bytes used: 1,384 more fit, 1,385 do not.
+        assert!(b.seal_if_cannot_fit(0, 1384).is_none());
+        let sealed = b
+            .seal_if_cannot_fit(0, 1385)
+            .expect("911 does not fit: flush");
+        let lpns: Vec<u32> = sealed.entries.iter().map(|&e| b.entry(e).lpn).collect();
+        assert_eq!(lpns, [908, 909, 910]);
+        let (e, was_empty) = b.push(0, 911, 1, compressed(1385));
+        assert!(was_empty);
+        assert_eq!(b.entry(e).shape.offset, 0, "911 opens the next page");
+    }
+
+    #[test]
+    fn a_page_holds_at_most_its_lane_s_units() {
+        let config = crate::test_support::small(&[]);
+        let g = Geometry::new(&config);
+        let mut b = WriteBuffer::new(&config, &g);
+        b.open_streams(
+            1,
+            &[Lane {
+                max_units: 12,
+                align_bytes: 1,
+            }],
+        );
+        for lpn in 0..11 {
+            b.push(0, lpn, 1, compressed(100));
+            assert!(b.seal_if_full(0).is_none());
+        }
+        b.push(0, 11, 1, compressed(100));
+        let sealed = b
+            .seal_if_full(0)
+            .expect("twelve merged units fill the page (§4.4.1)");
+        assert_eq!(sealed.entries.len(), 12);
     }
 }

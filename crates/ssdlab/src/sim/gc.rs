@@ -6,7 +6,8 @@
 //! erase take die and bus time like host commands.
 
 use crate::flash::{FlashOp, OpKind, OpSource};
-use crate::ftl::{table, BlockState, Writer};
+use crate::ftl::shape::UnitShape;
+use crate::ftl::{table, BlockState, UnitCopy, Writer};
 
 use super::{ProgramRecord, Simulation};
 
@@ -140,7 +141,7 @@ impl Simulation {
             if slots != 0 {
                 // Only the valid units' codewords are wanted (spread.txt §IV: GC reads with the
                 // block's valid page bitmap), which a subpage or DMA read can exploit.
-                let codewords = self.ftl.codewords_of_slots(slots);
+                let codewords = self.ftl.codewords_of_slots(page, slots);
                 self.read_page(page, codewords, source, pool as u32);
                 self.gc[pool].reads_outstanding += 1;
             }
@@ -155,9 +156,14 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let region = g.region_of(g.block_of_page(page));
         let slots = self.ftl.valid_slots(page);
+        let lanes = self.ftl.buffer.lanes();
         for (slot, lpn) in self.ftl.units_in_slots(page, slots) {
             let dest = self.migration.destination(lpn, region);
-            self.gc[job].copies[dest].push((lpn, slot));
+            // Copies keep their stored form, repacked with units of their kind (a compressed
+            // unit moves compressed: PR-SSD §4.2.3).
+            let shape = self.ftl.shape(lpn, slot);
+            let lane = self.reduction.lane_of(shape);
+            self.gc[job].copies[dest * lanes + lane].push(UnitCopy { lpn, slot, shape });
         }
         self.gc[job].reads_outstanding -= 1;
         // Full pages of copies go first, so they count in the window before more is read.
@@ -167,26 +173,38 @@ impl Simulation {
 
     /// Program full pages of copied units (and, after the last read, the remainder).
     fn flush_gc_copies(&mut self, job: usize, force: bool) {
-        let upp = self.ftl.geometry.units_per_page as usize;
         let plane = self.ftl.pools[job].plane;
         let source = self.gc[job].source;
-        for region in 0..self.gc[job].copies.len() {
+        let lanes = self.ftl.buffer.lanes();
+        for list in 0..self.gc[job].copies.len() {
+            let (region, lane) = (list / lanes, list % lanes);
             loop {
-                let n = self.gc[job].copies[region].len();
-                if n == 0 || (n < upp && !force) {
+                // As many copies as one page of their lane takes, in the order they were read.
+                let lens = self.gc[job].copies[list].iter().map(|c| c.shape.len);
+                let (n, full) = self.ftl.page_prefix(lane, lens);
+                if n == 0 || (!full && !force) {
                     break;
                 }
-                // A unit the host rewrote (or trimmed) since it was read is not copied.
-                let mut live = std::mem::take(&mut self.scratch_pairs);
+                // A unit the host rewrote (or trimmed) since it was read is not copied: its
+                // place in the page stays empty.
+                let mut live = std::mem::take(&mut self.scratch_copies);
                 live.clear();
                 let ftl = &self.ftl;
                 live.extend(
-                    self.gc[job].copies[region]
-                        .drain(..n.min(upp))
-                        .filter(|&(lpn, slot)| ftl.maps_to(lpn, slot)),
+                    self.gc[job].copies[list]
+                        .drain(..n)
+                        .enumerate()
+                        .filter(|(_, c)| ftl.maps_to(c.lpn, c.slot))
+                        .map(|(i, c)| UnitCopy {
+                            shape: UnitShape {
+                                offset: ftl.prefix_offset(lane, i),
+                                ..c.shape
+                            },
+                            ..c
+                        }),
                 );
                 if live.is_empty() {
-                    self.scratch_pairs = live;
+                    self.scratch_copies = live;
                     continue;
                 }
                 let dest_pool = self.ftl.pool_index(plane, region);
@@ -199,15 +217,15 @@ impl Simulation {
                 };
                 let mut units = std::mem::take(&mut self.scratch_units);
                 units.clear();
-                for &(lpn, slot) in &live {
+                for c in &live {
                     let version = self
                         .ftl
                         .oracle
                         .as_ref()
-                        .map_or(0, |o| o.slot_version[slot as usize]);
+                        .map_or(0, |o| o.slot_version[c.slot as usize]);
                     // fill_page below remaps the unit.
-                    self.ftl.invalidate_slot(slot, lpn);
-                    units.push(Some((lpn, version)));
+                    self.ftl.invalidate_slot(c.slot, c.lpn);
+                    units.push(Some((c.lpn, version, c.shape)));
                 }
                 match source {
                     OpSource::Wl => self.device.wl_copied_units += live.len() as u64,
@@ -218,11 +236,11 @@ impl Simulation {
                 #[cfg(test)]
                 if self.planted_gc_remap_bug {
                     // The bug the oracle must catch: moved units keep pointing at the victim.
-                    for &(lpn, slot) in &live {
-                        self.ftl.l2p[lpn as usize] = slot + 1;
+                    for c in &live {
+                        self.ftl.l2p[c.lpn as usize] = c.slot + 1;
                     }
                 }
-                self.scratch_pairs = live;
+                self.scratch_copies = live;
                 let owner = self.new_program(ProgramRecord {
                     page,
                     units: 0,
@@ -281,9 +299,7 @@ impl Simulation {
         self.device.gc_busy_ns += self.now - job.started_ns;
         // Host pages held for lack of room go first.
         while let Some(front) = self.stalled_pages[pool].front() {
-            let writer = Writer::Host {
-                stream: front.key % self.streams,
-            };
+            let (_, writer) = self.key_destination(front.key);
             if !self.ftl.has_room(pool, writer) {
                 break;
             }

@@ -24,6 +24,9 @@ pub(super) struct Request {
     head_bytes: u32,
     tail_bytes: u32,
     bytes: u64,
+    /// Controller time to decompress the units a read found compressed, once its data is in
+    /// (one decompressor works through them after the last flash read: PR-SSD §3.2.1).
+    decompress_ns: u64,
     /// Outstanding parts (flash reads, or pages to be programmed for `write_ack = "program"`),
     /// plus one while units are still being admitted.
     pub(super) pending: u32,
@@ -110,6 +113,7 @@ impl Simulation {
             head_bytes: head as u32,
             tail_bytes: tail as u32 + 1,
             bytes: r.size_bytes,
+            decompress_ns: 0,
             pending: 1,
             done_ns: self.now,
         };
@@ -194,6 +198,7 @@ impl Simulation {
                     self.device.unmapped_read_units += 1;
                 }
                 Location::Buffered(_) => self.device.buffer_hit_units += 1,
+                Location::Zero => self.device.reduction.zero_read_units += 1,
                 Location::Flash(slot) => {
                     let g = &self.ftl.geometry;
                     let page = g.page_of_slot(slot);
@@ -201,8 +206,17 @@ impl Simulation {
                         self.device.buffer_hit_units += 1;
                         continue;
                     }
+                    let codewords = self.ftl.codewords_of_unit_bytes(lpn, slot, lo, hi);
+                    if codewords == 0 {
+                        // Only zero partial units asked: the zero bitmap answers (§4.2.3).
+                        self.device.reduction.zero_read_units += 1;
+                        continue;
+                    }
                     self.device.host_read_units_flash += 1;
-                    let codewords = self.ftl.codewords_of_unit_bytes(slot, lo, hi);
+                    if self.ftl.is_compressed(lpn) {
+                        self.device.reduction.decompressed_units += 1;
+                        self.requests[id as usize].decompress_ns += self.reduction.decompress_ns();
+                    }
                     groups.add(page, codewords);
                 }
             }
@@ -252,11 +266,14 @@ impl Simulation {
             op,
             arrival_ns: arrival,
             done_ns,
+            decompress_ns,
             bytes,
             offset_bytes: offset,
             ..
         } = self.requests.remove(id as usize);
-        let done = self.host_interface.complete(done_ns, op, bytes);
+        let done = self
+            .host_interface
+            .complete(done_ns + decompress_ns, op, bytes);
         self.processed_requests += 1;
         let f = &mut self.flows[flow as usize];
         f.outstanding -= 1;

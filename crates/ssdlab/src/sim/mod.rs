@@ -31,8 +31,9 @@ use crate::ftl::placement::{self, Placement};
 use crate::ftl::precondition::{mark_footprint, PreconditionReport, Preconditioner};
 use crate::ftl::read_policy::{self, ReadPolicy};
 use crate::ftl::reduction::{self, DataReduction};
+use crate::ftl::shape::UnitShape;
 use crate::ftl::write_buffer::SealedPage;
-use crate::ftl::Ftl;
+use crate::ftl::{Ftl, UnitCopy};
 use crate::host_interface::HostInterface;
 use crate::stats::DeviceStats;
 use crate::trace::Op;
@@ -73,9 +74,9 @@ struct GcJob {
     decoding: VecDeque<u32>,
     programs_outstanding: u32,
     erase_issued: bool,
-    /// Valid units read out of the victim and waiting to be programmed, by destination region:
-    /// (lpn, old slot).
-    copies: Vec<Vec<(u32, u32)>>,
+    /// Valid units read out of the victim and waiting to be programmed, by destination region
+    /// and write-buffer lane (`region · lanes + lane`).
+    copies: Vec<Vec<UnitCopy>>,
 }
 
 pub struct Simulation {
@@ -106,8 +107,8 @@ pub struct Simulation {
     candidates: Vec<Candidate>,
     /// Scratch buffers reused across events (the event loop allocates nothing per request).
     scratch_groups: page_groups::PageGroups,
-    scratch_pairs: Vec<(u32, u32)>,
-    scratch_units: Vec<Option<(u32, u32)>>,
+    scratch_copies: Vec<UnitCopy>,
+    scratch_units: Vec<Option<(u32, u32, UnitShape)>>,
     streams: usize,
     /// Commands crossing the host interface or in firmware (their `CommandReady` is queued).
     commands_in_flight: u32,
@@ -167,11 +168,17 @@ impl Simulation {
     ) -> Result<Simulation, Error> {
         let geometry = Geometry::new(&config);
         let timing = Timing::for_device(&config.timing, &geometry);
-        let placement = placement::build(&config.ftl.placement);
+        let mut placement = placement::build(&config.ftl.placement);
         let streams = placement.streams();
-        let mut ftl = Ftl::new(&config, geometry, options.verify, streams);
-        let keys = ftl.geometry.regions.len() * streams;
-        ftl.buffer.ensure_streams(keys);
+        let mut reduction = reduction::build(&config, &geometry)?;
+        let mut ftl = Ftl::new(
+            &config,
+            geometry,
+            options.verify,
+            streams,
+            reduction.as_ref(),
+        );
+        let keys = ftl.buffer.open.len();
         let sched = Scheduler::new(
             &ftl.geometry,
             config.scheduler.read_priority,
@@ -181,6 +188,7 @@ impl Simulation {
         let mut victim = gc_victim::build(&config.ftl.gc_victim, config.seed);
         let pools = ftl.pools.len();
         let regions = ftl.geometry.regions.len();
+        let lanes = ftl.buffer.lanes();
 
         for (i, f) in flows.iter_mut().enumerate() {
             check_flow_capacity(i, f, &ftl)?;
@@ -190,7 +198,7 @@ impl Simulation {
             ("geometry (dies)", ftl.geometry.dies() as usize),
             ("flows", flows.len()),
             ("geometry (planes × regions)", pools),
-            ("ftl.placement (streams × regions)", keys),
+            ("ftl.placement (streams × regions × buffer lanes)", keys),
         ];
         for (what, n) in ids {
             if n > event::MAX_EVENT_ID as usize + 1 {
@@ -213,7 +221,14 @@ impl Simulation {
                 });
             }
         }
-        let mut pre = Preconditioner::new(&mut ftl, allocator.as_mut(), victim.as_mut(), &sched);
+        let mut pre = Preconditioner::new(
+            &mut ftl,
+            allocator.as_mut(),
+            victim.as_mut(),
+            reduction.as_mut(),
+            placement.as_mut(),
+            &sched,
+        );
         pre.run(&config.precondition, config.seed, &mut |done, total| {
             progress(Phase::Precondition, done, total)
         })?;
@@ -250,7 +265,7 @@ impl Simulation {
                 ftl.geometry.dies(),
                 ftl.geometry.blocks() as u64 * ftl.geometry.max_pages_per_block as u64,
             ),
-            reduction: reduction::build(&config.ftl.reduction),
+            reduction,
             migration: migration::build(&config.ftl.migration),
             placement,
             allocator,
@@ -275,14 +290,14 @@ impl Simulation {
                     decoding: VecDeque::new(),
                     programs_outstanding: 0,
                     erase_issued: false,
-                    copies: vec![Vec::new(); regions],
+                    copies: vec![Vec::new(); regions * lanes],
                 })
                 .collect(),
             stalled_pages: (0..pools).map(|_| VecDeque::new()).collect(),
             write_waiters: VecDeque::new(),
             candidates: Vec::new(),
             scratch_groups: page_groups::PageGroups::default(),
-            scratch_pairs: Vec::new(),
+            scratch_copies: Vec::new(),
             scratch_units: Vec::new(),
             streams,
             commands_in_flight: 0,

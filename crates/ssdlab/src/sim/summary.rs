@@ -118,6 +118,9 @@ impl Simulation {
         if let (Value::Object(base), Value::Object(more)) = (&mut s, extra) {
             base.extend(more);
         }
+        if self.reduction.keeps_shapes() {
+            s["compression"] = d.reduction.to_json();
+        }
         s
     }
 }

@@ -70,7 +70,8 @@ impl Simulation {
         None
     }
 
-    /// Put one unit into the write buffer; returns its encode time.
+    /// Put one unit into the write buffer (an all-zero one only into the mapping); returns its
+    /// encode time.
     fn admit_unit(&mut self, id: u32, lpn: u32) -> u64 {
         let unit_bytes = self.ftl.geometry.unit_bytes;
         let version = match &mut self.ftl.oracle {
@@ -80,33 +81,27 @@ impl Simulation {
             }
             None => 0,
         };
-        let reduced = self.reduction.reduce(lpn, version, unit_bytes);
+        let reduced = self.reduction.reduce(lpn);
+        self.device.reduction.count(unit_bytes, reduced.shape);
+        let Some(shape) = reduced.shape else {
+            self.ftl.map_zero(lpn, version);
+            return reduced.encode_ns;
+        };
         let dest = self.placement.place(lpn);
-        let key = dest.region * self.streams + dest.stream;
+        let key = self.buffer_key(dest.region, dest.stream, self.reduction.lane_of(shape));
         if let Location::Buffered(e) = self.ftl.lookup(lpn) {
-            if self
-                .ftl
-                .buffer
-                .rewrite_in_place(e, key, version, reduced.stored_bytes)
-            {
+            if self.ftl.buffer.rewrite_in_place(e, key, version, shape) {
                 self.device.coalesced_write_units += 1;
                 self.add_write_waiter(key, id);
                 return reduced.encode_ns;
             }
         }
         self.ftl.unmap(lpn);
-        if let Some(sealed) = self
-            .ftl
-            .buffer
-            .seal_if_cannot_fit(key, reduced.stored_bytes)
-        {
+        if let Some(sealed) = self.ftl.buffer.seal_if_cannot_fit(key, shape.len) {
             self.place_sealed(sealed);
         }
-        let (e, was_empty) = self
-            .ftl
-            .buffer
-            .push(key, lpn, version, reduced.stored_bytes);
-        self.ftl.l2p[lpn as usize] = BUFFERED | e;
+        let (e, was_empty) = self.ftl.buffer.push(key, lpn, version, shape);
+        self.ftl.map_buffered(lpn, e);
         self.add_write_waiter(key, id);
         let timeout = self.config.ftl.write_buffer_timeout_ns;
         if was_empty && timeout > 0 {
@@ -127,12 +122,25 @@ impl Simulation {
         }
     }
 
+    /// The write buffer's open page for units of `lane` placed in (`region`, `stream`).
+    fn buffer_key(&self, region: usize, stream: usize, lane: usize) -> usize {
+        (region * self.streams + stream) * self.ftl.buffer.lanes() + lane
+    }
+
+    /// The region and the writer of an open page's key.
+    pub(super) fn key_destination(&self, key: usize) -> (usize, Writer) {
+        let stream_key = key / self.ftl.buffer.lanes();
+        (
+            stream_key / self.streams,
+            Writer::Host {
+                stream: stream_key % self.streams,
+            },
+        )
+    }
+
     /// Choose a plane for a sealed page and program it there, or hold it until the plane has room.
     pub(super) fn place_sealed(&mut self, sealed: SealedPage) {
-        let region = sealed.key / self.streams;
-        let writer = Writer::Host {
-            stream: sealed.key % self.streams,
-        };
+        let (region, writer) = self.key_destination(sealed.key);
         let ftl = &self.ftl;
         let plane = self.allocator.next_plane(&self.sched, &|p| {
             ftl.has_room(ftl.pool_index(p, region), writer)
@@ -148,9 +156,7 @@ impl Simulation {
 
     /// Program a sealed host page into `pool`, which has room.
     pub(super) fn program_sealed(&mut self, pool: usize, sealed: SealedPage) {
-        let writer = Writer::Host {
-            stream: sealed.key % self.streams,
-        };
+        let (_, writer) = self.key_destination(sealed.key);
         let Some(page) = self.ftl.alloc_page(pool, writer, self.now) else {
             self.stalled_pages[pool].push_front(sealed);
             return;
@@ -160,7 +166,7 @@ impl Simulation {
         units.extend(sealed.entries.iter().map(|&e| {
             let entry = self.ftl.buffer.entry(e);
             let live = entry.lpn != NO_LPN && self.ftl.l2p[entry.lpn as usize] == BUFFERED | e;
-            live.then_some((entry.lpn, entry.version))
+            live.then_some((entry.lpn, entry.version, entry.shape))
         }));
         let live = units.iter().flatten().count() as u64;
         self.device.padded_slots += self.ftl.geometry.slots_per_page as u64 - live;

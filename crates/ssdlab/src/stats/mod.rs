@@ -6,6 +6,9 @@ use serde_json::{json, Map, Value};
 use crate::flash::{OpKind, OpSource};
 use crate::trace::Op;
 
+mod reduction;
+pub use reduction::ReductionStats;
+
 /// Latency distribution: exact mean, min and max, quantiles from an HDR histogram with 3
 /// significant digits. A quantile is the highest value of its histogram bucket (within 0.1% of
 /// the true value: buckets are at most 1/1024 of their values wide), clamped to the exact min and
@@ -186,6 +189,7 @@ pub struct DeviceStats {
     /// of their codewords) instead of issuing their own.
     pub merged_reads: u64,
     pub energy: Energy,
+    pub reduction: ReductionStats,
 }
 
 /// Energy spent by flash operations, in picojoules (`config::EnergyConfig`). Summed in event

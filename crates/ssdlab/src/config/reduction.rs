@@ -1,0 +1,135 @@
+//! `[ftl.reduction]`: what happens to a logical page's bytes before it is stored: kept as written,
+//! or compressed by a codec on its real content (PR-SSD §4.1–4.2, docs/compression.md).
+
+use serde::{Deserialize, Serialize};
+
+use super::checks::{fraction, positive};
+use crate::codec::CodecConfig;
+use crate::error::Error;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ReductionConfig {
+    /// Units are stored as written; their content is never looked at.
+    #[default]
+    Identity,
+    /// Every written logical page gets its bytes from `[content]` and is compressed by `codec`;
+    /// an all-zero page is not stored (a mark in the mapping table), a page that saves less than
+    /// `failure_threshold_saving` is stored raw, the others are merged into pages through a
+    /// page-sized buffer (PR-SSD §2.2, §4.2.3, Fig. 9), at most `ftl.max_units_per_page` to a
+    /// page.
+    Compress {
+        /// A codec name as `ssdlab codec-study --codec` takes it: `dpc`, `fpc`, `lz4`, `bdi`,
+        /// `dpc-g128-p1-n1`, … (docs/codecs.md).
+        codec: String,
+        /// A compression saving less than this fails (PR-SSD §5.1.3: 10%).
+        #[serde(default = "default_failure_threshold")]
+        failure_threshold_saving: f64,
+        /// Drop all-zero partial units before compressing and record them in the unit's zero
+        /// bitmap (DPC's partial-zero filter, §4.2.2); a read of only such units needs no flash
+        /// read. Off: only a wholly zero page is left unstored (conventional compression SSDs).
+        #[serde(default)]
+        partial_zero_filter: bool,
+        /// The partial unit of the zero bitmap (§4.2.2: 4 KB, the partial-read unit).
+        #[serde(default = "default_partial_unit_kib")]
+        partial_unit_kib: u32,
+        /// Compressed units start at multiples of this in a page (our choice 1: back to back;
+        /// the paper does not align them).
+        #[serde(default = "one")]
+        align_bytes: u32,
+        /// Override the codec model's compression time per logical page (absent: the codec's,
+        /// e.g. DPC 340 ns, LZ4 12 µs: docs/codecs.md).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        compress_latency_ns: Option<u64>,
+        /// Override the codec model's decompression time (DPC 38 ns, FPC 1 ns, LZ4 12 µs: §4.2.2,
+        /// §5.1.1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decompress_latency_ns: Option<u64>,
+    },
+}
+
+fn default_failure_threshold() -> f64 {
+    0.10
+}
+fn default_partial_unit_kib() -> u32 {
+    4
+}
+fn one() -> u32 {
+    1
+}
+
+impl ReductionConfig {
+    /// The codec with the threshold and latency overrides applied.
+    pub fn codec(&self) -> Option<Result<CodecConfig, Error>> {
+        let ReductionConfig::Compress {
+            codec,
+            failure_threshold_saving,
+            compress_latency_ns,
+            decompress_latency_ns,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        Some(
+            CodecConfig::from_name(codec)
+                .map_err(|e| Error::config("ftl.reduction.codec", e.to_string()))
+                .map(|mut c| {
+                    c.set_failure_threshold(*failure_threshold_saving);
+                    c.set_latencies(*compress_latency_ns, *decompress_latency_ns);
+                    c
+                }),
+        )
+    }
+
+    /// The policy's values against the mapping unit and the page they live in.
+    pub(super) fn validate(&self, unit_bytes: u64, page_bytes: u64) -> Result<(), Error> {
+        let ReductionConfig::Compress {
+            failure_threshold_saving,
+            partial_unit_kib,
+            align_bytes,
+            ..
+        } = self
+        else {
+            return Ok(());
+        };
+        fraction(
+            "ftl.reduction.failure_threshold_saving",
+            *failure_threshold_saving,
+            false,
+        )?;
+        if let Some(codec) = self.codec() {
+            codec?;
+        }
+        let key = "ftl.reduction.partial_unit_kib";
+        positive(key, *partial_unit_kib as u64)?;
+        let partial = *partial_unit_kib as u64 * 1024;
+        if !unit_bytes.is_multiple_of(partial) || unit_bytes / partial > 16 {
+            return Err(Error::config(
+                key,
+                format!(
+                    "{partial_unit_kib} KiB must divide the {} KiB mapping unit into at most 16 \
+                     partial units (one bit each in the zero bitmap)",
+                    unit_bytes / 1024
+                ),
+            ));
+        }
+        if *align_bytes == 0 || !page_bytes.is_multiple_of(*align_bytes as u64) {
+            return Err(Error::config(
+                "ftl.reduction.align_bytes",
+                format!("{align_bytes} must be at least 1 and divide the {page_bytes}-byte page"),
+            ));
+        }
+        // Shapes keep a unit's offset and length in 16 bits each.
+        if page_bytes > 1 << 16 {
+            return Err(Error::config(
+                "ftl.reduction.policy",
+                format!(
+                    "compression needs pages of at most 64 KiB (the page is {} KiB)",
+                    page_bytes / 1024
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
