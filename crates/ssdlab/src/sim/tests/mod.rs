@@ -1,5 +1,7 @@
 //! Engine tests that need the engine's insides: an exact GC copy and erase, and the integrity
-//! oracle catching a planted GC bug.
+//! oracle catching a planted GC bug; `compression.rs`: reads and GC of compressed pages.
+
+mod compression;
 
 use super::*;
 use crate::config::ReplayMode;
