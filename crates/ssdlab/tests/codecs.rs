@@ -236,14 +236,15 @@ proptest! {
             match p.push(len) {
                 Ok(_) => {}
                 Err(Refusal::PageFull) => {
-                    pages.push(p.take());
+                    pages.push(p.slots().to_vec());
+                    p.clear();
                     prop_assert!(p.push(len).is_ok());
                 }
                 Err(Refusal::Empty) => prop_assert_eq!(len, 0),
                 Err(Refusal::TooLarge) => prop_assert!(len > 16384),
             }
         }
-        pages.push(p.take());
+        pages.push(p.slots().to_vec());
         for slots in pages {
             prop_assert!(slots.len() <= 12);
             let mut end = 0;

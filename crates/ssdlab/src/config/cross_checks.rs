@@ -24,6 +24,13 @@ impl Config {
                  §4.4.1: 12)",
             ));
         }
+        self.ftl.split.validate(
+            g.channels,
+            g.page_bytes(),
+            self.ftl.mapping_unit_kib as u64 * 1024,
+            self.ftl.reduction.partial_unit_bytes(),
+            (self.ftl.max_units_per_page as u64).max(units_per_page as u64),
+        )?;
         for mode in g.cell_modes_in_use() {
             self.timing.validate_mode(mode)?;
         }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::{fraction, positive};
-use super::{ReadPolicyConfig, ReductionConfig};
+use super::{ReadPolicyConfig, ReductionConfig, SplitConfig};
 use crate::error::Error;
 use crate::flash::{Geometry, StripeOrder};
 
@@ -50,6 +50,9 @@ pub struct FtlConfig {
     pub read_policy: ReadPolicyConfig,
     #[serde(default)]
     pub reduction: ReductionConfig,
+    /// Absent from a config echo while off, so that runs without it read as before it existed.
+    #[serde(default, skip_serializing_if = "SplitConfig::is_none")]
+    pub split: SplitConfig,
     #[serde(default)]
     pub placement: PlacementConfig,
     #[serde(default)]

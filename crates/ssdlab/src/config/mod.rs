@@ -16,6 +16,7 @@ mod presets;
 mod read_policy;
 mod reduction;
 mod scheduler;
+mod split;
 mod timing;
 
 pub use energy::EnergyConfig;
@@ -33,6 +34,7 @@ pub use presets::{preset_names, preset_source};
 pub use read_policy::ReadPolicyConfig;
 pub use reduction::ReductionConfig;
 pub use scheduler::SchedulerConfig;
+pub use split::{ReadHistory, SplitConfig};
 pub use timing::{MlcTiming, SlcTiming, TimingConfig, TlcTiming};
 
 use serde::{Deserialize, Serialize};

@@ -82,6 +82,16 @@ impl ReductionConfig {
         )
     }
 
+    /// The partial unit of zero bitmaps, when units are compressed.
+    pub fn partial_unit_bytes(&self) -> Option<u64> {
+        match self {
+            ReductionConfig::Identity => None,
+            ReductionConfig::Compress {
+                partial_unit_kib, ..
+            } => Some(*partial_unit_kib as u64 * 1024),
+        }
+    }
+
     /// The policy's values against the mapping unit and the page they live in.
     pub(super) fn validate(&self, unit_bytes: u64, page_bytes: u64) -> Result<(), Error> {
         let ReductionConfig::Compress {

@@ -190,6 +190,10 @@ impl Geometry {
             * self.units_per_page as u64
     }
 
+    /// The channel a die is on (dies are numbered channel by channel).
+    pub fn channel_of_die(&self, die: DieId) -> u32 {
+        die / (self.ways * self.dies_per_way)
+    }
     pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
         plane / self.div.planes_per_die
     }

@@ -11,8 +11,8 @@ use crate::flash::BlockId;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Candidate {
     pub block: BlockId,
-    pub valid_units: u32,
-    pub capacity_units: u32,
+    pub valid_space: u32,
+    pub capacity_space: u32,
     /// Simulated time of the block's last page allocation.
     pub last_write_ns: u64,
     pub erase_count: u32,
@@ -30,7 +30,7 @@ impl VictimPolicy for Greedy {
     fn choose(&mut self, c: &[Candidate], _now: u64) -> usize {
         let mut best = 0;
         for (i, x) in c.iter().enumerate() {
-            if x.valid_units < c[best].valid_units {
+            if x.valid_space < c[best].valid_space {
                 best = i;
             }
         }
@@ -44,10 +44,10 @@ pub struct CostBenefit;
 
 impl CostBenefit {
     fn score(x: &Candidate, now: u64) -> f64 {
-        if x.valid_units == 0 {
+        if x.valid_space == 0 {
             return f64::INFINITY;
         }
-        let u = x.valid_units as f64 / x.capacity_units.max(1) as f64;
+        let u = x.valid_space as f64 / x.capacity_space.max(1) as f64;
         let age = now.saturating_sub(x.last_write_ns) as f64 + 1.0;
         age * (1.0 - u) / (2.0 * u)
     }
@@ -96,8 +96,8 @@ mod tests {
     fn cand(block: u32, valid: u32, last_write_ns: u64) -> Candidate {
         Candidate {
             block,
-            valid_units: valid,
-            capacity_units: 100,
+            valid_space: valid,
+            capacity_space: 100,
             last_write_ns,
             erase_count: 0,
         }

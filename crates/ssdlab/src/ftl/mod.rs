@@ -3,6 +3,7 @@
 //! (and the untimed preconditioning) drive. Nothing here knows about time except as a number
 //! passed in; decisions the papers vary are policies in the sibling modules.
 
+pub mod admission;
 pub mod allocation;
 pub mod gc_victim;
 pub mod migration;
@@ -11,18 +12,22 @@ pub mod precondition;
 pub mod read_policy;
 pub mod reduction;
 pub mod shape;
+pub mod split;
+pub mod split_map;
 pub(crate) mod table;
 pub mod verify;
 pub mod write_buffer;
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+
+use foldhash::fast::FixedState;
 
 use crate::codec::layout::PagePacker;
 use crate::config::Config;
 use crate::flash::{BlockId, Geometry, PageId, PlaneId, SlotId};
 use gc_victim::Candidate;
 use reduction::DataReduction;
-use shape::UnitShape;
+use shape::{UnitKind, UnitShape};
 use write_buffer::WriteBuffer;
 
 /// `l2p` encoding: 0 = unmapped, `BUFFERED | entry` = in the write buffer, `ZERO_UNIT` = all zero
@@ -92,10 +97,11 @@ pub struct Pool {
     pub pages_per_block: u32,
     /// GC starts when `free.len()` falls under this.
     pub gc_threshold_blocks: u32,
-    pub valid_units: u64,
-    /// Written slots that hold no valid unit (stale data and padding).
-    pub invalid_slots: u64,
-    pub total_slots: u64,
+    /// Space of the pool's blocks, in [`Ftl::space_per_page`] measure: holding valid units,
+    /// written and holding none (stale data and padding), and all of it.
+    pub valid_space: u64,
+    pub invalid_space: u64,
+    pub total_space: u64,
 }
 
 impl Pool {
@@ -122,10 +128,14 @@ pub struct Ftl {
     /// memory. Kept apart from `blocks` because every host read asks it: a dense `u32` per block
     /// stays in cache where the block records do not.
     pub programmed: Vec<u32>,
-    /// Per block, the slots holding valid units. Kept apart from `blocks` for the same reason:
-    /// every overwrite of a unit decrements the count of a block anywhere on the device, and
-    /// a dense `u32` per block stays in cache.
-    pub valid_units: Vec<u32>,
+    /// Per block, the space its valid units take: one per unit stored as written, or its stored
+    /// bytes when units are shaped (a compressed unit takes less of a page than a raw one, a
+    /// split part a partial unit), so that GC compares blocks by what cleaning them costs. Kept
+    /// apart from `blocks` for the same reason: every overwrite of a unit decrements the count
+    /// of a block anywhere on the device, and a dense `u32` per block stays in cache.
+    pub valid_space: Vec<u32>,
+    /// The space a page offers: its slots, or its bytes when units are shaped.
+    pub space_per_page: u32,
     /// Indexed by `plane · regions + region`.
     pub pools: Vec<Pool>,
     pub buffer: WriteBuffer,
@@ -140,6 +150,8 @@ pub struct Ftl {
     partial_bytes: u32,
     /// One packer per write-buffer lane, for the pages GC and preconditioning fill with copies.
     copy_packers: Vec<PagePacker>,
+    /// The parts of split units (`split_map.rs`), by unit.
+    split_parts: HashMap<u32, Vec<split_map::SplitPart>, FixedState>,
     /// Integrity oracle (`verify` runs only).
     pub oracle: Option<verify::Oracle>,
 }
@@ -157,6 +169,11 @@ impl Ftl {
         let g = &geometry;
         let logical_units = logical_units(config, g);
         let regions = g.regions.len();
+        let space_per_page = if reduction.keeps_shapes() {
+            g.page_bytes
+        } else {
+            g.slots_per_page
+        };
         let mut pools = Vec::with_capacity(g.planes() as usize * regions);
         let blocks = vec![
             BlockInfo {
@@ -180,11 +197,11 @@ impl Ftl {
                     gc_active: None,
                     pages_per_block: r.pages_per_block,
                     gc_threshold_blocks: gc_threshold_blocks(config, r.blocks_per_plane),
-                    valid_units: 0,
-                    invalid_slots: 0,
-                    total_slots: r.blocks_per_plane as u64
+                    valid_space: 0,
+                    invalid_space: 0,
+                    total_space: r.blocks_per_plane as u64
                         * r.pages_per_block as u64
-                        * g.slots_per_page as u64,
+                        * space_per_page as u64,
                 });
             }
         }
@@ -194,13 +211,18 @@ impl Ftl {
         let oracle =
             verify.then(|| verify::Oracle::new(logical_units, g.total_slots(), g.unit_bytes));
         let mut buffer = WriteBuffer::new(config, g);
-        buffer.open_streams(g.regions.len() * streams, reduction.lanes());
+        buffer.open_streams(
+            g.regions.len() * streams,
+            reduction.lanes(),
+            reduction.split_rows(),
+        );
         Ftl {
             // Zeroed tables cost memory only where touched: a fresh 512 GiB device is cheap.
             l2p: table::zeroed_u32(logical_units as usize),
             p2l: table::zeroed_u32(g.total_slots() as usize),
             programmed: vec![0; blocks.len()],
-            valid_units: vec![0; blocks.len()],
+            valid_space: vec![0; blocks.len()],
+            space_per_page,
             blocks,
             pools,
             buffer,
@@ -212,6 +234,7 @@ impl Ftl {
                 Vec::new()
             },
             partial_bytes: reduction.partial_unit_bytes(),
+            split_parts: HashMap::default(),
             copy_packers: reduction
                 .lanes()
                 .iter()
@@ -261,7 +284,7 @@ impl Ftl {
     pub fn is_compressed(&self, lpn: u32) -> bool {
         self.shapes
             .get(lpn as usize)
-            .is_some_and(|&v| UnitShape::unpack(v).kind == shape::UnitKind::Compressed)
+            .is_some_and(|&v| UnitShape::unpack(v).kind == UnitKind::Compressed)
     }
 
     /// Record that version `version` of `lpn` was written as all zero: nothing is stored.
@@ -271,6 +294,12 @@ impl Ftl {
         if let Some(o) = &mut self.oracle {
             o.zero_versions.insert(lpn, version);
         }
+    }
+
+    /// Whether `lpn` maps to write-buffer entry `e` (else it was overwritten or trimmed while
+    /// buffered).
+    pub fn holds_buffered(&self, lpn: u32, e: u32) -> bool {
+        self.l2p[lpn as usize] == BUFFERED | e
     }
 
     /// Map `lpn` to write-buffer entry `e`.
@@ -284,9 +313,11 @@ impl Ftl {
         self.maps_to(self.unit_in_slot(slot), slot)
     }
 
-    /// Whether unit `lpn` (or `NO_LPN`) maps to `slot`.
+    /// Whether unit `lpn` (or `NO_LPN`) maps to `slot`: its mapping entry names the slot, or
+    /// the slot holds one of its split parts.
     pub fn maps_to(&self, lpn: u32, slot: SlotId) -> bool {
         self.l2p.get(lpn as usize) == Some(&(slot + 1))
+            || (!self.split_parts.is_empty() && self.is_split_part(lpn, slot))
     }
 
     /// The unit written in `slot` (valid or not).
@@ -306,7 +337,14 @@ impl Ftl {
         match self.lookup(lpn) {
             Location::Unmapped | Location::Zero => {}
             Location::Buffered(e) => self.buffer.kill(e),
-            Location::Flash(slot) => self.invalidate_slot(slot, lpn),
+            Location::Flash(slot) => match self.split_parts.remove(&lpn) {
+                Some(parts) => {
+                    for p in parts {
+                        self.invalidate_slot(p.slot, lpn);
+                    }
+                }
+                None => self.invalidate_slot(slot, lpn),
+            },
         }
         self.l2p[lpn as usize] = UNMAPPED;
     }
@@ -319,12 +357,13 @@ impl Ftl {
         // Under the oracle, also check the slot holds the unit (else the unit was mapped to a
         // slot written for another: a corrupted mapping). Other runs skip that load, a miss.
         let foreign = self.oracle.is_some() && self.p2l[slot as usize] != lpn;
-        if foreign || self.valid_units[block as usize] == 0 {
+        let space = self.space_of(lpn, slot);
+        if foreign || self.valid_space[block as usize] < space {
             // Only a corrupted mapping gets here; the oracle reports it, other runs carry on.
             let msg = format!(
                 "unit {lpn} maps to slot {slot} (block {block}), which holds unit {} in a block \
-                 counting {} valid units",
-                self.p2l[slot as usize], self.valid_units[block as usize]
+                 counting {} of valid space",
+                self.p2l[slot as usize], self.valid_space[block as usize]
             );
             match &mut self.oracle {
                 Some(o) => o.violation(msg),
@@ -332,9 +371,18 @@ impl Ftl {
             }
             return;
         }
-        self.valid_units[block as usize] -= 1;
-        self.pools[pool].valid_units -= 1;
-        self.pools[pool].invalid_slots += 1;
+        self.valid_space[block as usize] -= space;
+        self.pools[pool].valid_space -= space as u64;
+        self.pools[pool].invalid_space += space as u64;
+    }
+
+    /// The space (`valid_space`'s measure) the copy of `lpn` in `slot` takes.
+    pub fn space_of(&self, lpn: u32, slot: SlotId) -> u32 {
+        if self.shapes.is_empty() {
+            1
+        } else {
+            self.shape_in_slot(lpn, slot).len
+        }
     }
 
     /// Can `pool` give `writer` a page without waiting for GC?
@@ -409,14 +457,24 @@ impl Ftl {
             match unit {
                 Some((lpn, version, shape)) => {
                     self.p2l[slot as usize] = lpn;
-                    self.l2p[lpn as usize] = slot + 1;
-                    if let Some(s) = self.shapes.get_mut(lpn as usize) {
-                        *s = shape.pack();
+                    let part = match shape.kind {
+                        UnitKind::Split => {
+                            self.record_split_part(lpn, shape.row as usize, slot, shape.offset);
+                            shape.row
+                        }
+                        _ => 0,
+                    };
+                    // A split unit's entry names its first part.
+                    if part == 0 {
+                        self.l2p[lpn as usize] = slot + 1;
+                        if let Some(s) = self.shapes.get_mut(lpn as usize) {
+                            *s = shape.pack();
+                        }
                     }
                     if let Some(o) = &mut self.oracle {
                         o.slot_version[slot as usize] = version;
                     }
-                    valid += 1;
+                    valid += if self.shapes.is_empty() { 1 } else { shape.len };
                 }
                 None => self.p2l[slot as usize] = NO_LPN,
             }
@@ -425,10 +483,10 @@ impl Ftl {
         for i in used..spp {
             self.p2l[self.geometry.slot_id(page, i) as usize] = NO_LPN;
         }
-        self.valid_units[block as usize] += valid;
+        self.valid_space[block as usize] += valid;
         let p = &mut self.pools[pool];
-        p.valid_units += valid as u64;
-        p.invalid_slots += (spp - valid) as u64;
+        p.valid_space += valid as u64;
+        p.invalid_space += (self.space_per_page - valid) as u64;
     }
 
     /// A page's program completed.
@@ -472,10 +530,9 @@ impl Ftl {
     /// Erase a victim whose units have all moved; it returns to its pool's free list.
     pub fn erase(&mut self, block: BlockId) {
         let pool = self.pool_of_block(block);
-        let spp = self.geometry.slots_per_page as u64;
         let info = &mut self.blocks[block as usize];
-        debug_assert_eq!(self.valid_units[block as usize], 0);
-        self.pools[pool].invalid_slots -= info.write_ptr as u64 * spp;
+        debug_assert_eq!(self.valid_space[block as usize], 0);
+        self.pools[pool].invalid_space -= info.write_ptr as u64 * self.space_per_page as u64;
         info.write_ptr = 0;
         self.programmed[block as usize] = 0;
         info.erase_count += 1;
@@ -489,15 +546,21 @@ impl Ftl {
         let p = &self.pools[pool];
         let g = &self.geometry;
         let r = &g.regions[p.region];
-        let cap = p.pages_per_block * g.units_per_page;
+        // Units stored as written are counted against the units a page holds uncompressed.
+        let per_page = if self.shapes.is_empty() {
+            g.units_per_page
+        } else {
+            self.space_per_page
+        };
+        let cap = p.pages_per_block * per_page;
         for i in r.first_block..r.first_block + r.blocks_per_plane {
             let b = g.block_id(p.plane, i);
             let info = &self.blocks[b as usize];
             if info.state == BlockState::Full && self.programmed[b as usize] == p.pages_per_block {
                 out.push(Candidate {
                     block: b,
-                    valid_units: self.valid_units[b as usize],
-                    capacity_units: cap,
+                    valid_space: self.valid_space[b as usize],
+                    capacity_space: cap,
                     last_write_ns: info.last_write_ns,
                     erase_count: info.erase_count,
                 });
@@ -541,25 +604,101 @@ impl Ftl {
         }
     }
 
-    /// Codewords of its page a read of bytes `lo..hi` of `lpn`, stored in `slot`, needs: those
-    /// holding the bytes (a compressed unit's whole extent); none when the bytes are all in zero
-    /// partial units.
-    pub fn codewords_of_unit_bytes(&self, lpn: u32, slot: SlotId, lo: u32, hi: u32) -> u64 {
+    /// How the copy of `lpn` held in `slot` is stored: its shape, or for a split unit that
+    /// part's (its offset, one partial unit long, `row` = its index among the parts).
+    pub fn shape_in_slot(&self, lpn: u32, slot: SlotId) -> UnitShape {
+        let s = self.shape(lpn, slot);
+        if s.kind != UnitKind::Split {
+            return s;
+        }
+        match self.split_part_index(lpn, slot) {
+            Some(i) => UnitShape {
+                offset: self.split_parts(lpn)[i].offset,
+                row: i as u8,
+                ..s
+            },
+            // A part being dropped (its unit's parts are already out of the table).
+            None => s,
+        }
+    }
+
+    /// Whether every page holding `lpn` (stored from `slot`) is programmed, so that a read
+    /// goes to flash rather than to controller memory.
+    pub fn unit_programmed(&self, lpn: u32, slot: SlotId) -> bool {
         let g = &self.geometry;
+        if self.split_parts.is_empty() {
+            return self.page_programmed(g.page_of_slot(slot));
+        }
+        match self.split_parts.get(&lpn) {
+            Some(parts) => parts
+                .iter()
+                .all(|p| self.page_programmed(g.page_of_slot(p.slot))),
+            None => self.page_programmed(g.page_of_slot(slot)),
+        }
+    }
+
+    /// Call `f(page, codewords)` for each page a read of bytes `lo..hi` of `lpn`, stored from
+    /// `slot`, needs, with the codewords holding those bytes (a compressed unit's whole extent;
+    /// no call for bytes in zero partial units). A split unit's parts are asked page by page,
+    /// in parallel on their channels (§4.3.2); returns how many of its parts share a page with
+    /// another part asked (split conflicts: one read serves them, a full one, §4.3.2).
+    pub fn read_pages(
+        &self,
+        lpn: u32,
+        slot: SlotId,
+        lo: u32,
+        hi: u32,
+        mut f: impl FnMut(PageId, u64),
+    ) -> u32 {
+        let g = &self.geometry;
+        let page = g.page_of_slot(slot);
         if self.shapes.is_empty() {
             let i = g.slot_in_page(slot);
-            return if lo == 0 && hi == g.unit_bytes {
-                self.slot_codewords[i as usize]
-            } else {
-                codewords_of_bytes(g, i * g.unit_bytes + lo, i * g.unit_bytes + hi)
-            };
+            f(
+                page,
+                if lo == 0 && hi == g.unit_bytes {
+                    self.slot_codewords[i as usize]
+                } else {
+                    codewords_of_bytes(g, i * g.unit_bytes + lo, i * g.unit_bytes + hi)
+                },
+            );
+            return 0;
         }
-        let mut m = 0;
-        self.shape(lpn, slot)
-            .page_ranges(lo, hi, self.partial_bytes, |a, b| {
+        let shape = self.shape(lpn, slot);
+        if shape.kind != UnitKind::Split {
+            let mut m = 0;
+            shape.page_ranges(lo, hi, self.partial_bytes, |a, b| {
                 m |= codewords_of_bytes(g, a, b)
             });
-        m
+            if m != 0 {
+                f(page, m);
+            }
+            return 0;
+        }
+        let p = self.partial_bytes;
+        let parts = self.split_parts(lpn);
+        let stored = !(shape.zero_bitmap as u32);
+        let mut units = shape.stored_units_touched(lo, hi, p);
+        let mut pages = [PageId::MAX; 16];
+        let (mut asked, mut conflicts) = (0, 0);
+        while units != 0 {
+            let j = units.trailing_zeros();
+            units &= units - 1;
+            let part = parts[(stored & ((1 << j) - 1)).count_ones() as usize];
+            let page = g.page_of_slot(part.slot);
+            if pages[..asked].contains(&page) {
+                conflicts += 1;
+            } else {
+                pages[asked] = page;
+                asked += 1;
+            }
+            let (a, b) = (lo.max(j * p) - j * p, hi.min((j + 1) * p) - j * p);
+            f(
+                page,
+                codewords_of_bytes(g, part.offset + a, part.offset + b),
+            );
+        }
+        conflicts
     }
 
     /// Codewords holding the stored bytes of the units in `slots` (a bitmap of slot indices of
@@ -574,7 +713,7 @@ impl Ftl {
                 m |= self.slot_codewords[i as usize];
             } else {
                 let slot = self.geometry.slot_id(page, i);
-                let shape = self.shape(self.unit_in_slot(slot), slot);
+                let shape = self.shape_in_slot(self.unit_in_slot(slot), slot);
                 m |= codewords_of_bytes(&self.geometry, shape.offset, shape.offset + shape.len);
             }
         }
@@ -640,7 +779,7 @@ mod tests {
         let (s7, s9, pad) = (g.slot_id(page, 0), g.slot_id(page, 1), g.slot_id(page, 2));
         assert!(ftl.slot_is_valid(s7) && ftl.slot_is_valid(s9) && !ftl.slot_is_valid(pad));
         assert_eq!(ftl.valid_slots(page), 0b11);
-        assert_eq!(ftl.valid_units[block as usize], 2);
+        assert_eq!(ftl.valid_space[block as usize], 2);
         // Overwrite 7 (its new copy elsewhere), trim 9.
         ftl.unmap(7);
         let next = ftl.alloc_page(0, host, 0).unwrap();
@@ -649,10 +788,10 @@ mod tests {
         assert_eq!(ftl.valid_slots(page), 0);
         assert!(ftl.slot_is_valid(g.slot_id(next, 0)));
         assert_eq!(
-            ftl.valid_units[block as usize], 1,
+            ftl.valid_space[block as usize], 1,
             "7's new copy is in the same block"
         );
-        assert_eq!(ftl.pools[0].valid_units, 1);
+        assert_eq!(ftl.pools[0].valid_space, 1);
         // Trimming 7 leaves the block without a valid slot, though every slot still names its
         // unit in the reverse map.
         ftl.unmap(7);
@@ -660,8 +799,8 @@ mod tests {
             assert_eq!(ftl.valid_slots(g.page_id(block, p)), 0);
         }
         assert_eq!(ftl.unit_in_slot(s7), 7);
-        assert_eq!(ftl.valid_units[block as usize], 0);
-        assert_eq!(ftl.pools[0].valid_units, 0);
+        assert_eq!(ftl.valid_space[block as usize], 0);
+        assert_eq!(ftl.pools[0].valid_space, 0);
     }
 
     proptest! {

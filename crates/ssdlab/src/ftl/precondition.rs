@@ -9,12 +9,14 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::permutation::Permutation;
 
+use super::admission::Sealed;
 use super::allocation::PlaneAllocator;
 use super::gc_victim::{Candidate, VictimPolicy};
 use super::placement::Placement;
 use super::reduction::DataReduction;
+use super::split::SplitDecision;
 use super::write_buffer::SealedPage;
-use super::{table, Ftl, Location, UnitCopy, Writer, NO_LPN, UNMAPPED};
+use super::{table, Ftl, UnitCopy, Writer, UNMAPPED};
 
 /// Units generated at a time, and how far ahead of the write their mapping entry is prefetched
 /// (about the number of cache misses a core keeps in flight).
@@ -24,8 +26,7 @@ const PROGRESS_UNITS: u64 = 1 << 16;
 const PREFETCH_DISTANCE: usize = 12;
 /// How many pages ahead of its walk GC loads a victim's mapping entries.
 const VICTIM_PREFETCH_PAGES: u32 = 4;
-use super::shape::UnitShape;
-use super::BUFFERED;
+use super::shape::{UnitKind, UnitShape};
 use crate::config::{FillPattern, PreconditionConfig};
 use crate::error::Error;
 use crate::flash::{PageId, Scheduler};
@@ -42,6 +43,10 @@ pub struct Preconditioner<'a> {
     pub allocator: &'a mut dyn PlaneAllocator,
     pub victim: &'a mut dyn VictimPolicy,
     pub reduction: &'a mut dyn DataReduction,
+    /// The split decision, when the split FTL is on.
+    pub split: Option<&'a mut dyn SplitDecision>,
+    /// Where the next split buffer's channels start (handed on to the timed run).
+    pub split_cursor: u32,
     pub placement: &'a mut dyn Placement,
     pub sched: &'a Scheduler,
     streams: usize,
@@ -86,6 +91,8 @@ impl<'a> Preconditioner<'a> {
             victim,
             streams: placement.streams(),
             reduction,
+            split: None,
+            split_cursor: 0,
             placement,
             sched,
             page_units: Vec::new(),
@@ -184,35 +191,101 @@ impl<'a> Preconditioner<'a> {
             .oracle
             .as_mut()
             .map_or(0, |o| o.write(lpn, 0, unit_bytes));
-        let Some(shape) = self.reduction.reduce(lpn).shape else {
+        let Some(mut shape) = self.reduction.reduce(lpn).shape else {
             self.ftl.map_zero(lpn, version);
             return Ok(());
         };
-        let dest = self.placement.place(lpn);
-        let lanes = self.ftl.buffer.lanes();
-        let key =
-            (dest.region * self.streams + dest.stream) * lanes + self.reduction.lane_of(shape);
-        if let Location::Buffered(e) = self.ftl.lookup(lpn) {
-            if self.ftl.buffer.rewrite_in_place(e, key, version, shape) {
-                return Ok(());
+        // The split decision sees a whole-unit write (§4.3.1), as a trace's would.
+        if let (UnitKind::Raw, Some(split)) = (shape.kind, &mut self.split) {
+            if split.split(lpn, unit_bytes as u64) {
+                shape.kind = UnitKind::Split;
             }
         }
-        self.ftl.unmap(lpn);
-        if let Some(sealed) = self.ftl.buffer.seal_if_cannot_fit(key, shape.len) {
-            self.program(sealed)?;
+        let dest = self.placement.place(lpn);
+        let keys = self.ftl.buffer.keys(
+            dest.region * self.streams + dest.stream,
+            self.reduction.lane_of(shape),
+        );
+        let mut sealed = Vec::new();
+        self.ftl
+            .buffer_unit(lpn, version, shape, keys, None, &mut sealed);
+        for s in sealed {
+            self.program_now(s)?;
         }
-        let (e, _) = self.ftl.buffer.push(key, lpn, version, shape);
-        self.ftl.map_buffered(lpn, e);
-        match self.ftl.buffer.seal_if_full(key) {
-            Some(sealed) => self.program(sealed),
-            None => Ok(()),
+        Ok(())
+    }
+
+    fn program_now(&mut self, sealed: Sealed) -> Result<(), Error> {
+        match sealed {
+            Sealed::Page(page) => self.program(page),
+            Sealed::Split(rows) => self.program_split(rows),
         }
     }
 
-    /// Program every partly filled open page (padded).
+    /// Cut a flushed split buffer into columns and program them on pages of one type on
+    /// different channels, or write its units unsplit when there are no such pages.
+    fn program_split(&mut self, rows: Vec<SealedPage>) -> Result<(), Error> {
+        let Some(first) = rows.first() else {
+            return Ok(());
+        };
+        let lanes = self.ftl.buffer.lanes();
+        let stream_key = first.key / lanes;
+        let (region, writer) = self.destination(first.key);
+        let width = self.reduction.split_rows().len();
+        let partial_bytes = self.reduction.partial_unit_bytes();
+        let columns = self.ftl.split_columns(&rows, width, partial_bytes);
+        let entries: Vec<u32> = rows.into_iter().flat_map(|r| r.entries).collect();
+        match self
+            .ftl
+            .split_pages(region, writer, width, &mut self.split_cursor, 0)
+        {
+            Some(pages) => {
+                let units = entries.len() as u32;
+                self.ftl.buffer.retire(entries);
+                self.ftl.buffer.release(units);
+                for (page, column) in pages.into_iter().zip(columns) {
+                    self.ftl.fill_page(page, column);
+                    self.ftl.complete_program(page);
+                    let pool = self
+                        .ftl
+                        .pool_of_block(self.ftl.geometry.block_of_page(page));
+                    self.gc_while_needed(pool)?;
+                }
+                Ok(())
+            }
+            None => {
+                let lane = self.reduction.lane_of(UnitShape::raw(partial_bytes));
+                let key = self.ftl.buffer.keys(stream_key, lane).start;
+                for page in self.ftl.unsplit(entries, key) {
+                    self.program(page)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The region and writer of an open page's key.
+    fn destination(&self, key: usize) -> (usize, Writer) {
+        let stream_key = key / self.ftl.buffer.lanes();
+        (
+            stream_key / self.streams,
+            Writer::Host {
+                stream: stream_key % self.streams,
+            },
+        )
+    }
+
+    /// Program every partly filled open page (padded), and every split buffer.
     pub fn flush(&mut self) -> Result<(), Error> {
+        let lanes = self.ftl.buffer.lanes();
         for key in 0..self.ftl.buffer.open.len() {
-            if let Some(sealed) = self.ftl.buffer.seal(key) {
+            let group = self.ftl.buffer.keys(key / lanes, key % lanes);
+            if group.len() > 1 {
+                if key == group.start {
+                    let rows = self.ftl.buffer.seal_all(group);
+                    self.program_split(rows)?;
+                }
+            } else if let Some(sealed) = self.ftl.buffer.seal(key) {
                 self.program(sealed)?;
             }
         }
@@ -221,13 +294,7 @@ impl<'a> Preconditioner<'a> {
 
     /// Place a sealed page and program it at once.
     fn program(&mut self, sealed: SealedPage) -> Result<(), Error> {
-        let stream_key = sealed.key / self.ftl.buffer.lanes();
-        let (region, writer) = (
-            stream_key / self.streams,
-            Writer::Host {
-                stream: stream_key % self.streams,
-            },
-        );
+        let (region, writer) = self.destination(sealed.key);
         let ftl = &*self.ftl;
         let plane = self.allocator.next_plane(self.sched, &|p| {
             ftl.has_room(ftl.pool_index(p, region), writer)
@@ -242,18 +309,17 @@ impl<'a> Preconditioner<'a> {
             }
         }
         let page = self.take_page(pool, writer)?;
-        self.page_units.clear();
-        for &e in &sealed.entries {
-            let entry = self.ftl.buffer.entry(e);
-            let live = entry.lpn != NO_LPN && self.ftl.l2p[entry.lpn as usize] == BUFFERED | e;
-            self.page_units
-                .push(live.then_some((entry.lpn, entry.version, entry.shape)));
-        }
+        self.ftl.sealed_units(&sealed, &mut self.page_units);
         let units = sealed.entries.len() as u32;
         self.ftl.buffer.retire(sealed.entries);
         self.ftl.buffer.release(units);
         self.ftl.fill_page(page, self.page_units.iter().copied());
         self.ftl.complete_program(page);
+        self.gc_while_needed(pool)
+    }
+
+    /// Clean `pool` until it is above its GC threshold (or nothing more can be reclaimed).
+    fn gc_while_needed(&mut self, pool: usize) -> Result<(), Error> {
         while self.ftl.pools[pool].needs_gc() {
             if !self.gc(pool)? {
                 break;
@@ -276,7 +342,7 @@ impl<'a> Preconditioner<'a> {
     fn gc(&mut self, pool: usize) -> Result<bool, Error> {
         self.ftl.victim_candidates(pool, &mut self.candidates);
         // Only blocks that free space are worth cleaning.
-        self.candidates.retain(|c| c.valid_units < c.capacity_units);
+        self.candidates.retain(|c| c.valid_space < c.capacity_space);
         if self.candidates.is_empty() {
             return Ok(false);
         }
@@ -301,7 +367,7 @@ impl<'a> Preconditioner<'a> {
                     .oracle
                     .as_ref()
                     .map_or(0, |o| o.slot_version[slot as usize]);
-                let shape = self.ftl.shape(lpn, slot);
+                let shape = self.ftl.shape_in_slot(lpn, slot);
                 let lane = self.reduction.lane_of(shape);
                 moving[lane].push((UnitCopy { lpn, slot, shape }, v));
             }

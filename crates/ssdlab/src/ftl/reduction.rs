@@ -28,8 +28,13 @@ pub trait DataReduction: Send {
     fn decompress_ns(&self) -> u64;
     /// How the write buffer packs pages, one lane per kind of page this policy fills.
     fn lanes(&self) -> &[Lane];
-    /// The lane a stored unit of `shape` is packed in (GC repacks copies in the same lane).
+    /// The lane a stored unit of `shape` is packed in (GC repacks copies in the same lane; a
+    /// split unit's lane is the split buffer's first row, and its moved parts are packed there).
     fn lane_of(&self, shape: UnitShape) -> usize;
+    /// The lanes that are the rows of the split buffer (none unless pages are split).
+    fn split_rows(&self) -> std::ops::Range<usize> {
+        0..0
+    }
     /// Whether units need their shape kept in the mapping table (offsets other than slot order,
     /// zero bitmaps, compression); `identity` units need none.
     fn keeps_shapes(&self) -> bool;
@@ -68,9 +73,11 @@ impl DataReduction for Identity {
 }
 
 /// Lanes of [`Compress`]: compressed units merge into shared pages; a unit whose compression
-/// failed is "directly written" as a normal page request (PR-SSD §2.2, §4.1).
+/// failed is "directly written" as a normal page request (PR-SSD §2.2, §4.1), or, when it is
+/// split, goes to the first row of the split buffer that has room (§4.3, Fig. 11).
 const MERGE_LANE: usize = 0;
 const DIRECT_LANE: usize = 1;
+const SPLIT_ROWS: usize = 2;
 
 /// Each written page is cut from `[content]` and compressed by the codec, over its non-zero
 /// partial units when the partial-zero filter is on (DPC, §4.2.2) or whole otherwise.
@@ -80,7 +87,8 @@ pub struct Compress {
     partial_zero_filter: bool,
     partial_bytes: u32,
     decompress_ns: u64,
-    lanes: [Lane; 2],
+    /// Merge, direct, then one per split-buffer row.
+    lanes: Vec<Lane>,
     /// Writes so far of each logical unit: the content version of the next.
     versions: Vec<u32>,
     /// The page's bytes, and its non-zero partial units (reused).
@@ -151,8 +159,12 @@ impl DataReduction for Compress {
     fn lane_of(&self, shape: UnitShape) -> usize {
         match shape.kind {
             UnitKind::Compressed => MERGE_LANE,
-            _ => DIRECT_LANE,
+            UnitKind::Raw => DIRECT_LANE,
+            UnitKind::Split => SPLIT_ROWS,
         }
+    }
+    fn split_rows(&self) -> std::ops::Range<usize> {
+        SPLIT_ROWS..self.lanes.len()
     }
     fn keeps_shapes(&self) -> bool {
         true
@@ -199,7 +211,15 @@ pub fn build(config: &Config, g: &Geometry) -> Result<Box<dyn DataReduction>, Er
                         max_units: 1,
                         align_bytes: partial_bytes,
                     },
-                ],
+                ]
+                .into_iter()
+                // A split buffer of `width` pages (§4.3: 64 KB, four pages), each row a page of
+                // whole partial units holding at most one part per column.
+                .chain((0..config.ftl.split.width().unwrap_or(0)).map(|_| Lane {
+                    max_units: g.page_bytes / partial_bytes,
+                    align_bytes: partial_bytes,
+                }))
+                .collect(),
                 versions: super::table::zeroed_u32(super::logical_units(config, g) as usize),
                 page: vec![0; g.unit_bytes as usize],
                 nonzero: Vec::with_capacity(g.unit_bytes as usize),

@@ -139,6 +139,13 @@ impl Ftl {
         }
     }
 
+    /// The space the valid units of `page` take, recounted from the mapping.
+    fn valid_space_of_page(&self, page: u32) -> u32 {
+        self.units_in_slots(page, self.valid_slots(page))
+            .map(|(slot, lpn)| self.space_of(lpn, slot))
+            .sum()
+    }
+
     /// Recount a block's valid slots (those whose unit maps back to them) and compare with its
     /// counter (else an invalidation was missed or counted twice).
     pub fn verify_block(&mut self, block: u32) {
@@ -148,11 +155,13 @@ impl Ftl {
         let g = &self.geometry;
         let info = self.blocks[block as usize];
         let valid = (0..info.write_ptr)
-            .map(|page| self.valid_slots(g.page_id(block, page)).count_ones())
+            .map(|page| self.valid_space_of_page(g.page_id(block, page)))
             .sum::<u32>();
-        let counted = self.valid_units[block as usize];
+        let counted = self.valid_space[block as usize];
         if valid != counted {
-            let msg = format!("block {block}: valid counter {counted} but {valid} slots are valid");
+            let msg = format!(
+                "block {block}: valid space counter {counted} but its valid slots take {valid}"
+            );
             if let Some(o) = &mut self.oracle {
                 o.violation(msg);
             }
@@ -192,7 +201,7 @@ impl Ftl {
                 self.verify_block(b);
             }
         }
-        let spp = self.geometry.slots_per_page as u64;
+        let spp = self.space_per_page as u64;
         for pi in 0..self.pools.len() {
             let p = &self.pools[pi];
             let g = &self.geometry;
@@ -204,15 +213,15 @@ impl Ftl {
                 free += (p.pages_per_block - info.write_ptr) as u64 * spp;
                 written += info.write_ptr as u64 * spp;
                 for page in 0..info.write_ptr {
-                    valid += self.valid_slots(g.page_id(b, page)).count_ones() as u64;
+                    valid += self.valid_space_of_page(g.page_id(b, page)) as u64;
                 }
             }
             let invalid = written - valid;
             let problems = [
-                (valid != p.valid_units, "valid units"),
-                (invalid != p.invalid_slots, "invalid slots"),
+                (valid != p.valid_space, "valid units"),
+                (invalid != p.invalid_space, "invalid slots"),
                 (
-                    free + valid + invalid != p.total_slots,
+                    free + valid + invalid != p.total_space,
                     "free + valid + invalid",
                 ),
             ];
@@ -223,7 +232,7 @@ impl Ftl {
                     format!(
                         "plane {} region {}: {what} inconsistent (counted free {free}, valid {valid}, \
                          invalid {invalid}; counters valid {}, invalid {}, total {})",
-                        p.plane, p.region, p.valid_units, p.invalid_slots, p.total_slots
+                        p.plane, p.region, p.valid_space, p.invalid_space, p.total_space
                     )
                 })
                 .collect();

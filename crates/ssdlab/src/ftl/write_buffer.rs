@@ -67,6 +67,9 @@ pub struct WriteBuffer {
     spare_lists: Vec<Vec<u32>>,
     page_bytes: u32,
     lanes: Vec<Lane>,
+    /// Lanes that are the rows of one split buffer (PR-SSD §4.3, Fig. 11), filled first fit and
+    /// flushed together.
+    split_rows: std::ops::Range<usize>,
     capacity_units: u32,
     in_use_units: u32,
 }
@@ -79,15 +82,22 @@ impl WriteBuffer {
             spare_lists: Vec::new(),
             page_bytes: g.page_bytes,
             lanes: Vec::new(),
+            split_rows: 0..0,
             capacity_units: config.ftl.write_buffer_units,
             in_use_units: 0,
         }
     }
 
     /// Open a page for each of `streams` stream keys in each of `lanes`: key = stream key ·
-    /// lanes + lane.
-    pub fn open_streams(&mut self, streams: usize, lanes: &[Lane]) {
+    /// lanes + lane. Lanes `split_rows` are the rows of a split buffer.
+    pub fn open_streams(
+        &mut self,
+        streams: usize,
+        lanes: &[Lane],
+        split_rows: std::ops::Range<usize>,
+    ) {
         self.lanes = lanes.to_vec();
+        self.split_rows = split_rows;
         self.open = (0..streams * lanes.len())
             .map(|key| OpenPage {
                 entries: Vec::new(),
@@ -103,6 +113,39 @@ impl WriteBuffer {
         self.lanes.len()
     }
 
+    /// The open pages a unit of `lane` for `stream_key` may go to: its lane's, or every row of
+    /// the split buffer.
+    pub fn keys(&self, stream_key: usize, lane: usize) -> std::ops::Range<usize> {
+        let base = stream_key * self.lanes.len();
+        if self.split_rows.contains(&lane) {
+            base + self.split_rows.start..base + self.split_rows.end
+        } else {
+            base + lane..base + lane + 1
+        }
+    }
+
+    /// The first open page of `keys` a unit of `stored_bytes` fits in (PR-SSD Fig. 11: a
+    /// request goes to the first buffer page with room, merging with what is there).
+    pub fn first_fit(&self, keys: std::ops::Range<usize>, stored_bytes: u32) -> Option<usize> {
+        keys.into_iter()
+            .find(|&k| self.open[k].packer.fits(stored_bytes))
+    }
+
+    /// Whether every open page of `keys` is empty.
+    pub fn all_empty(&self, keys: std::ops::Range<usize>) -> bool {
+        self.open[keys].iter().all(|p| p.entries.is_empty())
+    }
+
+    /// Whether no unit fits in any open page of `keys`.
+    pub fn all_full(&self, keys: std::ops::Range<usize>) -> bool {
+        self.open[keys].iter().all(|p| p.packer.is_full())
+    }
+
+    /// Seal every open page of `keys` that holds something (a split buffer is flushed whole).
+    pub fn seal_all(&mut self, keys: std::ops::Range<usize>) -> Vec<SealedPage> {
+        keys.filter_map(|k| self.seal(k)).collect()
+    }
+
     pub fn entry(&self, e: u32) -> &Entry {
         &self.entries[e as usize]
     }
@@ -116,20 +159,33 @@ impl WriteBuffer {
         self.entries[e as usize].lpn = NO_LPN;
     }
 
-    /// Overwrite a unit that sits in open page `key` in place (the buffer absorbs the rewrite).
-    /// Returns false if the entry is not in that open page or the new version is stored in
-    /// another size.
-    pub fn rewrite_in_place(&mut self, e: u32, key: usize, version: u32, shape: UnitShape) -> bool {
+    /// Overwrite a unit that sits in one of open pages `keys` in place (the buffer absorbs the
+    /// rewrite); returns its page's key. None if the entry is in no such open page or the new
+    /// version is stored in another size or form.
+    pub fn rewrite_in_place(
+        &mut self,
+        e: u32,
+        keys: std::ops::Range<usize>,
+        version: u32,
+        shape: UnitShape,
+    ) -> Option<usize> {
         let entry = &mut self.entries[e as usize];
-        if entry.open_key != key as u32 || entry.shape.len != shape.len {
-            return false;
+        let key = entry.open_key as usize;
+        if !keys.contains(&key) || entry.shape.len != shape.len || entry.shape.kind != shape.kind {
+            return None;
         }
         entry.version = version;
         entry.shape = UnitShape {
             offset: entry.shape.offset,
+            row: entry.shape.row,
             ..shape
         };
-        true
+        Some(key)
+    }
+
+    /// A buffered split unit could not be split after all: it is written as a raw unit.
+    pub fn set_shape(&mut self, e: u32, shape: UnitShape) {
+        self.entries[e as usize].shape = shape;
     }
 
     /// Seal open page `key` if a unit of `stored_bytes` would not fit in it (PR-SSD Fig. 9: "if
@@ -161,11 +217,19 @@ impl WriteBuffer {
             .packer
             .push(shape.len)
             .unwrap_or_else(|r| unreachable!("a sealed page makes room: {r:?}"));
+        // A split buffer's row is the partial index its units' parts take in their pages.
+        let lane = key % self.lanes.len();
+        let row = if self.split_rows.contains(&lane) {
+            lane - self.split_rows.start
+        } else {
+            0
+        };
         let entry = Entry {
             lpn,
             version,
             shape: UnitShape {
                 offset: slot.offset,
+                row: row as u8,
                 ..shape
             },
             open_key: key as u32,
@@ -251,6 +315,7 @@ mod tests {
                 max_units: 12,
                 align_bytes: 1,
             }],
+            0..0,
         );
         let mut offsets = Vec::new();
         for (lpn, len) in [(908, 5000), (909, 6000), (910, 4000)] {
@@ -283,6 +348,7 @@ mod tests {
                 max_units: 12,
                 align_bytes: 1,
             }],
+            0..0,
         );
         for lpn in 0..11 {
             b.push(0, lpn, 1, compressed(100));

@@ -37,7 +37,7 @@ impl Simulation {
         // Cleaning a block with no invalid unit gains nothing: offer the policy only blocks that
         // free space. If there are none the data does not fit (or no full block has finished
         // programming yet: a completing program retries), and the run reports what is stuck.
-        self.candidates.retain(|c| c.valid_units < c.capacity_units);
+        self.candidates.retain(|c| c.valid_space < c.capacity_space);
         if self.candidates.is_empty() {
             return;
         }
@@ -161,7 +161,7 @@ impl Simulation {
             let dest = self.migration.destination(lpn, region);
             // Copies keep their stored form, repacked with units of their kind (a compressed
             // unit moves compressed: PR-SSD §4.2.3).
-            let shape = self.ftl.shape(lpn, slot);
+            let shape = self.ftl.shape_in_slot(lpn, slot);
             let lane = self.reduction.lane_of(shape);
             self.gc[job].copies[dest * lanes + lane].push(UnitCopy { lpn, slot, shape });
         }

@@ -5,6 +5,7 @@
 
 use crate::config::ReplayMode;
 use crate::flash::OpSource;
+use crate::ftl::shape::UnitKind;
 use crate::ftl::Location;
 use crate::trace::Op;
 
@@ -23,7 +24,7 @@ pub(super) struct Request {
     /// wants only the codewords of its bytes (a 2 KiB read of a 4 KiB unit wants one codeword).
     head_bytes: u32,
     tail_bytes: u32,
-    bytes: u64,
+    pub(super) bytes: u64,
     /// Controller time to decompress the units a read found compressed, once its data is in
     /// (one decompressor works through them after the last flash read: PR-SSD §3.2.1).
     decompress_ns: u64,
@@ -171,6 +172,8 @@ impl Simulation {
         // Gather (page, codeword bitmap) for units on flash.
         let mut groups = std::mem::take(&mut self.scratch_groups);
         groups.clear();
+        let mut split_pages = std::mem::take(&mut self.scratch_split_pages);
+        split_pages.clear();
         // Whether each unit's page is programmed yet is scattered over the blocks: load the
         // answers together.
         for lpn in first..first + units {
@@ -200,27 +203,50 @@ impl Simulation {
                 Location::Buffered(_) => self.device.buffer_hit_units += 1,
                 Location::Zero => self.device.reduction.zero_read_units += 1,
                 Location::Flash(slot) => {
-                    let g = &self.ftl.geometry;
-                    let page = g.page_of_slot(slot);
-                    if !self.ftl.page_programmed(page) {
+                    if !self.ftl.unit_programmed(lpn, slot) {
                         self.device.buffer_hit_units += 1;
                         continue;
                     }
-                    let codewords = self.ftl.codewords_of_unit_bytes(lpn, slot, lo, hi);
-                    if codewords == 0 {
+                    let before = groups.as_slice().len();
+                    let mut asked = false;
+                    let conflicts = self.ftl.read_pages(lpn, slot, lo, hi, |page, codewords| {
+                        groups.add(page, codewords);
+                        asked = true;
+                    });
+                    if !asked {
                         // Only zero partial units asked: the zero bitmap answers (§4.2.3).
                         self.device.reduction.zero_read_units += 1;
                         continue;
                     }
                     self.device.host_read_units_flash += 1;
+                    if self.split.is_some() {
+                        self.device.reduction.split_conflicts += conflicts as u64;
+                        if self.ftl.shape(lpn, slot).kind == UnitKind::Split {
+                            // The pages its parts added (a part joining a page already asked
+                            // is that page's business).
+                            split_pages
+                                .extend(groups.as_slice()[before..].iter().map(|&(page, _)| page));
+                        }
+                    }
                     if self.ftl.is_compressed(lpn) {
                         self.device.reduction.decompressed_units += 1;
                         self.requests[id as usize].decompress_ns += self.reduction.decompress_ns();
                     }
-                    groups.add(page, codewords);
                 }
             }
         }
+        if let Some(split) = &mut self.split {
+            let bytes = self.requests[id as usize].bytes;
+            for lpn in first..first + units {
+                split.observe_read(lpn, bytes);
+            }
+            self.device.reduction.classify_read(
+                &self.ftl.geometry,
+                groups.as_slice(),
+                &split_pages,
+            );
+        }
+        self.scratch_split_pages = split_pages;
         self.requests[id as usize].pending += groups.as_slice().len() as u32;
         for &(page, codewords) in groups.as_slice() {
             self.read_page(page, codewords, OpSource::Host, id);
@@ -306,9 +332,7 @@ impl Simulation {
         }
         self.final_flush_done = true;
         for key in 0..self.ftl.buffer.open.len() {
-            if let Some(sealed) = self.ftl.buffer.seal(key) {
-                self.place_sealed(sealed);
-            }
+            self.seal_and_program(key);
         }
     }
 }

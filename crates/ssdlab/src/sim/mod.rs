@@ -11,6 +11,7 @@ mod gc;
 mod host;
 mod page_groups;
 mod read;
+mod split;
 mod summary;
 #[cfg(test)]
 mod tests;
@@ -24,6 +25,7 @@ use crate::config::{Config, UnmappedRead, WriteAck};
 use crate::error::Error;
 use crate::event_queue::EventQueue;
 use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, Timing};
+use crate::ftl::admission::Sealed;
 use crate::ftl::allocation::{self, PlaneAllocator};
 use crate::ftl::gc_victim::{self, Candidate, VictimPolicy};
 use crate::ftl::migration::{self, Migration};
@@ -32,6 +34,7 @@ use crate::ftl::precondition::{mark_footprint, PreconditionReport, Preconditione
 use crate::ftl::read_policy::{self, ReadPolicy};
 use crate::ftl::reduction::{self, DataReduction};
 use crate::ftl::shape::UnitShape;
+use crate::ftl::split::{self as split_decision, SplitDecision};
 use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::{Ftl, UnitCopy};
 use crate::host_interface::HostInterface;
@@ -90,6 +93,10 @@ pub struct Simulation {
     /// Read commands in flight, and the queued ones later reads of their page may join.
     reads: read::ReadCommands,
     reduction: Box<dyn DataReduction>,
+    /// PR-SSD's split decision, when the split FTL is on.
+    split: Option<Box<dyn SplitDecision>>,
+    /// Where the next split buffer's channels start (`Ftl::split_pages`).
+    split_cursor: u32,
     placement: Box<dyn Placement>,
     migration: Box<dyn Migration>,
     allocator: Box<dyn PlaneAllocator>,
@@ -108,6 +115,8 @@ pub struct Simulation {
     /// Scratch buffers reused across events (the event loop allocates nothing per request).
     scratch_groups: page_groups::PageGroups,
     scratch_copies: Vec<UnitCopy>,
+    scratch_sealed: Vec<Sealed>,
+    scratch_split_pages: Vec<u32>,
     scratch_units: Vec<Option<(u32, u32, UnitShape)>>,
     streams: usize,
     /// Commands crossing the host interface or in firmware (their `CommandReady` is queued).
@@ -221,6 +230,12 @@ impl Simulation {
                 });
             }
         }
+        let mut split = split_decision::build(
+            &config.ftl.split,
+            ftl.logical_units,
+            ftl.geometry.channels,
+            reduction.partial_unit_bytes(),
+        );
         let mut pre = Preconditioner::new(
             &mut ftl,
             allocator.as_mut(),
@@ -229,6 +244,10 @@ impl Simulation {
             placement.as_mut(),
             &sched,
         );
+        pre.split = match split.as_mut() {
+            Some(s) => Some(s.as_mut()),
+            None => None,
+        };
         pre.run(&config.precondition, config.seed, &mut |done, total| {
             progress(Phase::Precondition, done, total)
         })?;
@@ -254,6 +273,7 @@ impl Simulation {
             pre.flush()?;
         }
         let precondition = pre.report;
+        let pre_split_cursor = pre.split_cursor;
 
         let mut sim = Simulation {
             read_policy: read_policy::build(
@@ -266,6 +286,8 @@ impl Simulation {
                 ftl.geometry.blocks() as u64 * ftl.geometry.max_pages_per_block as u64,
             ),
             reduction,
+            split,
+            split_cursor: pre_split_cursor,
             migration: migration::build(&config.ftl.migration),
             placement,
             allocator,
@@ -298,6 +320,8 @@ impl Simulation {
             candidates: Vec::new(),
             scratch_groups: page_groups::PageGroups::default(),
             scratch_copies: Vec::new(),
+            scratch_sealed: Vec::new(),
+            scratch_split_pages: Vec::new(),
             scratch_units: Vec::new(),
             streams,
             commands_in_flight: 0,

@@ -121,6 +121,9 @@ impl Simulation {
         if self.reduction.keeps_shapes() {
             s["compression"] = d.reduction.to_json();
         }
+        if self.split.is_some() {
+            s["split"] = d.reduction.split_json();
+        }
         s
     }
 }

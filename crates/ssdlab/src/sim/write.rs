@@ -3,8 +3,10 @@
 //! holds its sealed pages until GC frees a block (foreground GC).
 
 use crate::flash::{FlashOp, OpKind, OpSource};
+use crate::ftl::admission::Sealed;
+use crate::ftl::shape::UnitKind;
 use crate::ftl::write_buffer::SealedPage;
-use crate::ftl::{table, Location, Writer, BUFFERED, NO_LPN};
+use crate::ftl::{table, Writer};
 
 use super::event::Event;
 use super::{ProgramRecord, Simulation};
@@ -82,49 +84,62 @@ impl Simulation {
             None => 0,
         };
         let reduced = self.reduction.reduce(lpn);
-        self.device.reduction.count(unit_bytes, reduced.shape);
-        let Some(shape) = reduced.shape else {
+        let Some(mut shape) = reduced.shape else {
+            self.device.reduction.count(unit_bytes, None);
             self.ftl.map_zero(lpn, version);
             return reduced.encode_ns;
         };
-        let dest = self.placement.place(lpn);
-        let key = self.buffer_key(dest.region, dest.stream, self.reduction.lane_of(shape));
-        if let Location::Buffered(e) = self.ftl.lookup(lpn) {
-            if self.ftl.buffer.rewrite_in_place(e, key, version, shape) {
-                self.device.coalesced_write_units += 1;
-                self.add_write_waiter(key, id);
-                return reduced.encode_ns;
+        // A failed compression may be split across channels (§4.3.1).
+        if let (UnitKind::Raw, Some(split)) = (shape.kind, &mut self.split) {
+            if split.split(lpn, self.requests[id as usize].bytes) {
+                shape.kind = UnitKind::Split;
             }
         }
-        self.ftl.unmap(lpn);
-        if let Some(sealed) = self.ftl.buffer.seal_if_cannot_fit(key, shape.len) {
-            self.place_sealed(sealed);
+        self.device.reduction.count(unit_bytes, Some(shape));
+        let dest = self.placement.place(lpn);
+        let keys = self.ftl.buffer.keys(
+            dest.region * self.streams + dest.stream,
+            self.reduction.lane_of(shape),
+        );
+        let mut sealed = std::mem::take(&mut self.scratch_sealed);
+        let waiter = self.ack_on_program().then_some(id);
+        let a = self
+            .ftl
+            .buffer_unit(lpn, version, shape, keys, waiter, &mut sealed);
+        if a.rewritten {
+            self.device.coalesced_write_units += 1;
         }
-        let (e, was_empty) = self.ftl.buffer.push(key, lpn, version, shape);
-        self.ftl.map_buffered(lpn, e);
-        self.add_write_waiter(key, id);
+        if a.waiting {
+            self.requests[id as usize].pending += 1;
+        }
+        let mut pages = sealed.drain(..);
+        for s in pages.by_ref().take(a.sealed_before) {
+            self.program_now(s);
+        }
         let timeout = self.config.ftl.write_buffer_timeout_ns;
-        if was_empty && timeout > 0 {
+        if a.was_empty && timeout > 0 {
             let deadline = self.now + timeout;
-            self.ftl.buffer.open[key].deadline_ns = deadline;
-            self.events
-                .push(deadline, Event::BufferTimeout { stream: key as u32 });
+            self.ftl.buffer.open[a.deadline_key].deadline_ns = deadline;
+            self.events.push(
+                deadline,
+                Event::BufferTimeout {
+                    stream: a.deadline_key as u32,
+                },
+            );
         }
-        if let Some(sealed) = self.ftl.buffer.seal_if_full(key) {
-            self.place_sealed(sealed);
+        for s in pages {
+            self.program_now(s);
         }
+        self.scratch_sealed = sealed;
         reduced.encode_ns
     }
 
-    fn add_write_waiter(&mut self, key: usize, id: u32) {
-        if self.ack_on_program() && self.ftl.buffer.add_waiter(key, id) {
-            self.requests[id as usize].pending += 1;
+    /// Program what was sealed: a page, or a split buffer cut into columns.
+    pub(super) fn program_now(&mut self, sealed: Sealed) {
+        match sealed {
+            Sealed::Page(page) => self.place_sealed(page),
+            Sealed::Split(rows) => self.place_split(rows),
         }
-    }
-
-    /// The write buffer's open page for units of `lane` placed in (`region`, `stream`).
-    fn buffer_key(&self, region: usize, stream: usize, lane: usize) -> usize {
-        (region * self.streams + stream) * self.ftl.buffer.lanes() + lane
     }
 
     /// The region and the writer of an open page's key.
@@ -162,12 +177,7 @@ impl Simulation {
             return;
         };
         let mut units = std::mem::take(&mut self.scratch_units);
-        units.clear();
-        units.extend(sealed.entries.iter().map(|&e| {
-            let entry = self.ftl.buffer.entry(e);
-            let live = entry.lpn != NO_LPN && self.ftl.l2p[entry.lpn as usize] == BUFFERED | e;
-            live.then_some((entry.lpn, entry.version, entry.shape))
-        }));
+        self.ftl.sealed_units(&sealed, &mut units);
         let live = units.iter().flatten().count() as u64;
         self.device.padded_slots += self.ftl.geometry.slots_per_page as u64 - live;
         self.ftl.fill_page(page, units.iter().copied());
@@ -273,7 +283,19 @@ impl Simulation {
         if self.ftl.buffer.open[key].deadline_ns != self.now {
             return;
         }
-        if let Some(sealed) = self.ftl.buffer.seal(key) {
+        self.seal_and_program(key);
+    }
+
+    /// Seal open page `key` (with its split buffer, if it is one's first row) and program it.
+    pub(super) fn seal_and_program(&mut self, key: usize) {
+        let lanes = self.ftl.buffer.lanes();
+        let group = self.ftl.buffer.keys(key / lanes, key % lanes);
+        if group.len() > 1 {
+            if key == group.start {
+                let rows = self.ftl.buffer.seal_all(group);
+                self.place_split(rows);
+            }
+        } else if let Some(sealed) = self.ftl.buffer.seal(key) {
             self.place_sealed(sealed);
         }
     }

@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use crate::flash::Geometry;
 use crate::ftl::shape::{UnitKind, UnitShape};
 
 #[derive(Clone, Default)]
@@ -19,6 +20,18 @@ pub struct ReductionStats {
     pub zero_read_units: u64,
     /// Units a host read decompressed after their flash read.
     pub decompressed_units: u64,
+    /// Split buffers programmed across channels, and those written unsplit because no pages of
+    /// one type were free on enough channels.
+    pub split_buffers: u64,
+    pub split_fallbacks: u64,
+    /// Parts of a split unit a host read found on a page with another of its parts asked
+    /// (§4.3.2: one full read serves them).
+    pub split_conflicts: u64,
+    /// Host reads by channel conflict (Fig. 19): every page read on its own channel; two or
+    /// more on one channel, none of them a split part; and some of them split parts.
+    pub reads_non_conflict: u64,
+    pub reads_conflict_normal: u64,
+    pub reads_conflict_split: u64,
 }
 
 impl ReductionStats {
@@ -34,6 +47,27 @@ impl ReductionStats {
             UnitKind::Raw => self.raw_units += 1,
             UnitKind::Compressed => self.compressed_units += 1,
             UnitKind::Split => self.split_units += 1,
+        }
+    }
+
+    /// Classify a host read by the channels its page reads use (Fig. 19): `pages` are its
+    /// (page, codewords) reads, `split_pages` those that carry split parts.
+    pub fn classify_read(&mut self, g: &Geometry, pages: &[(u32, u64)], split_pages: &[u32]) {
+        let channel = |page: u32| g.channel_of_die(g.page_addr(page).die);
+        let mut conflict = false;
+        let mut split_conflict = false;
+        for (i, &(a, _)) in pages.iter().enumerate() {
+            for &(b, _) in &pages[i + 1..] {
+                if channel(a) == channel(b) {
+                    conflict = true;
+                    split_conflict |= split_pages.contains(&a) || split_pages.contains(&b);
+                }
+            }
+        }
+        match (conflict, split_conflict) {
+            (false, _) => self.reads_non_conflict += 1,
+            (true, false) => self.reads_conflict_normal += 1,
+            (true, true) => self.reads_conflict_split += 1,
         }
     }
 
@@ -54,6 +88,21 @@ impl ReductionStats {
             },
             "zero_read_units": self.zero_read_units,
             "decompressed_units": self.decompressed_units,
+        })
+    }
+
+    /// The `split` summary (when the split FTL is on).
+    pub fn split_json(&self) -> Value {
+        json!({
+            "units": self.split_units,
+            "buffers": self.split_buffers,
+            "fallbacks": self.split_fallbacks,
+            "conflicts": self.split_conflicts,
+            "reads": {
+                "non_conflict": self.reads_non_conflict,
+                "conflict_normal": self.reads_conflict_normal,
+                "conflict_split": self.reads_conflict_split,
+            },
         })
     }
 }

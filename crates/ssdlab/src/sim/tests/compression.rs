@@ -52,14 +52,7 @@ fn reads(spans: &[(u64, u64)]) -> Vec<Flow> {
             op: Op::Read,
         })
         .collect();
-    vec![Flow::new(
-        "r".into(),
-        requests,
-        ReplayMode::Open,
-        1,
-        1.0,
-        0,
-    )]
+    vec![Flow::new("r".into(), requests, ReplayMode::Open, 1, 1.0, 0)]
 }
 
 const LP: u64 = 16384;
@@ -151,7 +144,11 @@ fn gc_copies_only_valid_slots_and_keeps_their_packing() {
             sim.ftl.unmap(l);
         }
     }
-    assert_eq!(sim.ftl.valid_units[0], 3);
+    assert_eq!(
+        sim.ftl.valid_space[0],
+        3 * 4000,
+        "valid space is the stored bytes"
+    );
     sim.start_gc(0, 0, OpSource::Gc);
     sim.run().unwrap();
     let d = &sim.device;

@@ -1,7 +1,9 @@
 //! Engine tests that need the engine's insides: an exact GC copy and erase, and the integrity
-//! oracle catching a planted GC bug; `compression.rs`: reads and GC of compressed pages.
+//! oracle catching a planted GC bug; `compression.rs`: reads and GC of compressed pages;
+//! `split.rs`: the split FTL.
 
 mod compression;
+mod split;
 
 use super::*;
 use crate::config::ReplayMode;
@@ -32,7 +34,7 @@ fn gc_copy_and_erase_take_exact_die_and_bus_time() {
             }
         }
     }
-    assert_eq!(sim.ftl.valid_units[0], 1);
+    assert_eq!(sim.ftl.valid_space[0], 1);
     sim.start_gc(0, 0, OpSource::Gc);
     sim.run().unwrap();
     // Read 4 KiB of an LSB page (dma), decode, program a padded page (LSB of a fresh block), erase.

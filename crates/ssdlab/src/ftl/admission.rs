@@ -1,0 +1,120 @@
+//! Admitting a written unit into the write buffer, the same for timed writes and preconditioning:
+//! a rewrite of a unit still in its open page replaces it there; otherwise the old copy is
+//! dropped and the unit joins its lane's open page, sealing the page first if the unit does not
+//! fit (PR-SSD Fig. 9) and after if nothing more fits. A split unit goes to the first row of the
+//! split buffer with room (Fig. 11), and the whole split buffer is sealed when a unit fits in no
+//! row or no row has room left.
+
+use std::ops::Range;
+
+use super::shape::UnitShape;
+use super::write_buffer::SealedPage;
+use super::{Ftl, Location};
+
+/// What must be programmed now.
+#[derive(Debug)]
+pub enum Sealed {
+    Page(SealedPage),
+    /// The rows of a split buffer (those holding anything), to be cut into columns.
+    Split(Vec<SealedPage>),
+}
+
+/// Where an admitted unit went.
+#[derive(Clone, Copy, Debug)]
+pub struct Admitted {
+    /// The open page holding it.
+    pub key: usize,
+    /// The open page whose deadline (`ftl.write_buffer_timeout_ns`) covers it: its own, or the
+    /// split buffer's first row.
+    pub deadline_key: usize,
+    /// The deadline page was empty before: its timeout starts now.
+    pub was_empty: bool,
+    /// It replaced its previous version in place.
+    pub rewritten: bool,
+    /// How many of the pages sealed were sealed before the unit went in (to be programmed
+    /// before the unit's page is opened).
+    pub sealed_before: usize,
+    /// The waiter was newly registered on the unit's page.
+    pub waiting: bool,
+}
+
+impl Ftl {
+    /// Put version `version` of `lpn`, stored as `shape`, into one of open pages `keys` (one
+    /// lane's page, or a split buffer's rows: `WriteBuffer::keys`), registering `waiter` (a
+    /// request acknowledged when the page is programmed) on the page it goes to; pages to
+    /// program now are added to `sealed`, in the order they must be programmed.
+    pub fn buffer_unit(
+        &mut self,
+        lpn: u32,
+        version: u32,
+        shape: UnitShape,
+        keys: Range<usize>,
+        waiter: Option<u32>,
+        sealed: &mut Vec<Sealed>,
+    ) -> Admitted {
+        let already = sealed.len();
+        let wait = |buffer: &mut super::write_buffer::WriteBuffer, key: usize| {
+            waiter.is_some_and(|w| buffer.add_waiter(key, w))
+        };
+        if let Location::Buffered(e) = self.lookup(lpn) {
+            if let Some(key) = self
+                .buffer
+                .rewrite_in_place(e, keys.clone(), version, shape)
+            {
+                return Admitted {
+                    key,
+                    deadline_key: keys.start,
+                    was_empty: false,
+                    rewritten: true,
+                    sealed_before: 0,
+                    waiting: wait(&mut self.buffer, key),
+                };
+            }
+        }
+        self.unmap(lpn);
+        if keys.len() == 1 {
+            let key = keys.start;
+            if let Some(s) = self.buffer.seal_if_cannot_fit(key, shape.len) {
+                sealed.push(Sealed::Page(s));
+            }
+            let sealed_before = sealed.len() - already;
+            let (e, was_empty) = self.buffer.push(key, lpn, version, shape);
+            self.map_buffered(lpn, e);
+            let waiting = wait(&mut self.buffer, key);
+            if let Some(s) = self.buffer.seal_if_full(key) {
+                sealed.push(Sealed::Page(s));
+            }
+            return Admitted {
+                key,
+                deadline_key: key,
+                was_empty,
+                rewritten: false,
+                sealed_before,
+                waiting,
+            };
+        }
+        let key = match self.buffer.first_fit(keys.clone(), shape.len) {
+            Some(key) => key,
+            None => {
+                sealed.push(Sealed::Split(self.buffer.seal_all(keys.clone())));
+                keys.start
+            }
+        };
+        let sealed_before = sealed.len() - already;
+        let was_empty = self.buffer.all_empty(keys.clone());
+        let (e, _) = self.buffer.push(key, lpn, version, shape);
+        self.map_buffered(lpn, e);
+        let waiting = wait(&mut self.buffer, key);
+        if self.buffer.all_full(keys.clone()) {
+            sealed.push(Sealed::Split(self.buffer.seal_all(keys.clone())));
+        }
+        Admitted {
+            key,
+            deadline_key: keys.start,
+            was_empty,
+            rewritten: false,
+            sealed_before,
+            waiting,
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Programming a flushed split buffer (PR-SSD §4.3, Fig. 11): its rows are cut into vertical
+//! packages, one per channel, and programmed on pages of one page type on `width` channels;
+//! when no such pages are free now, its units are written as normal page requests instead.
+
+use crate::flash::OpSource;
+use crate::ftl::shape::UnitShape;
+use crate::ftl::write_buffer::SealedPage;
+
+use super::{ProgramRecord, Simulation};
+
+impl Simulation {
+    pub(super) fn place_split(&mut self, rows: Vec<SealedPage>) {
+        let Some(first) = rows.first() else {
+            return;
+        };
+        let (region, writer) = self.key_destination(first.key);
+        let stream_key = first.key / self.ftl.buffer.lanes();
+        let width = self.reduction.split_rows().len();
+        let partial_bytes = self.reduction.partial_unit_bytes();
+        let columns = self.ftl.split_columns(&rows, width, partial_bytes);
+        let entries: Vec<u32> = rows
+            .iter()
+            .flat_map(|r| r.entries.iter().copied())
+            .collect();
+        let waiters: Vec<Vec<u32>> = rows.into_iter().map(|r| r.waiters).collect();
+        match self
+            .ftl
+            .split_pages(region, writer, width, &mut self.split_cursor, self.now)
+        {
+            Some(pages) => {
+                self.device.reduction.split_buffers += 1;
+                let waiters = self.share_waiters(waiters, pages.len() as u32);
+                let units = entries.len() as u32;
+                for (j, (page, column)) in pages.into_iter().zip(columns).enumerate() {
+                    let live = column.iter().flatten().count() as u64;
+                    self.device.padded_slots += width as u64 - live;
+                    self.ftl.fill_page(page, column);
+                    let pool = self
+                        .ftl
+                        .pool_of_block(self.ftl.geometry.block_of_page(page));
+                    // The buffer's room comes back with the first program's end.
+                    let owner = self.new_program(ProgramRecord {
+                        page,
+                        units: if j == 0 { units } else { 0 },
+                        waiters: waiters.clone(),
+                        source: OpSource::Host,
+                        pool,
+                    });
+                    let op = self.program_op(page, OpSource::Host, owner);
+                    self.submit(op);
+                    self.maybe_start_gc(pool);
+                }
+                self.ftl.buffer.retire(entries);
+            }
+            None => {
+                // Written unsplit: each live unit a raw page of its own in the direct lane.
+                self.device.reduction.split_fallbacks += 1;
+                let lane = self.reduction.lane_of(UnitShape::raw(partial_bytes));
+                let key = self.ftl.buffer.keys(stream_key, lane).start;
+                let pages = self.ftl.unsplit(entries, key);
+                let r = &mut self.device.reduction;
+                r.split_units -= pages.len() as u64;
+                r.raw_units += pages.len() as u64;
+                let waiters = self.share_waiters(waiters, pages.len() as u32);
+                for mut page in pages {
+                    page.waiters = waiters.clone();
+                    self.place_sealed(page);
+                }
+            }
+        }
+    }
+
+    /// Requests waiting (`write_ack = "program"`) on the rows of a split buffer now wait on each
+    /// of `programs` programs instead: one list for all, and each request's count of outstanding
+    /// parts moved from its registrations on rows to one per program.
+    /// With no program at all (every unit overwritten while buffered), they are done now.
+    fn share_waiters(&mut self, rows: Vec<Vec<u32>>, programs: u32) -> Vec<u32> {
+        let mut all: Vec<u32> = rows.into_iter().flatten().collect();
+        if programs == 0 {
+            for w in all {
+                self.request_part_done(w, self.now);
+            }
+            return Vec::new();
+        }
+        all.sort_unstable();
+        let mut shared = Vec::new();
+        for chunk in all.chunk_by(|a, b| a == b) {
+            let r = &mut self.requests[chunk[0] as usize];
+            r.pending = r.pending - chunk.len() as u32 + programs;
+            shared.push(chunk[0]);
+        }
+        shared
+    }
+}
