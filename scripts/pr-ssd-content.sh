@@ -27,7 +27,8 @@ for w in ubuntu windows compile internet office copy db ml; do
     mix=$("$bin" workloads --show "pr-ssd-$w" | python3 -c '
 import sys, tomllib
 mix = tomllib.loads(sys.stdin.read())["content"]["mix"]
-print(", ".join("%s %g%%" % (" ".join(g["files"]), round(100 * g["fraction"], 6)) for g in mix))')
+short = lambda f: f if "*" in f else f.rsplit("/", 1)[-1]  # a file by its name, a pattern whole
+print(", ".join("%s %g%%" % (" ".join(map(short, g["files"])), round(100 * g["fraction"], 6)) for g in mix))')
     python3 - "$w" "${table2[$w]}" "$mix" "$with" "$without" <<'EOF'
 import json, sys
 w, paper, mix, with_, without = sys.argv[1], float(sys.argv[2]), sys.argv[3], *map(json.loads, sys.argv[4:])

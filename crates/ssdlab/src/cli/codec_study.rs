@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use crate::codec::{CodecConfig, CODEC_NAMES, MAX_INPUT_BYTES, UNIT_BYTES};
 use crate::codec_study::{self as study, StudyOptions};
 use crate::config::FlowConfig;
+use crate::content::ContentSource;
 use crate::error::Error;
 
 use super::DeviceArgs;
@@ -66,28 +67,49 @@ pub struct CodecStudyArgs {
     json: bool,
 }
 
+/// What `--units` studies: units of a resolved config's content.
+struct ContentUnits {
+    source: Box<dyn ContentSource>,
+    /// The config's mapping unit, the default unit size.
+    mapping_unit_kib: u32,
+    /// How the report names the units.
+    label: String,
+    count: u32,
+}
+
+impl ContentUnits {
+    /// The content of the device and workloads the arguments name, if `--units` was given.
+    fn of(a: &CodecStudyArgs) -> Result<Option<ContentUnits>, Error> {
+        let Some(count) = a.units else {
+            return Ok(None);
+        };
+        let flows = a
+            .workload
+            .iter()
+            .map(|w| FlowConfig::workload(w))
+            .collect::<Result<_, _>>()?;
+        let config = a.device.resolve(&[], flows)?;
+        let mut label = format!("content of {}", config.name);
+        if !a.workload.is_empty() {
+            label.push_str(&format!(" × {}", a.workload.join(" + ")));
+        }
+        label.push_str(&format!(" (lpn 0..{count}, version 0)"));
+        Ok(Some(ContentUnits {
+            source: crate::content::build(&config.content, config.seed)?,
+            mapping_unit_kib: config.ftl.mapping_unit_kib,
+            label,
+            count,
+        }))
+    }
+}
+
 /// Run the study and print it; returns the exit code (errors are exit 2 in the caller).
 pub fn run(a: CodecStudyArgs) -> Result<i32, Error> {
-    // With --units, the content source of the resolved config and the workloads.
-    let content = match a.units {
-        None => None,
-        Some(n) => {
-            let flows = a
-                .workload
-                .iter()
-                .map(|w| FlowConfig::workload(w))
-                .collect::<Result<_, _>>()?;
-            let config = a.device.resolve(&[], flows)?;
-            let source = crate::content::build(&config.content, config.seed)?;
-            let mut label = format!("content of {}", config.name);
-            if !a.workload.is_empty() {
-                label.push_str(&format!(" × {}", a.workload.join(" + ")));
-            }
-            label.push_str(&format!(" (lpn 0..{n}, version 0)"));
-            Some((source, config.ftl.mapping_unit_kib, label, n))
-        }
-    };
-    let unit_kib = a.unit_kib.or(content.as_ref().map(|c| c.1)).unwrap_or(4);
+    let content = ContentUnits::of(&a)?;
+    let unit_kib = a
+        .unit_kib
+        .or(content.as_ref().map(|c| c.mapping_unit_kib))
+        .unwrap_or(4);
     let unit_bytes = unit_kib as usize * 1024;
     if unit_bytes == 0 || !unit_bytes.is_multiple_of(UNIT_BYTES) || unit_bytes > MAX_INPUT_BYTES {
         return Err(Error::config(
@@ -127,7 +149,7 @@ pub fn run(a: CodecStudyArgs) -> Result<i32, Error> {
     };
     let report = match &content {
         None => study::run(&a.paths, &options)?,
-        Some((source, _, label, n)) => study::run_content(source.as_ref(), label, *n, &options)?,
+        Some(c) => study::run_content(c.source.as_ref(), &c.label, c.count, &options)?,
     };
     if a.json {
         let text = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";

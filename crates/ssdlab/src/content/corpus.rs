@@ -129,11 +129,7 @@ impl Corpus {
     }
 
     /// `files` must be non-empty, each file non-empty (every caller ensures it).
-    pub(super) fn from_files(
-        files: Vec<NamedFile>,
-        alignment_bytes: u32,
-        seed: u64,
-    ) -> Corpus {
+    pub(super) fn from_files(files: Vec<NamedFile>, alignment_bytes: u32, seed: u64) -> Corpus {
         let ends = files
             .iter()
             .scan(0u64, |acc, (_, b)| {
@@ -198,10 +194,7 @@ pub(super) fn no_files(key: &str, dir: &Path) -> Error {
 /// symbolic links followed. Names starting with `.` (`.git`, `.DS_Store`) and empty files are
 /// skipped. The files are read into memory whole. `dir` may also be a single file (named by its
 /// file name). Returns (path below `dir`, bytes) in walk order.
-pub(super) fn read_dir(
-    dir: &Path,
-    keep: impl Fn(&str) -> bool,
-) -> Result<Vec<NamedFile>, Error> {
+pub(super) fn read_dir(dir: &Path, keep: impl Fn(&str) -> bool) -> Result<Vec<NamedFile>, Error> {
     let walk = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .sort_by_file_name()
