@@ -134,8 +134,8 @@ struct Run {
     requests: Option<Vec<RequestRecord>>,
 }
 
-/// Everything `ssdlab run` does between parsing its arguments and printing: resolve the config,
-/// add one flow per trace, validate, load the traces, simulate.
+/// Everything `ssdlab run` does between parsing its arguments and printing: resolve the config
+/// with one flow per trace and workload, validate, load the traces, simulate.
 fn run(
     preset: &str,
     config_path: Option<PathBuf>,
@@ -143,8 +143,8 @@ fn run(
     flows: Vec<FlowConfig>,
     options: &RunOptions,
 ) -> Result<Run, Error> {
-    let mut config = Config::resolve(preset, config_path.as_deref(), sets)?;
-    let result = simulate_with(&mut config, flows, options, &mut |_, _, _| {})?;
+    let mut config = Config::resolve_with_flows(preset, config_path.as_deref(), sets, flows)?;
+    let result = simulate_with(&mut config, options, &mut |_, _, _| {})?;
     Ok(Run {
         summary_json: result.summary.to_string(),
         requests: result.requests,

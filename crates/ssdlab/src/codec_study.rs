@@ -5,9 +5,11 @@
 //!
 //! A file's last unit is padded with zeros, as a file system writes the tail of a file's last
 //! block; the padding is reported. Units are whole files cut in order, so the study sees the
-//! corpora exactly as an SSD would store them.
+//! corpora exactly as an SSD would store them. [`run_content`] studies instead the units a
+//! `[content]` source gives written logical units (a named workload's mix of real files), as the
+//! device would compress them.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde::ser::SerializeMap;
@@ -15,6 +17,7 @@ use serde::{Serialize, Serializer};
 use walkdir::WalkDir;
 
 use crate::codec::{Codec, CodecConfig, DpcConfig, MAX_INPUT_BYTES, UNIT_BYTES};
+use crate::content::ContentSource;
 use crate::error::Error;
 
 /// What to measure.
@@ -290,69 +293,150 @@ pub fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
 
 /// Run the study over `paths`.
 pub fn run(paths: &[PathBuf], options: &StudyOptions) -> Result<StudyReport, Error> {
-    let unit = options.unit_bytes;
-    if unit == 0 || !unit.is_multiple_of(UNIT_BYTES) || unit > MAX_INPUT_BYTES {
-        return Err(Error::config(
-            "unit_bytes",
-            format!("{unit} is not a positive multiple of 4096 of at most 1 MiB"),
-        ));
-    }
-    let mut codecs = Vec::new();
-    for (name, config) in &options.codecs {
-        codecs.push((name.clone(), config.build()?));
-    }
-    let mut totals = vec![Acc::default(); codecs.len()];
-    let mut profile_total = ProfileAcc::default();
-    let mut files = Vec::new();
-    let mut bytes = 0;
-    let mut scratch = Vec::new();
+    let mut study = Study::new(options)?;
     for path in collect_files(paths)? {
         let content = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        let units = split_units(&content, unit);
+        let units = split_units(&content, options.unit_bytes);
+        let padding = units.len() * options.unit_bytes - content.len();
+        let name = path.display().to_string();
+        study.add_entry(&name, padding as u64, std::iter::once(units))?;
+    }
+    Ok(study.finish())
+}
+
+/// Units generated and studied at a time by [`run_content`] (16 MiB of 16 KiB units).
+const CONTENT_BATCH_UNITS: u32 = 1024;
+
+/// Run the study over `count` units of a content source as a workload writes them: logical units
+/// 0, 1, …, count − 1, first version. Every (lpn, version) key is an independent draw of the same
+/// mix, so which units a workload writes, and in which order, does not change what is drawn. The
+/// units are reported as one entry named `label`.
+pub fn run_content(
+    source: &dyn ContentSource,
+    label: &str,
+    count: u32,
+    options: &StudyOptions,
+) -> Result<StudyReport, Error> {
+    let mut study = Study::new(options)?;
+    let unit = options.unit_bytes;
+    let batches = (0..count)
+        .step_by(CONTENT_BATCH_UNITS as usize)
+        .map(|first| {
+            let n = CONTENT_BATCH_UNITS.min(count - first);
+            (first..first + n)
+                .map(|lpn| {
+                    let mut buf = vec![0u8; unit];
+                    source.fill(lpn, 0, &mut buf);
+                    buf
+                })
+                .collect()
+        });
+    study.add_entry(label, 0, batches)?;
+    Ok(study.finish())
+}
+
+/// A study under way: the codecs, their totals, the entries (files, or a content source's units)
+/// studied so far.
+struct Study<'a> {
+    options: &'a StudyOptions,
+    codecs: Vec<(String, Box<dyn Codec>)>,
+    totals: Vec<Acc>,
+    profile: ProfileAcc,
+    files: Vec<FileReport>,
+    bytes: u64,
+    scratch: Vec<u8>,
+}
+
+impl<'a> Study<'a> {
+    fn new(options: &'a StudyOptions) -> Result<Study<'a>, Error> {
+        let unit = options.unit_bytes;
+        if unit == 0 || !unit.is_multiple_of(UNIT_BYTES) || unit > MAX_INPUT_BYTES {
+            return Err(Error::config(
+                "unit_bytes",
+                format!("{unit} is not a positive multiple of 4096 of at most 1 MiB"),
+            ));
+        }
+        let mut codecs = Vec::new();
+        for (name, config) in &options.codecs {
+            codecs.push((name.clone(), config.build()?));
+        }
+        Ok(Study {
+            options,
+            totals: vec![Acc::default(); codecs.len()],
+            codecs,
+            profile: ProfileAcc::default(),
+            files: Vec::new(),
+            bytes: 0,
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Study one entry given as batches of units (of `options.unit_bytes`, the last `padding`
+    /// bytes of the last unit being zeros added to fill it).
+    fn add_entry(
+        &mut self,
+        name: &str,
+        padding: u64,
+        batches: impl Iterator<Item = Vec<Vec<u8>>>,
+    ) -> Result<(), Error> {
+        let mut accs = vec![Acc::default(); self.codecs.len()];
         let mut profile = ProfileAcc::default();
-        for u in &units {
-            profile.add_unit(u);
+        let mut units = 0u64;
+        let passes = if self.options.bench { BENCH_PASSES } else { 1 };
+        for batch in batches {
+            for u in &batch {
+                profile.add_unit(u);
+            }
+            units += batch.len() as u64;
+            for ((_, codec), acc) in self.codecs.iter_mut().zip(&mut accs) {
+                let a = study_units(codec.as_mut(), &batch, &mut self.scratch, name, passes)?;
+                acc.add(&a);
+            }
         }
-        profile_total.merge(&profile);
         let mut stats = Vec::new();
-        for ((name, codec), total) in codecs.iter_mut().zip(&mut totals) {
-            let passes = if options.bench { BENCH_PASSES } else { 1 };
-            let acc = study_file(codec.as_mut(), &units, &mut scratch, &path, passes)?;
-            total.add(&acc);
-            stats.push((name.clone(), acc.stats()));
+        for (((codec, _), acc), total) in self.codecs.iter().zip(&accs).zip(&mut self.totals) {
+            total.add(acc);
+            stats.push((codec.clone(), acc.stats()));
         }
-        bytes += content.len() as u64;
-        files.push(FileReport {
-            path: path.display().to_string(),
-            bytes: content.len() as u64,
-            units: units.len() as u64,
-            padding_bytes: (units.len() * unit - content.len()) as u64,
+        self.profile.merge(&profile);
+        let bytes = units * self.options.unit_bytes as u64 - padding;
+        self.bytes += bytes;
+        self.files.push(FileReport {
+            path: name.to_string(),
+            bytes,
+            units,
+            padding_bytes: padding,
             profile: profile.profile(),
             codecs: stats,
         });
+        Ok(())
     }
-    let codecs = options
-        .codecs
-        .iter()
-        .zip(&totals)
-        .map(|((name, config), acc)| {
-            let report = CodecReport {
-                config: config.clone(),
-                overall: acc.stats(),
-                throughput: options.bench.then(|| acc.throughput()),
-            };
-            (name.clone(), report)
-        })
-        .collect();
-    Ok(StudyReport {
-        ssdlab_version: crate::VERSION.to_string(),
-        unit_bytes: unit,
-        files_studied: files.len(),
-        bytes,
-        profile: profile_total.profile(),
-        codecs,
-        files,
-    })
+
+    fn finish(self) -> StudyReport {
+        let codecs = self
+            .options
+            .codecs
+            .iter()
+            .zip(&self.totals)
+            .map(|((name, config), acc)| {
+                let report = CodecReport {
+                    config: config.clone(),
+                    overall: acc.stats(),
+                    throughput: self.options.bench.then(|| acc.throughput()),
+                };
+                (name.clone(), report)
+            })
+            .collect();
+        StudyReport {
+            ssdlab_version: crate::VERSION.to_string(),
+            unit_bytes: self.options.unit_bytes,
+            files_studied: self.files.len(),
+            bytes: self.bytes,
+            profile: self.profile.profile(),
+            codecs,
+            files: self.files,
+        }
+    }
 }
 
 /// Cut `content` into units, the last padded with zeros.
@@ -371,13 +455,13 @@ fn split_units(content: &[u8], unit: usize) -> Vec<Vec<u8>> {
 /// machine the slower ones measure other processes.
 const BENCH_PASSES: usize = 3;
 
-/// Compress and decompress every unit of one file, timing each call; `passes` > 1 repeats the
-/// timing and keeps the fastest pass.
-fn study_file(
+/// Compress and decompress every unit of (a batch of) one entry, timing each call; `passes` > 1
+/// repeats the timing and keeps the fastest pass.
+fn study_units(
     codec: &mut dyn Codec,
     units: &[Vec<u8>],
     scratch: &mut Vec<u8>,
-    path: &Path,
+    name: &str,
     passes: usize,
 ) -> Result<Acc, Error> {
     let mut acc = Acc::default();
@@ -388,7 +472,7 @@ fn study_file(
             // `run` checked the unit size, so this only fails if a codec refuses a valid unit.
             let c = codec
                 .compress(u)
-                .map_err(|e| Error::config("unit_bytes", format!("{}: {e}", path.display())))?;
+                .map_err(|e| Error::config("unit_bytes", format!("{name}: {e}")))?;
             compress_wall += started.elapsed();
             let started = Instant::now();
             let ok = codec.decompress_into(&c, scratch).is_ok();

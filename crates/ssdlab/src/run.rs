@@ -190,16 +190,15 @@ pub fn simulate(config: &Config, options: &RunOptions) -> Result<RunResult, Erro
     simulate_flows(&config, flows, options, &mut |_, _, _| {})
 }
 
-/// Add `extra` flows to `config` (the traces and workloads a command line or a Python call
-/// names), check that there is something to replay, validate, load the flows and run them. The
-/// config keeps the detected trace formats, as results record it.
+/// Check that `config` has something to replay, validate it, load the flows and run them. The
+/// config keeps the detected trace formats, as results record it. A command line or a Python call
+/// adds the traces and workloads it names when resolving the config
+/// ([`Config::resolve_with_flows`]), so that their named workloads' content applies.
 pub fn simulate_with(
     config: &mut Config,
-    extra: Vec<FlowConfig>,
     options: &RunOptions,
     progress: &mut dyn FnMut(Phase, u64, u64),
 ) -> Result<RunResult, Error> {
-    config.flows.extend(extra);
     if config.flows.is_empty() {
         return Err(Error::config(
             "flows",

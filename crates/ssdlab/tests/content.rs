@@ -1,14 +1,17 @@
 //! The content sources through their public face: `[content]` config → `build` → `fill`.
 //! Determinism, real-file slices, zero rates against the binomial, synthetic compressibility
-//! measured with real compressors, the fingerprint contract, config errors, every preset.
+//! measured with real compressors, the fingerprint contract, config errors, every preset; the
+//! PR-SSD workloads' mixes against Table 2, and how a workload's content and the user's combine.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use ssdlab::config::{preset_names, Config};
-use ssdlab::content::{build, reference, ContentConfig, ContentSource};
+use ssdlab::codec::CodecConfig;
+use ssdlab::config::{preset_names, Config, FlowConfig};
+use ssdlab::content::{build, reference, ContentConfig, ContentSource, FileGroup};
+use ssdlab::experiment::Experiment;
 
 const UNIT: usize = 4096;
 
@@ -511,4 +514,161 @@ proptest! {
             prop_assert_eq!(&r1, &r2);
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The PR-SSD workloads' content (docs/content.md § The PR-SSD workloads)
+
+/// PR-SSD Table 2 (pr-ssd.txt §5.1.2), "Compression ratio": LZ4's saving, (original −
+/// compressed) / original (§1), on each workload's data.
+const TABLE2_LZ4_SAVING: [(&str, f64); 8] = [
+    ("pr-ssd-ubuntu", 0.54),
+    ("pr-ssd-windows", 0.45),
+    ("pr-ssd-compile", 0.54),
+    ("pr-ssd-internet", 0.34),
+    ("pr-ssd-office", 0.43),
+    ("pr-ssd-copy", 0.09),
+    ("pr-ssd-db", 0.63),
+    ("pr-ssd-ml", 0.56),
+];
+
+/// The `pr-ssd` device running `workloads` (as `ssdlab run --workload` adds them), with `sets`.
+fn pr_ssd_with(workloads: &[&str], sets: &[&str]) -> Result<Config, ssdlab::Error> {
+    let flows = workloads
+        .iter()
+        .map(|w| FlowConfig::workload(w))
+        .collect::<Result<Vec<_>, _>>()?;
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    Config::resolve_with_flows("pr-ssd", None, &sets, flows)
+}
+
+/// LZ4's saving over `n` units of the device's mapping unit (logical units 0..n, first
+/// version), PR-SSD's way: 1 − Σ stored / Σ original, a unit saving less than 10% stored raw.
+fn lz4_saving_of(config: &Config, n: u32) -> f64 {
+    let source = build(&config.content, config.seed).expect("the content builds");
+    let mut lz4 = CodecConfig::from_name("lz4")
+        .and_then(|c| c.build())
+        .expect("lz4");
+    let mut buf = vec![0u8; config.ftl.mapping_unit_kib as usize * 1024];
+    let (mut original, mut stored) = (0u64, 0u64);
+    for lpn in 0..n {
+        source.fill(lpn, 0, &mut buf);
+        original += buf.len() as u64;
+        stored += lz4.compress(&buf).expect("a whole unit").stored_bytes() as u64;
+    }
+    1.0 - stored as f64 / original as f64
+}
+
+#[test]
+fn each_pr_ssd_workload_saves_what_table_2_says_with_lz4() {
+    for (name, paper) in TABLE2_LZ4_SAVING {
+        let config = pr_ssd_with(&[name], &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            config.ftl.mapping_unit_kib, 16,
+            "PR-SSD compresses 16 KiB pages"
+        );
+        // 3,000 units: the mean saving's standard error is below 0.6 points for every mix.
+        let got = lz4_saving_of(&config, 3000);
+        assert!(
+            (got - paper).abs() <= 0.05,
+            "{name}: LZ4 saves {:.1}%, Table 2 says {:.0}%",
+            100.0 * got,
+            100.0 * paper
+        );
+    }
+    // Without its mix, Copy's movie would be the default corpus, which LZ4 shrinks far more.
+    let default = pr_ssd_with(&[], &[]).expect("valid");
+    assert!(lz4_saving_of(&default, 3000) > 0.09 + 0.30);
+}
+
+fn mix_of(config: &Config) -> &[FileGroup] {
+    match &config.content {
+        ContentConfig::Corpus(c) => &c.mix,
+        other => panic!("not a corpus: {other:?}"),
+    }
+}
+
+#[test]
+fn a_named_workload_brings_its_content_and_the_user_s_wins() {
+    let copy = pr_ssd_with(&["pr-ssd-copy"], &[]).expect("valid");
+    let mix = mix_of(&copy).to_vec();
+    assert_eq!(mix.len(), 4);
+    assert_eq!(mix[0].files, ["archives/bible.txt.xz"]);
+    // The same from a config file's [[flows]], and from an experiment's workload.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let file = tmp.path().join("c.toml");
+    std::fs::write(&file, "[[flows]]\nworkload = \"pr-ssd-copy\"\n").expect("write");
+    let from_file = Config::resolve("pr-ssd", Some(&file), &[]).expect("valid");
+    assert_eq!(mix_of(&from_file), mix);
+    let spec: Experiment = toml::from_str(
+        "name = \"e\"\nmetrics = [\"iops\"]\n[[configs]]\nlabel = \"c\"\npreset = \"pr-ssd\"\n\
+         [[workloads]]\nlabel = \"w\"\nworkload = \"pr-ssd-copy\"\n",
+    )
+    .expect("experiment");
+    let from_experiment = spec.configs[0]
+        .resolve(&spec.workloads[0], 1, tmp.path())
+        .expect("valid");
+    assert_eq!(mix_of(&from_experiment), mix);
+    // A workload without content leaves the default.
+    let spread = pr_ssd_with(&["spread-kv"], &[]).expect("valid");
+    assert!(mix_of(&spread).is_empty());
+
+    // The user's keys that name the bytes replace the workload's mix; the others add to it.
+    let dir = corpus_dir();
+    let set_dir = format!("content.dir={:?}", dir.display().to_string());
+    let mine = pr_ssd_with(&["pr-ssd-copy"], &[&set_dir]).expect("valid");
+    match &mine.content {
+        ContentConfig::Corpus(c) => assert!(c.mix.is_empty() && c.dir.as_deref() == Some(&*dir)),
+        other => panic!("{other:?}"),
+    }
+    let zeros =
+        pr_ssd_with(&["pr-ssd-copy"], &["content.partial_zero_fraction=0.06"]).expect("valid");
+    assert_eq!(mix_of(&zeros), mix);
+    assert_eq!(zeros.content.zeros().partial_zero_fraction, 0.06);
+    std::fs::write(
+        &file,
+        "[content]\nsource = \"synthetic\"\nmix = [{fraction = 1.0, compressibility = 0.5}]\n",
+    )
+    .expect("write");
+    let flows = vec![FlowConfig::workload("pr-ssd-copy").expect("known")];
+    let synth = Config::resolve_with_flows("pr-ssd", Some(&file), &[], flows).expect("valid");
+    assert!(matches!(synth.content, ContentConfig::Synthetic(_)));
+
+    // Two workloads with different content: the user must choose.
+    let e = pr_ssd_with(&["pr-ssd-copy", "pr-ssd-db"], &[]).expect_err("ambiguous");
+    assert!(
+        matches!(&e, ssdlab::Error::Config { key, .. } if key == "content"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("pr-ssd-db"), "{e}");
+    assert!(pr_ssd_with(&["pr-ssd-copy", "pr-ssd-db"], &[&set_dir]).is_ok());
+    assert!(pr_ssd_with(&["pr-ssd-copy", "pr-ssd-copy", "spread-kv"], &[]).is_ok());
+
+    // The resolved config, written out and read back, keeps the workload's content.
+    let text = toml::to_string(&copy).expect("serialises");
+    let back = Config::from_toml_str(&text, "config.toml").expect("loads back");
+    assert_eq!(back.to_json(), copy.to_json());
+}
+
+#[test]
+fn codec_study_measures_a_workload_s_content() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["codec-study", "--units", "300", "--preset", "pr-ssd"])
+        .args(["--workload", "pr-ssd-copy", "--codec", "lz4", "--json"])
+        .output()
+        .expect("ssdlab runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["unit_bytes"], 16384);
+    assert_eq!(report["files"][0]["units"], 300);
+    let ratio = report["codecs"]["lz4"]["ratio"].as_f64().expect("a ratio");
+    let config = pr_ssd_with(&["pr-ssd-copy"], &[]).expect("valid");
+    assert!(
+        (ratio - lz4_saving_of(&config, 300)).abs() < 1e-6,
+        "{ratio}"
+    );
 }

@@ -4,17 +4,37 @@ use std::path::PathBuf;
 
 use crate::codec::{CodecConfig, CODEC_NAMES, MAX_INPUT_BYTES, UNIT_BYTES};
 use crate::codec_study::{self as study, StudyOptions};
+use crate::config::FlowConfig;
+use crate::content::ContentSource;
 use crate::error::Error;
 
-/// Measure every codec's compression ratio on real files (PR-SSD Fig. 8).
+use super::DeviceArgs;
+
+/// Measure every codec's compression ratio on real files (PR-SSD Fig. 8), or on the units a
+/// `[content]` source gives (with --units).
 #[derive(clap::Args, Debug)]
 pub struct CodecStudyArgs {
     /// Files or directories (walked recursively; files sorted by path).
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(
+        required_unless_present = "units",
+        conflicts_with = "units",
+        value_name = "PATH"
+    )]
     paths: Vec<PathBuf>,
-    /// Unit size in KiB (a 4 KiB multiple; a file's last unit is padded with zeros).
-    #[arg(long, default_value_t = 4)]
-    unit_kib: u32,
+    /// Study N units of the content the config (--preset, --config, --set) and --workload give
+    /// written logical units 0..N, instead of files.
+    #[arg(long, value_name = "N")]
+    units: Option<u32>,
+    /// With --units: the device whose [content] and mapping unit to use.
+    #[command(flatten)]
+    device: DeviceArgs,
+    /// With --units: a named workload whose [content] applies (under the config's own).
+    #[arg(long, value_name = "NAME", requires = "units")]
+    workload: Vec<String>,
+    /// Unit size in KiB (a 4 KiB multiple; a file's last unit is padded with zeros). Default: 4
+    /// for files, the config's mapping unit with --units.
+    #[arg(long)]
+    unit_kib: Option<u32>,
     /// Codec to study (repeatable): dpc, fpc, fpc128, bdi, bdi128, lz4, zstd, a DPC
     /// configuration such as dpc-g64-p2-n2, or FPC with segments such as fpc-s8. Default:
     /// dpc, fpc, fpc128, bdi, bdi128, lz4, zstd (plus the sweep with --dpc-sweep).
@@ -47,13 +67,54 @@ pub struct CodecStudyArgs {
     json: bool,
 }
 
+/// What `--units` studies: units of a resolved config's content.
+struct ContentUnits {
+    source: Box<dyn ContentSource>,
+    /// The config's mapping unit, the default unit size.
+    mapping_unit_kib: u32,
+    /// How the report names the units.
+    label: String,
+    count: u32,
+}
+
+impl ContentUnits {
+    /// The content of the device and workloads the arguments name, if `--units` was given.
+    fn of(a: &CodecStudyArgs) -> Result<Option<ContentUnits>, Error> {
+        let Some(count) = a.units else {
+            return Ok(None);
+        };
+        let flows = a
+            .workload
+            .iter()
+            .map(|w| FlowConfig::workload(w))
+            .collect::<Result<_, _>>()?;
+        let config = a.device.resolve(&[], flows)?;
+        let mut label = format!("content of {}", config.name);
+        if !a.workload.is_empty() {
+            label.push_str(&format!(" × {}", a.workload.join(" + ")));
+        }
+        label.push_str(&format!(" (lpn 0..{count}, version 0)"));
+        Ok(Some(ContentUnits {
+            source: crate::content::build(&config.content, config.seed)?,
+            mapping_unit_kib: config.ftl.mapping_unit_kib,
+            label,
+            count,
+        }))
+    }
+}
+
 /// Run the study and print it; returns the exit code (errors are exit 2 in the caller).
 pub fn run(a: CodecStudyArgs) -> Result<i32, Error> {
-    let unit_bytes = a.unit_kib as usize * 1024;
+    let content = ContentUnits::of(&a)?;
+    let unit_kib = a
+        .unit_kib
+        .or(content.as_ref().map(|c| c.mapping_unit_kib))
+        .unwrap_or(4);
+    let unit_bytes = unit_kib as usize * 1024;
     if unit_bytes == 0 || !unit_bytes.is_multiple_of(UNIT_BYTES) || unit_bytes > MAX_INPUT_BYTES {
         return Err(Error::config(
             "--unit-kib",
-            format!("{} is not a positive multiple of 4 up to 1024", a.unit_kib),
+            format!("{unit_kib} is not a positive multiple of 4 up to 1024"),
         ));
     }
     let names: Vec<String> = if a.codecs.is_empty() {
@@ -86,7 +147,10 @@ pub fn run(a: CodecStudyArgs) -> Result<i32, Error> {
         codecs,
         bench: a.bench,
     };
-    let report = study::run(&a.paths, &options)?;
+    let report = match &content {
+        None => study::run(&a.paths, &options)?,
+        Some(c) => study::run_content(c.source.as_ref(), &c.label, c.count, &options)?,
+    };
     if a.json {
         let text = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
         super::out(&text);

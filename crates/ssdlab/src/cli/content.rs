@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::config::FlowConfig;
 use crate::error::Error;
 
 use super::{out, DeviceArgs};
@@ -11,6 +12,10 @@ use super::{out, DeviceArgs};
 pub(super) struct ContentSampleArgs {
     #[command(flatten)]
     device: DeviceArgs,
+    /// Named workload whose content to sample (its `[content]`, under the config's own;
+    /// repeatable, as for `ssdlab run`).
+    #[arg(long, value_name = "NAME")]
+    workload: Vec<String>,
     /// Units to write: lpn FIRST_LPN, FIRST_LPN + 1, …
     #[arg(long)]
     units: u32,
@@ -25,7 +30,12 @@ pub(super) struct ContentSampleArgs {
 }
 
 pub(super) fn content_sample(a: ContentSampleArgs) -> Result<i32, Error> {
-    let config = a.device.resolve(&[])?;
+    let flows = a
+        .workload
+        .iter()
+        .map(|w| FlowConfig::workload(w))
+        .collect::<Result<_, _>>()?;
+    let config = a.device.resolve(&[], flows)?;
     let source = crate::content::build(&config.content, config.seed)?;
     let mut buf = vec![0u8; config.ftl.mapping_unit_kib as usize * 1024];
     let file = std::fs::File::create(&a.out).map_err(|e| Error::io(&a.out, e))?;

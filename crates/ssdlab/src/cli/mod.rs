@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::config::Config;
+use crate::config::{Config, FlowConfig};
 use crate::error::Error;
 
 use progress::Progress;
@@ -108,11 +108,12 @@ struct DeviceArgs {
 }
 
 impl DeviceArgs {
-    /// The resolved config, with `extra` overrides after the command line's.
-    fn resolve(&self, extra: &[String]) -> Result<Config, Error> {
+    /// The resolved config, with `extra` overrides after the command line's and `flows` after
+    /// the config's own (their named workloads' content applies).
+    fn resolve(&self, extra: &[String], flows: Vec<FlowConfig>) -> Result<Config, Error> {
         let mut sets = self.sets.clone();
         sets.extend_from_slice(extra);
-        Config::resolve(&self.preset, self.config.as_deref(), &sets)
+        Config::resolve_with_flows(&self.preset, self.config.as_deref(), &sets, flows)
     }
 }
 

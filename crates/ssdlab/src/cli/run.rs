@@ -59,7 +59,6 @@ enum CliMode {
 
 pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
     let seed: Vec<String> = a.seed.iter().map(|s| format!("seed={s}")).collect();
-    let mut config = a.device.resolve(&seed)?;
     let mode = a.mode.map(|m| match m {
         CliMode::Open => ReplayMode::Open,
         CliMode::Closed => ReplayMode::Closed,
@@ -86,15 +85,15 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
         verify: a.verify,
         request_log: a.log_requests,
     };
+    let mut config = a.device.resolve(&seed, added)?;
     // Flows without a blkparse event get one chosen while loading; say which.
     let unchosen: Vec<bool> = config
         .flows
         .iter()
-        .chain(&added)
         .map(|f| f.blkparse_event.is_none())
         .collect();
     let mut progress = Progress::new(Phase::Replay.counts());
-    let result = simulate_with(&mut config, added, &options, &mut |phase, done, total| {
+    let result = simulate_with(&mut config, &options, &mut |phase, done, total| {
         progress.phase(phase.counts());
         progress.update(done, total)
     });

@@ -1,8 +1,10 @@
 //! Configuration: typed TOML, every unit in the key name, validated as a whole before the first
 //! event. A run's config is a preset (a TOML file under `presets/`), optionally a user file merged
-//! over it, then `--set key=value` overrides, then validation.
+//! over it, then `--set key=value` overrides, then validation. `[content]` also takes the content
+//! of the named workloads the flows run, below the user's (`content_layers.rs`).
 
 mod checks;
+mod content_layers;
 mod cross_checks;
 mod energy;
 mod flow;
@@ -42,6 +44,7 @@ use std::path::Path;
 
 use crate::content::ContentConfig;
 use crate::error::Error;
+use content_layers::ContentLayers;
 
 /// The whole simulation configuration.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -84,21 +87,37 @@ impl Config {
     /// Build a config from a preset name, an optional TOML file merged over it, and `key=value`
     /// overrides, then validate it.
     pub fn resolve(preset: &str, file: Option<&Path>, sets: &[String]) -> Result<Config, Error> {
+        Config::resolve_with_flows(preset, file, sets, Vec::new())
+    }
+
+    /// [`Config::resolve`], with `flows` (the traces and workloads a command line or a Python
+    /// call names) added after the config's own. The named workloads among all the flows give
+    /// `[content]` its workload layer, between the preset's and the user's.
+    pub fn resolve_with_flows(
+        preset: &str,
+        file: Option<&Path>,
+        sets: &[String],
+        flows: Vec<FlowConfig>,
+    ) -> Result<Config, Error> {
         let source = preset_source(preset).ok_or_else(|| Error::UnknownPreset {
             name: preset.to_string(),
             known: preset_names().join(", "),
         })?;
         let origin = format!("preset `{preset}`");
         let mut value: toml::Table = toml::from_str(source).map_err(|e| Error::toml(&origin, e))?;
+        let preset_content = value.get("content").cloned();
+        let mut user = None;
         if let Some(path) = file {
             let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-            let user: toml::Table =
+            let table: toml::Table =
                 toml::from_str(&text).map_err(|e| Error::toml(&path.display().to_string(), e))?;
-            merge(&mut value, user);
+            merge(&mut value, table.clone());
+            user = Some(table);
         }
         for set in sets {
             apply_override(&mut value, set)?;
         }
+        let layers = ContentLayers::new(preset_content, user.as_ref(), sets)?;
         let mut origin = match file {
             Some(p) => format!("{} (over {origin})", p.display()),
             None => origin,
@@ -106,13 +125,14 @@ impl Config {
         if !sets.is_empty() {
             origin.push_str(" with overrides");
         }
-        Config::from_table(value, &origin)
+        Config::from_table(value, &origin, &layers, flows)
     }
 
-    /// Parse and validate a complete TOML document.
+    /// Parse and validate a complete TOML document (its `[content]`, if any, is the user's).
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Config, Error> {
         let value: toml::Table = toml::from_str(text).map_err(|e| Error::toml(origin, e))?;
-        Config::from_table(value, origin)
+        let layers = ContentLayers::of_document(&value);
+        Config::from_table(value, origin, &layers, Vec::new())
     }
 
     /// Every impossible value or combination is an error naming the key and the reason. Each
@@ -132,11 +152,24 @@ impl Config {
         self.validate_cross_section()
     }
 
-    fn from_table(mut value: toml::Table, origin: &str) -> Result<Config, Error> {
-        expand_named_workloads(&mut value)?;
-        let config: Config = toml::Value::Table(value)
+    /// Expand the table's named workloads, lay `[content]` from `layers` and the workloads of
+    /// every flow (the table's, then `extra`), read the table, add `extra`, validate.
+    fn from_table(
+        mut value: toml::Table,
+        origin: &str,
+        layers: &ContentLayers,
+        extra: Vec<FlowConfig>,
+    ) -> Result<Config, Error> {
+        let mut workloads = expand_named_workloads(&mut value)?;
+        workloads.extend(extra.iter().filter_map(|f| f.workload.clone()));
+        match layers.resolve(&workloads)? {
+            Some(content) => value.insert("content".into(), content),
+            None => value.remove("content"),
+        };
+        let mut config: Config = toml::Value::Table(value)
             .try_into()
             .map_err(|e: toml::de::Error| Error::toml(origin, e))?;
+        config.flows.extend(extra);
         config.validate()?;
         Ok(config)
     }
@@ -149,9 +182,11 @@ impl Config {
 
 /// A flow naming a `workload` gets that workload's generator, with the flow's own `generator`
 /// keys merged over it, so the resolved config (written into every result) is self-contained.
-fn expand_named_workloads(value: &mut toml::Table) -> Result<(), Error> {
+/// Returns the workloads named, in flow order.
+fn expand_named_workloads(value: &mut toml::Table) -> Result<Vec<String>, Error> {
+    let mut names = Vec::new();
     let Some(toml::Value::Array(flows)) = value.get_mut("flows") else {
-        return Ok(());
+        return Ok(names);
     };
     for (i, flow) in flows.iter_mut().enumerate() {
         let Some(table) = flow.as_table_mut() else {
@@ -172,8 +207,9 @@ fn expand_named_workloads(value: &mut toml::Table) -> Result<(), Error> {
             merge(&mut generator, own);
         }
         table.insert("generator".into(), toml::Value::Table(generator));
+        names.push(name);
     }
-    Ok(())
+    Ok(names)
 }
 
 /// Recursive table merge: keys of `over` replace those of `base`, tables merge.

@@ -43,6 +43,12 @@ pub fn apply_override(root: &mut toml::Table, set: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// The dotted key of an override (`ftl.gc_threshold` of `ftl.gc_threshold=0.05`), trimmed;
+/// None without `=`.
+pub(crate) fn override_key(set: &str) -> Option<&str> {
+    set.split_once('=').map(|(key, _)| key.trim())
+}
+
 fn parse_value(raw: &str) -> toml::Value {
     match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
         Ok(mut t) => t

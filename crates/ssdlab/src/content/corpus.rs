@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{below, KeyedSource, ZeroConfig};
+use super::file_mix::FileGroup;
+use super::{below, builtin, KeyedSource, ZeroConfig};
 use crate::error::Error;
 
 /// `source = "corpus"`.
@@ -29,6 +30,10 @@ pub struct CorpusConfig {
     /// as trace paths are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<PathBuf>,
+    /// Groups of real files, each giving its share of the units (`file_mix.rs`); instead of
+    /// `dir`. Empty: one group, `dir` or the built-in corpus.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mix: Vec<FileGroup>,
     /// Units start at multiples of this many bytes within a file; 0 = the unit size (a unit is a
     /// file-system block of a file).
     #[serde(default)]
@@ -49,6 +54,7 @@ impl Default for CorpusConfig {
         let z = ZeroConfig::default();
         CorpusConfig {
             dir: None,
+            mix: Vec::new(),
             alignment_bytes: 0,
             zero_unit_fraction: z.zero_unit_fraction,
             partial_zero_fraction: z.partial_zero_fraction,
@@ -65,37 +71,27 @@ impl CorpusConfig {
             partial_zero_block_bytes: self.partial_zero_block_bytes,
         }
     }
+
+    /// `dir` and `mix` are two ways to name the files; a mix's groups are checked by
+    /// [`super::file_mix::validate`].
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.dir.is_some() && !self.mix.is_empty() {
+            return Err(Error::config(
+                "content.dir",
+                "give `dir` or `mix`, not both (each group of a mix may have its own `dir`)",
+            ));
+        }
+        super::file_mix::validate(&self.mix)
+    }
 }
 
-macro_rules! builtin {
-    ($($name:literal),* $(,)?) => {
-        &[$(($name, include_bytes!(concat!("../../../../data/corpus/files/", $name)))),*]
-    };
-}
-
-/// The built-in corpus: `data/corpus/files` (provenance in `data/corpus/PROVENANCE.md`), in the
-/// order a directory walk gives (a test checks both agree).
-const BUILTIN: &[(&str, &[u8])] = builtin![
-    "canterbury/alice29.txt",
-    "canterbury/asyoulik.txt",
-    "canterbury/cp.html",
-    "canterbury/kennedy.xls",
-    "canterbury/lcet10.txt",
-    "canterbury/plrabn12.txt",
-    "canterbury/ptt5",
-    "canterbury/xargs.1",
-    "snappy_testdata/fireworks.jpeg",
-    "snappy_testdata/geo.protodata",
-    "snappy_testdata/html",
-    "snappy_testdata/kppkn.gtb",
-    "snappy_testdata/paper-100k.pdf",
-    "snappy_testdata/urls.10K",
-];
+/// A file of a corpus: its path below the corpus root (or its built-in name), and its bytes.
+pub(super) type NamedFile = (String, Cow<'static, [u8]>);
 
 /// A set of non-empty files, held in memory, cut into units on demand.
 pub struct Corpus {
     /// (path relative to the corpus root, bytes), in walk order; none is empty.
-    files: Vec<(String, Cow<'static, [u8]>)>,
+    files: Vec<NamedFile>,
     /// `ends[i]`: bytes in files 0..=i (strictly increasing; the last is the corpus size).
     ends: Vec<u64>,
     /// 0 = the unit size.
@@ -104,7 +100,8 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// The corpus `config` names (its `dir`, or the built-in one).
+    /// The corpus `config` names (its `dir`, or the built-in one); `config.mix` is
+    /// [`super::FileMix`]'s.
     pub fn load(config: &CorpusConfig, seed: u64) -> Result<Corpus, Error> {
         match &config.dir {
             None => Ok(Corpus::builtin(config.alignment_bytes, seed)),
@@ -114,67 +111,25 @@ impl Corpus {
 
     /// The built-in corpus (no copy: the files are compiled in).
     pub fn builtin(alignment_bytes: u32, seed: u64) -> Corpus {
-        let files = BUILTIN
+        let files = builtin::CORPUS
             .iter()
             .map(|&(name, bytes)| (name.to_string(), Cow::Borrowed(bytes)))
             .collect();
         Corpus::from_files(files, alignment_bytes, seed)
     }
 
-    /// Every regular file under `dir`, recursively, in a deterministic order: depth first, the
-    /// entries of a directory sorted by name (byte order), symbolic links followed. Names
-    /// starting with `.` (`.git`, `.DS_Store`) and empty files are skipped. The files are read
-    /// into memory whole. `dir` may also be a single file.
+    /// Every regular file under `dir` (see [`read_dir`]); no non-empty file is an error on
+    /// `content.dir`.
     pub fn from_dir(dir: &Path, alignment_bytes: u32, seed: u64) -> Result<Corpus, Error> {
-        let walk = walkdir::WalkDir::new(dir)
-            .follow_links(true)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0 || !e.file_name().as_encoded_bytes().starts_with(b".")
-            });
-        let mut files = Vec::new();
-        for entry in walk {
-            let entry = entry.map_err(|e| {
-                let path = e.path().unwrap_or(dir).to_path_buf();
-                let message = e.to_string();
-                // An I/O error as is (its message does not repeat the path); else a link loop.
-                let source = e
-                    .into_io_error()
-                    .unwrap_or_else(|| std::io::Error::other(message));
-                Error::io(&path, source)
-            })?;
-            if !entry.file_type().is_file() {
-                continue;
-            }
-            let bytes = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
-            if bytes.is_empty() {
-                continue;
-            }
-            // The path below `dir`; a `dir` that is itself a file is named by its file name.
-            let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-            let rel = match rel.as_os_str().is_empty() {
-                true => Path::new(entry.file_name()),
-                false => rel,
-            };
-            let name = rel.to_string_lossy().into_owned();
-            files.push((name, Cow::Owned(bytes)));
-        }
+        let files = read_dir(dir, |_| true)?;
         if files.is_empty() {
-            return Err(Error::config(
-                "content.dir",
-                format!("{}: no non-empty files to cut units from", dir.display()),
-            ));
+            return Err(no_files("content.dir", dir));
         }
         Ok(Corpus::from_files(files, alignment_bytes, seed))
     }
 
-    /// `files` must be non-empty, each file non-empty (both callers ensure it).
-    fn from_files(
-        files: Vec<(String, Cow<'static, [u8]>)>,
-        alignment_bytes: u32,
-        seed: u64,
-    ) -> Corpus {
+    /// `files` must be non-empty, each file non-empty (every caller ensures it).
+    pub(super) fn from_files(files: Vec<NamedFile>, alignment_bytes: u32, seed: u64) -> Corpus {
         let ends = files
             .iter()
             .scan(0u64, |acc, (_, b)| {
@@ -201,7 +156,7 @@ impl Corpus {
     }
 
     /// Copy the unit `key` picks into `buf` (the cutting rule in the module doc).
-    fn cut(&self, key: u64, buf: &mut [u8]) {
+    pub(super) fn cut(&self, key: u64, buf: &mut [u8]) {
         let len = buf.len() as u64;
         let total = self.len_bytes();
         if len == 0 || total == 0 {
@@ -224,6 +179,57 @@ impl Corpus {
         buf[..n].copy_from_slice(&bytes[off..off + n]);
         buf[n..].fill(0);
     }
+}
+
+/// The error of a directory without a file to cut, on config key `key`.
+pub(super) fn no_files(key: &str, dir: &Path) -> Error {
+    Error::config(
+        key,
+        format!("{}: no non-empty files to cut units from", dir.display()),
+    )
+}
+
+/// Every regular file under `dir` whose path below `dir` `keep` accepts, recursively, in a
+/// deterministic order: depth first, the entries of a directory sorted by name (byte order),
+/// symbolic links followed. Names starting with `.` (`.git`, `.DS_Store`) and empty files are
+/// skipped. The files are read into memory whole. `dir` may also be a single file (named by its
+/// file name). Returns (path below `dir`, bytes) in walk order.
+pub(super) fn read_dir(dir: &Path, keep: impl Fn(&str) -> bool) -> Result<Vec<NamedFile>, Error> {
+    let walk = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().as_encoded_bytes().starts_with(b"."));
+    let mut files = Vec::new();
+    for entry in walk {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(dir).to_path_buf();
+            let message = e.to_string();
+            // An I/O error as is (its message does not repeat the path); else a link loop.
+            let source = e
+                .into_io_error()
+                .unwrap_or_else(|| std::io::Error::other(message));
+            Error::io(&path, source)
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        // The path below `dir`; a `dir` that is itself a file is named by its file name.
+        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        let rel = match rel.as_os_str().is_empty() {
+            true => Path::new(entry.file_name()),
+            false => rel,
+        };
+        let name = rel.to_string_lossy().into_owned();
+        if !keep(&name) {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+        if !bytes.is_empty() {
+            files.push((name, Cow::Owned(bytes)));
+        }
+    }
+    Ok(files)
 }
 
 impl KeyedSource for Corpus {

@@ -8,11 +8,16 @@
 //! equal fingerprints give equal bytes.
 //!
 //! Sources, one file each: [`corpus`] cuts real files (the committed default corpus or any
-//! directory), [`synthetic`] draws units from a target compressibility mix, [`zero`] makes a share
-//! of units all-zero or partly zero (PR-SSD §4.2.1), [`reference`] fixes the fingerprint contract.
-//! `docs/content.md` describes the model and its measured speed.
+//! directory), [`file_mix`] cuts them from groups of real files with chosen shares,
+//! [`synthetic`] draws units from a target compressibility mix, [`zero`] makes a share of units
+//! all-zero or partly zero (PR-SSD §4.2.1), [`reference`] fixes the fingerprint contract.
+//! [`builtin`] holds the compiled-in files, [`layers`] how a preset's, a named workload's and the
+//! user's `[content]` combine. `docs/content.md` describes the model and its measured speed.
 
+pub mod builtin;
 pub mod corpus;
+pub mod file_mix;
+pub mod layers;
 pub mod reference;
 pub mod synthetic;
 pub mod zero;
@@ -21,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 pub use corpus::{Corpus, CorpusConfig};
+pub use file_mix::{FileGroup, FileMix};
 pub use reference::{Fingerprint, ZERO_FINGERPRINT};
 pub use synthetic::{MixClass, Synthetic, SyntheticConfig};
 pub use zero::{ZeroConfig, ZeroUnits};
@@ -91,7 +97,7 @@ impl ContentConfig {
     pub fn validate(&self, unit_bytes: Option<u64>) -> Result<(), Error> {
         self.zeros().validate(unit_bytes)?;
         match self {
-            ContentConfig::Corpus(_) => Ok(()),
+            ContentConfig::Corpus(c) => c.validate(),
             ContentConfig::Synthetic(s) => s.validate(),
         }
     }
@@ -119,11 +125,61 @@ pub fn build(config: &ContentConfig, seed: u64) -> Result<Box<dyn ContentSource>
     config.validate(None)?;
     let zeros = config.zeros();
     Ok(match config {
+        ContentConfig::Corpus(c) if !c.mix.is_empty() => {
+            Box::new(ZeroUnits::new(FileMix::load(c, seed)?, &zeros, seed))
+        }
         ContentConfig::Corpus(c) => Box::new(ZeroUnits::new(Corpus::load(c, seed)?, &zeros, seed)),
         ContentConfig::Synthetic(s) => {
             Box::new(ZeroUnits::new(Synthetic::new(s, seed), &zeros, seed))
         }
     })
+}
+
+/// Check the shares of a mix (`content.mix`, of either source): each in [0, 1], summing to 1
+/// within 1e-9. Errors name `content.mix[i].fraction` or `content.mix`.
+pub(crate) fn validate_fractions(fractions: impl Iterator<Item = f64>) -> Result<(), Error> {
+    let mut sum = 0.0;
+    let mut classes = 0;
+    for (i, f) in fractions.enumerate() {
+        if !(f.is_finite() && (0.0..=1.0).contains(&f)) {
+            return Err(Error::config(
+                &format!("content.mix[{i}].fraction"),
+                format!("must be in [0, 1] (got {f})"),
+            ));
+        }
+        sum += f;
+        classes += 1;
+    }
+    if classes == 0 {
+        return Err(Error::config("content.mix", "needs at least one class"));
+    }
+    if (sum - 1.0).abs() > 1e-9 {
+        return Err(Error::config(
+            "content.mix",
+            format!("the fractions sum to {sum}, not 1"),
+        ));
+    }
+    Ok(())
+}
+
+/// The running sums of a mix's fractions, for [`pick`].
+pub(crate) fn cumulative(fractions: impl Iterator<Item = f64>) -> Vec<f64> {
+    fractions
+        .scan(0.0, |acc, f| {
+            *acc += f;
+            Some(*acc)
+        })
+        .collect()
+}
+
+/// The class a uniform `u` in [0, 1) picks: the first whose cumulative fraction exceeds `u`, so
+/// class i with probability fraction_i. A `u` past every sum (fractions summing to slightly less
+/// than 1) takes the last class; an empty mix gives 0.
+pub(crate) fn pick(cumulative: &[f64], u: f64) -> usize {
+    cumulative
+        .iter()
+        .position(|&c| u < c)
+        .unwrap_or(cumulative.len().saturating_sub(1))
 }
 
 /// Independent streams of draws: the same (seed, a, b) in different domains gives unrelated keys.
@@ -202,6 +258,19 @@ mod tests {
         assert_eq!(below(u64::MAX, 10), 9);
         assert_eq!(below(0, 10), 0);
         assert_eq!(below(u64::MAX / 2, 10), 4);
+    }
+
+    #[test]
+    fn pick_takes_each_class_by_its_share() {
+        let c = cumulative([0.2, 0.0, 0.8].into_iter());
+        assert_eq!(c, [0.2, 0.2, 1.0]);
+        assert_eq!(pick(&c, 0.0), 0);
+        assert_eq!(pick(&c, 0.1999), 0);
+        // An empty class is never picked.
+        assert_eq!(pick(&c, 0.2), 2);
+        assert_eq!(pick(&c, 0.999), 2);
+        assert_eq!(pick(&[0.5, 0.9999], 0.99995), 1);
+        assert_eq!(pick(&[], 0.5), 0);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use rand::RngCore;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
-use super::{draw, unit_interval, KeyedSource, ZeroConfig};
+use super::{cumulative, draw, pick, unit_interval, validate_fractions, KeyedSource, ZeroConfig};
 use crate::error::Error;
 
 /// Redundant bytes are spread over segments of this size (the sector), so that every part of a
@@ -67,28 +67,15 @@ impl SyntheticConfig {
 
     /// Fractions and compressibilities in [0, 1], fractions summing to 1 (within 1e-9).
     pub fn validate(&self) -> Result<(), Error> {
-        if self.mix.is_empty() {
-            return Err(Error::config("content.mix", "needs at least one class"));
-        }
+        validate_fractions(self.mix.iter().map(|c| c.fraction))?;
         for (i, class) in self.mix.iter().enumerate() {
-            for (name, v) in [
-                ("fraction", class.fraction),
-                ("compressibility", class.compressibility),
-            ] {
-                if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
-                    return Err(Error::config(
-                        &format!("content.mix[{i}].{name}"),
-                        format!("must be in [0, 1] (got {v})"),
-                    ));
-                }
+            let v = class.compressibility;
+            if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+                return Err(Error::config(
+                    &format!("content.mix[{i}].compressibility"),
+                    format!("must be in [0, 1] (got {v})"),
+                ));
             }
-        }
-        let sum: f64 = self.mix.iter().map(|c| c.fraction).sum();
-        if (sum - 1.0).abs() > 1e-9 {
-            return Err(Error::config(
-                "content.mix",
-                format!("the fractions sum to {sum}, not 1"),
-            ));
         }
         Ok(())
     }
@@ -96,8 +83,10 @@ impl SyntheticConfig {
 
 /// The synthetic source.
 pub struct Synthetic {
-    /// (cumulative fraction up to and including the class, compressibility).
-    classes: Vec<(f64, f64)>,
+    /// Cumulative fraction up to and including each class.
+    cumulative: Vec<f64>,
+    /// Each class's compressibility.
+    compressibility: Vec<f64>,
     seed: u64,
 }
 
@@ -105,25 +94,21 @@ impl Synthetic {
     /// `config` should be valid ([`SyntheticConfig::validate`]); an invalid mix still gives
     /// deterministic units (a draw past every cumulative fraction takes the last class).
     pub fn new(config: &SyntheticConfig, seed: u64) -> Synthetic {
-        let classes = config
-            .mix
-            .iter()
-            .scan(0.0, |acc, c| {
-                *acc += c.fraction;
-                Some((*acc, c.compressibility.clamp(0.0, 1.0)))
-            })
-            .collect();
-        Synthetic { classes, seed }
+        Synthetic {
+            cumulative: cumulative(config.mix.iter().map(|c| c.fraction)),
+            compressibility: config
+                .mix
+                .iter()
+                .map(|c| c.compressibility.clamp(0.0, 1.0))
+                .collect(),
+            seed,
+        }
     }
 
-    /// The compressibility of the class `key` picks.
+    /// The compressibility of the class `key` picks (0 for an empty mix).
     fn class(&self, key: u64) -> f64 {
-        let u = unit_interval(key);
-        self.classes
-            .iter()
-            .find(|(cum, _)| u < *cum)
-            .or(self.classes.last())
-            .map_or(0.0, |&(_, c)| c)
+        let i = pick(&self.cumulative, unit_interval(key));
+        self.compressibility.get(i).copied().unwrap_or(0.0)
     }
 
     /// Generate the unit `key` names (the scheme in the module doc).

@@ -1,6 +1,8 @@
 //! Named workloads shipped with ssdlab, compiled in from `workloads/*.toml`. Each file has a
-//! `description` and a `[generator]` table (a [`GeneratorConfig`]); comments in the file say which
-//! number comes from which table of which paper, and which are our choices.
+//! `description`, a `[generator]` table (a [`GeneratorConfig`]) and optionally a `[content]`
+//! table: the bytes its writes carry, which a run uses unless the user's config chooses its own
+//! (`content/layers.rs`). Comments in the file say which number comes from which table of which
+//! paper, and which are our choices.
 
 use super::GeneratorConfig;
 use crate::error::Error;
@@ -75,6 +77,8 @@ pub fn source(name: &str) -> Option<&'static str> {
 struct File {
     description: String,
     generator: toml::Table,
+    #[serde(default)]
+    content: Option<toml::Table>,
 }
 
 /// The description of a named workload.
@@ -85,6 +89,11 @@ pub fn description(name: &str) -> Result<String, Error> {
 /// The `[generator]` table of a named workload (to merge a flow's own keys over).
 pub fn generator_table(name: &str) -> Result<toml::Table, Error> {
     Ok(parse(name)?.generator)
+}
+
+/// The `[content]` table of a named workload, if it has one.
+pub fn content_table(name: &str) -> Result<Option<toml::Table>, Error> {
+    Ok(parse(name)?.content)
 }
 
 /// The generator of a named workload.
@@ -112,6 +121,14 @@ mod tests {
             let g = generator(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             g.validate(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(!description(name).expect("parses").is_empty());
+            if let Some(table) = content_table(name).expect("parses") {
+                let content =
+                    crate::content::deserialize_defaulting_source(toml::Value::Table(table))
+                        .unwrap_or_else(|e| panic!("{name}: [content]: {e}"));
+                content
+                    .validate(None)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
         }
     }
 
