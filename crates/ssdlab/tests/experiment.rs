@@ -455,3 +455,80 @@ fn bad_charts_and_figures_are_rejected_by_key() {
     assert!(e.contains("configs[0].baseline"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The PR-SSD experiment files name the paper's schemes (Table 3 and §5.3.3's Split All) and
+/// workloads (Table 2) exactly, over the named `pr-ssd-*` workloads, with every metric the
+/// figures need. Load and validate only: the schemes with the split FTL resolve only on an
+/// engine that has it, and `the_shipped_experiments_are_valid` resolves every run.
+#[test]
+fn the_pr_ssd_experiments_name_the_papers_schemes_and_workloads() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"));
+    let e = Experiment::load(&dir.join("pr-ssd.toml")).unwrap();
+    let labels = |v: Vec<&str>| v.join(" ");
+    assert_eq!(
+        labels(e.configs.iter().map(|c| c.label.as_str()).collect()),
+        "baseline S M D P SP MP DP PR SplitAll"
+    );
+    let workloads = [
+        "Ubuntu", "Windows", "Compile", "Internet", "Office", "Copy", "DB", "ML",
+    ];
+    assert_eq!(
+        labels(e.workloads.iter().map(|w| w.label.as_str()).collect()),
+        workloads.join(" ")
+    );
+    for w in &e.workloads {
+        assert_eq!(
+            w.workload.as_deref(),
+            Some(format!("pr-ssd-{}", w.label.to_lowercase()).as_str())
+        );
+    }
+    assert_eq!(e.baseline.as_deref(), Some("baseline"));
+    for m in [
+        "latency_ns.read.mean",
+        "latency_ns.write.mean",
+        "latency_ns.all.mean",
+        "flash_ops.program.total",
+        "flash_ops.read.host",
+        "energy_uj.read",
+        "compression.saving",
+        "compression.units.compressed",
+        "compression.units.raw",
+        "compression.units.zero",
+        "compression.units.split",
+        "split.conflicts",
+    ] {
+        assert!(e.metrics.iter().any(|x| x == m), "{m}");
+    }
+    let preset = |c: &experiment::spec::ConfigSpec, key: &str| c.set.get(key).cloned();
+    for c in &e.configs {
+        assert_eq!(c.preset, "pr-ssd");
+        let compressing = c.label != "baseline" && c.label != "P";
+        assert_eq!(
+            preset(c, "ftl.reduction.policy").and_then(|v| v.as_str().map(String::from)),
+            Some(if compressing { "compress" } else { "identity" }.into()),
+            "{}",
+            c.label
+        );
+        let partial = ["P", "SP", "MP", "DP", "PR", "SplitAll"].contains(&c.label.as_str());
+        assert_eq!(
+            preset(c, "ftl.read_policy.policy").and_then(|v| v.as_str().map(String::from)),
+            Some(if partial { "partial" } else { "full" }.into()),
+            "{}",
+            c.label
+        );
+    }
+    assert!(!e.paper.as_ref().unwrap().figures.is_empty());
+
+    let c = Experiment::load(&dir.join("pr-ssd-channels.toml")).unwrap();
+    for (label, base) in [
+        ("PR-4ch", "baseline-4ch"),
+        ("PR-8ch", "baseline-8ch"),
+        ("PR-16ch", "baseline-16ch"),
+    ] {
+        assert_eq!(c.baseline_of(label), Some(base));
+    }
+    assert_eq!(
+        labels(c.workloads.iter().map(|w| w.label.as_str()).collect()),
+        workloads.join(" ")
+    );
+}
