@@ -6,8 +6,14 @@ the engine wrote there (``experiment.json``, ``results.csv``, ``runs/*.json``) a
 ``plots/``, as PNG and SVG:
 
 - per metric, a bar chart with one group per workload and one bar per config, normalized to the
-  experiment's ``baseline`` config when it has one (like SPREAD's Fig. 6 and PR-SSD's figures),
-  except the experiment's ``absolute_metrics``, drawn as they are (like SPREAD's RAF, Fig. 6(c));
+  config's baseline (its own ``baseline``, else the experiment's) when it has one (like SPREAD's
+  Fig. 6 and PR-SSD's figures), except the experiment's ``absolute_metrics``, drawn as they are
+  (like SPREAD's RAF, Fig. 6(c)); with more than one workload a last group, AVG, is the mean over
+  the workloads, as the papers draw it;
+- per chart of the experiment's ``charts`` (a paper's own layout), ``plots/NAME``: ``bars`` (one
+  metric, the chart's configs, AVG group), ``stacked`` (a breakdown: each part's share of the
+  parts' sum, one stacked bar per config; PR-SSD Fig. 19) or ``average`` (several metrics
+  averaged over the workloads, a group per config; PR-SSD Fig. 17(b));
 - per workload, the read-latency CDF of each config (from the summaries' ``cdf`` points).
 
 Run it again by hand with ``python -m ssdlab.plots DIR``.
@@ -16,6 +22,7 @@ Run it again by hand with ``python -m ssdlab.plots DIR``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -40,10 +47,11 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
     results = pandas.read_csv(out / "results.csv")
     configs = [c["label"] for c in spec["configs"]]
     workloads = [w["label"] for w in spec["workloads"]]
-    absolute = set(spec.get("absolute_metrics", []))
     plots = out / "plots"
     plots.mkdir(exist_ok=True)
     written: list[Path] = []
+    means = results.groupby(["workload", "config"], sort=False).mean(numeric_only=True)
+    values = _Values(spec, means)
 
     def save(fig, stem: str) -> None:
         for ext in ("png", "svg"):
@@ -54,30 +62,20 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
             written.append(path)
         plt.close(fig)
 
-    means = results.groupby(["workload", "config"], sort=False).mean(numeric_only=True)
-    width = 0.8 / max(len(configs), 1)
+    groups = workloads + ([_AVG] if len(workloads) > 1 else [])
     for metric in spec["metrics"]:
-        baseline = None if metric in absolute else spec.get("baseline")
-        fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(workloads) + 2), 3.2))
-        for i, c in enumerate(configs):
-            ys = []
-            for w in workloads:
-                try:
-                    v = means.loc[(w, c), metric]
-                    b = means.loc[(w, baseline), metric] if baseline else 1.0
-                except KeyError:
-                    v, b = float("nan"), 1.0
-                ys.append(v / b if b else float("nan"))
-            xs = [j + (i - (len(configs) - 1) / 2) * width for j in range(len(workloads))]
-            ax.bar(xs, ys, width=width, label=c)
-        ax.set_xticks(range(len(workloads)), workloads)
-        ax.set_ylabel(f"{metric}" + (f" (normalized to {baseline})" if baseline else ""))
-        if baseline:
-            ax.axhline(1.0, color="black", linewidth=0.6)
-        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        ax.set_title(metric)
-        fig.tight_layout()
-        save(fig, _name(metric))
+        save(_bars(plt, values, metric, configs, groups, metric), _name(metric))
+    for chart in spec.get("charts", []):
+        kind = chart.get("kind", "bars")
+        chosen = chart.get("configs") or configs
+        title = chart.get("title") or chart["name"]
+        if kind == "bars":
+            fig = _bars(plt, values, chart["metrics"][0], chosen, groups, title)
+        elif kind == "stacked":
+            fig = _stacked(plt, values, chart["metrics"], chosen, groups, title)
+        else:
+            fig = _averages(plt, values, chart["metrics"], chosen, title)
+        save(fig, chart["name"])
 
     runs = {}
     for path in sorted((out / "runs").glob("*.json")):
@@ -105,6 +103,140 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
         fig.tight_layout()
         save(fig, f"latency_cdf_{w}")
     return written
+
+
+# The last group of the bar charts: the mean over the workloads (not a workload's label).
+_AVG = object()
+
+
+def _group_name(g) -> str:
+    return "AVG" if g is _AVG else g
+
+
+class _Values:
+    """Means over seeds, and the same divided by each config's baseline (the report's numbers)."""
+
+    def __init__(self, spec: dict, means) -> None:
+        self.means = means
+        self.absolute = set(spec.get("absolute_metrics", []))
+        default = spec.get("baseline")
+        self.baseline = {c["label"]: c.get("baseline", default) for c in spec["configs"]}
+        self.workloads = [w["label"] for w in spec["workloads"]]
+
+    def mean(self, config: str, workload: str, metric: str) -> float:
+        try:
+            return float(self.means.loc[(workload, config), metric])
+        except KeyError:
+            return math.nan
+
+    def base(self, config: str, metric: str) -> str | None:
+        """The config ``config``'s values of ``metric`` are divided by, if any."""
+        return None if metric in self.absolute else self.baseline.get(config)
+
+    def normalized(self, config: str, workload, metric: str) -> float:
+        """On one workload, or the mean over the workloads for ``AVG``."""
+        if workload is _AVG:
+            return _mean([self.normalized(config, w, metric) for w in self.workloads])
+        v = self.mean(config, workload, metric)
+        b = self.base(config, metric)
+        if b is None:
+            return v
+        d = self.mean(b, workload, metric)
+        return v / d if d else math.nan
+
+    def shares(self, config: str, workload, metrics: list[str]) -> list[float]:
+        """Each part's share of the parts' sum; for ``AVG`` the mean share over the workloads."""
+        if workload is _AVG:
+            per = [self.shares(config, w, metrics) for w in self.workloads]
+            return [_mean([p[i] for p in per]) for i in range(len(metrics))]
+        parts = [self.mean(config, workload, m) for m in metrics]
+        total = sum(parts)
+        return [p / total if total else math.nan for p in parts]
+
+    def label(self, configs: list[str], metric: str) -> str:
+        bases = {self.base(c, metric) for c in configs}
+        if bases == {None}:
+            return metric
+        if len(bases) == 1:
+            return f"{metric}\n(normalized to {bases.pop()})"
+        return f"{metric}\n(normalized to each config's baseline)"
+
+
+def _mean(xs: list[float]) -> float:
+    # NaN when a workload has no value, as the report leaves such an average out.
+    return sum(xs) / len(xs) if xs else math.nan
+
+
+def _bars(plt, values: _Values, metric: str, configs: list[str], groups: list, title: str):
+    """One group per workload (and AVG), one bar per config."""
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(groups) + 2), 3.2))
+    width = 0.8 / max(len(configs), 1)
+    for i, c in enumerate(configs):
+        ys = [values.normalized(c, g, metric) for g in groups]
+        xs = [j + (i - (len(configs) - 1) / 2) * width for j in range(len(groups))]
+        ax.bar(xs, ys, width=width, label=c)
+    ax.set_xticks(range(len(groups)), [_group_name(g) for g in groups])
+    ax.set_ylabel(values.label(configs, metric))
+    if any(values.base(c, metric) for c in configs):
+        ax.axhline(1.0, color="black", linewidth=0.6)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(title, fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+def _stacked(
+    plt, values: _Values, metrics: list[str], configs: list[str], groups: list, title: str
+):
+    """One group per workload (and AVG), one bar per config stacking the parts' shares."""
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(groups) * len(configs) + 2), 3.4))
+    width = 0.8 / max(len(configs), 1)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    hatches = ["", "//", "..", "xx", "\\\\", "++"]
+    for i, c in enumerate(configs):
+        xs = [j + (i - (len(configs) - 1) / 2) * width for j in range(len(groups))]
+        shares = [values.shares(c, g, metrics) for g in groups]
+        bottom = [0.0] * len(groups)
+        for k, m in enumerate(metrics):
+            ys = [s[k] for s in shares]
+            ax.bar(
+                xs,
+                ys,
+                width=width,
+                bottom=bottom,
+                color=colors[k % len(colors)],
+                hatch=hatches[i % len(hatches)],
+                edgecolor="black",
+                linewidth=0.4,
+                label=f"{c}: {m}",
+            )
+            bottom = [b + y for b, y in zip(bottom, ys)]
+    ax.set_xticks(range(len(groups)), [_group_name(g) for g in groups])
+    ax.set_ylabel("share")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(title, fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+def _averages(plt, values: _Values, metrics: list[str], configs: list[str], title: str):
+    """One group per config, one bar per metric: the mean over the workloads."""
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.0 * len(configs) + 3), 3.2))
+    width = 0.8 / max(len(metrics), 1)
+    for i, m in enumerate(metrics):
+        ys = [values.normalized(c, _AVG, m) for c in configs]
+        xs = [j + (i - (len(metrics) - 1) / 2) * width for j in range(len(configs))]
+        ax.bar(xs, ys, width=width, label=m)
+    ax.set_xticks(range(len(configs)), configs)
+    bases = {values.base(c, m) for c in configs for m in metrics}
+    ax.set_ylabel("average over workloads" + ("" if bases == {None} else " (normalized)"))
+    if bases != {None}:
+        ax.axhline(1.0, color="black", linewidth=0.6)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(title, fontsize="medium")
+    fig.tight_layout()
+    return fig
 
 
 if __name__ == "__main__":

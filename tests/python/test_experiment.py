@@ -149,3 +149,64 @@ def test_simulate_runs_named_workloads_and_lists_them():
     assert s["config"]["flows"][0]["generator"]["read_fraction"] == 0.7
     with pytest.raises(SsdlabError, match="unknown workload"):
         ssdlab.simulate("spread", workload="no-such-workload")
+
+
+def test_charts_draw_the_papers_layouts_with_an_average_group(tmp_path):
+    """Charts from experiment.json and results.csv alone: a subset of configs with the AVG group,
+    a stacked breakdown, averages per config over the workloads with per-config baselines."""
+    import matplotlib
+
+    out = tmp_path / "out"
+    (out / "runs").mkdir(parents=True)
+    spec = {
+        "name": "charts",
+        "metrics": ["lat", "parts.a", "parts.b"],
+        "absolute_metrics": ["parts.a", "parts.b"],
+        "baseline": "base",
+        "configs": [
+            {"label": "base"},
+            {"label": "X"},
+            {"label": "base2", "baseline": "base2"},
+            {"label": "X2", "baseline": "base2"},
+        ],
+        "workloads": [{"label": "w1"}, {"label": "w2"}],
+        "charts": [
+            {"name": "fig_lat", "title": "Fig. L", "metrics": ["lat"], "configs": ["X"]},
+            {"name": "fig_parts", "kind": "stacked", "metrics": ["parts.a", "parts.b"]},
+            {"name": "fig_sweep", "kind": "average", "metrics": ["lat"], "configs": ["X", "X2"]},
+        ],
+    }
+    (out / "experiment.json").write_text(json.dumps(spec))
+    rows = [
+        ("base", "w1", 100, 0, 0),
+        ("base", "w2", 200, 0, 0),
+        ("X", "w1", 80, 3, 1),
+        ("X", "w2", 120, 1, 1),
+        ("base2", "w1", 50, 0, 0),
+        ("base2", "w2", 100, 0, 0),
+        ("X2", "w1", 25, 1, 1),
+        ("X2", "w2", 100, 1, 1),
+    ]
+    (out / "results.csv").write_text(
+        "config,workload,seed,lat,parts.a,parts.b\n"
+        + "".join(f"{c},{w},1,{lat},{a},{b}\n" for c, w, lat, a, b in rows)
+    )
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        files = plot_experiment(out)
+    names = {p.name for p in files}
+    for stem in ("lat", "parts_a", "fig_lat", "fig_parts", "fig_sweep"):
+        assert f"{stem}.png" in names and f"{stem}.svg" in names, stem
+    lat = (out / "plots" / "fig_lat.svg").read_text()
+    assert ">AVG<" in lat and ">Fig. L<" in lat and "normalized to base" in lat
+    # X2 is divided by its own baseline, so the sweep's axis names no single baseline.
+    assert "normalized to each config" in (out / "plots" / "lat.svg").read_text()
+    # The drawn bar heights are the report's numbers: X / base = 0.8, 0.6, AVG 0.7.
+    import pandas
+    from ssdlab.plots import _AVG, _Values
+
+    means = pandas.read_csv(out / "results.csv").groupby(["workload", "config"]).mean()
+    values = _Values(spec, means)
+    assert values.normalized("X", "w1", "lat") == pytest.approx(0.8)
+    assert values.normalized("X", _AVG, "lat") == pytest.approx(0.7)
+    assert values.normalized("X2", _AVG, "lat") == pytest.approx(0.75)
+    assert values.shares("X", _AVG, ["parts.a", "parts.b"]) == pytest.approx([0.625, 0.375])

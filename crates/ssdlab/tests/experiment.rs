@@ -250,3 +250,285 @@ fn the_shipped_experiments_are_valid() {
     }
     assert!(n >= 1);
 }
+
+/// A finished run with a made-up summary, for the report's arithmetic.
+fn result(
+    config: &str,
+    workload: &str,
+    seed: u64,
+    summary: serde_json::Value,
+) -> experiment::RunResult {
+    experiment::RunResult {
+        config_label: config.into(),
+        workload_label: workload.into(),
+        seed,
+        key: String::new(),
+        cached: false,
+        summary,
+    }
+}
+
+/// Two workloads, a baseline and two schemes, plus a second baseline with a config of its own
+/// (a sweep point), with charts of each kind and figures of each form.
+const CHARTED: &str = r#"
+name = "charted"
+metrics = ["lat", "ops", "parts.a", "parts.b"]
+absolute_metrics = ["parts.a", "parts.b"]
+baseline = "base"
+
+[[configs]]
+label = "base"
+[[configs]]
+label = "X"
+[[configs]]
+label = "Y"
+[[configs]]
+label = "base2"
+baseline = "base2"
+[[configs]]
+label = "X2"
+baseline = "base2"
+
+[[workloads]]
+label = "w1"
+workload = "spread-kv"
+[[workloads]]
+label = "w2"
+workload = "spread-kv"
+
+[[charts]]
+name = "fig_lat"
+title = "Latency"
+metrics = ["lat"]
+configs = ["X", "Y"]
+[[charts]]
+name = "fig_parts"
+kind = "stacked"
+metrics = ["parts.a", "parts.b"]
+configs = ["Y", "X"]
+[[charts]]
+name = "fig_sweep"
+kind = "average"
+metrics = ["lat", "ops"]
+configs = ["X", "X2"]
+
+[paper]
+source = "made up"
+[[paper.figures]]
+metric = "lat"
+config = "X"
+normalized_to = "base"
+average = true
+value = 0.8
+source = "avg"
+[[paper.figures]]
+metric = "ops"
+config = "X"
+minus = "Y"
+normalized_to = "base"
+average = true
+value = 0.1
+source = "gap"
+[[paper.figures]]
+metric = "parts.b"
+share_of = ["parts.a", "parts.b"]
+config = "Y"
+minus = "X"
+workload = "w2"
+value = 0.05
+source = "share"
+"#;
+
+fn charted_results() -> Vec<experiment::RunResult> {
+    use serde_json::json;
+    let s = |lat: f64, ops: f64, a: f64, b: f64| json!({"lat": lat, "ops": ops, "parts": {"a": a, "b": b}});
+    vec![
+        // Two seeds of the baseline on w1: the cell is their mean (100, 10).
+        result("base", "w1", 1, s(90.0, 8.0, 0.0, 0.0)),
+        result("base", "w1", 2, s(110.0, 12.0, 0.0, 0.0)),
+        result("base", "w2", 1, s(200.0, 40.0, 0.0, 0.0)),
+        result("X", "w1", 1, s(80.0, 5.0, 3.0, 1.0)),
+        result("X", "w2", 1, s(120.0, 30.0, 1.0, 1.0)),
+        result("Y", "w1", 1, s(110.0, 7.0, 1.0, 3.0)),
+        result("Y", "w2", 1, s(100.0, 20.0, 0.0, 2.0)),
+        result("base2", "w1", 1, s(50.0, 10.0, 0.0, 0.0)),
+        result("base2", "w2", 1, s(100.0, 10.0, 0.0, 0.0)),
+        result("X2", "w1", 1, s(25.0, 10.0, 1.0, 1.0)),
+        result("X2", "w2", 1, s(100.0, 5.0, 1.0, 1.0)),
+    ]
+}
+
+#[test]
+fn charts_averages_and_per_config_baselines_follow_the_papers_arithmetic() {
+    use experiment::report::{normalized, normalized_average, ours, shares};
+    let dir = scratch("charted");
+    let path = dir.join("charted.toml");
+    std::fs::write(&path, CHARTED).unwrap();
+    let e = Experiment::load(&path).unwrap();
+    let r = charted_results();
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+
+    // X / base: 0.8 on w1, 0.6 on w2; the AVG bar is the mean of the ratios, 0.7.
+    assert!(close(normalized(&e, &r, "X", "w1", "lat").unwrap(), 0.8));
+    assert!(close(normalized_average(&e, &r, "X", "lat").unwrap(), 0.7));
+    // X2 is divided by its own baseline: 0.5 and 1.0.
+    assert!(close(
+        normalized_average(&e, &r, "X2", "lat").unwrap(),
+        0.75
+    ));
+    assert!(close(
+        normalized(&e, &r, "base2", "w2", "lat").unwrap(),
+        1.0
+    ));
+    // Absolute metrics are not divided.
+    assert!(close(
+        normalized(&e, &r, "X", "w1", "parts.a").unwrap(),
+        3.0
+    ));
+    assert_eq!(
+        shares(&r, "X", "w1", &["parts.a".into(), "parts.b".into()]),
+        Some(vec![0.75, 0.25])
+    );
+
+    let figures = &e.paper.as_ref().unwrap().figures;
+    let (v, at) = ours(&e, &r, &figures[0]).unwrap();
+    assert!(close(v, 0.7) && at == "average");
+    // PR − SP style gap: (0.5 − 0.7) on w1 and (0.75 − 0.5) on w2, averaged.
+    let (v, _) = ours(&e, &r, &figures[1]).unwrap();
+    assert!(close(v, (-0.2 + 0.25) / 2.0), "{v}");
+    // Y's share of b on w2 is 1, X's 0.5.
+    let (v, at) = ours(&e, &r, &figures[2]).unwrap();
+    assert!(close(v, 0.5) && at == "w2");
+
+    let report = experiment::report::markdown(&e, &r, "test");
+    for line in [
+        "| lat / base | X | average | 0.8 | 0.7 | avg |",
+        "| ops / base | X − Y | average | 0.1 | 0.025 | gap |",
+        "| parts.b share of (parts.a + parts.b) | Y − X | w2 | 0.05 | 0.5 | share |",
+        "### Latency",
+        "| workload | X | Y |",
+        "| **average** | 0.7× | 0.8× |",
+        "| workload | Y: parts.a | Y: parts.b | X: parts.a | X: parts.b |",
+        "| w1 | 0.25 | 0.75 | 0.75 | 0.25 |",
+        "| **average** | 0.125 | 0.875 | 0.625 | 0.375 |",
+        "| config (average over workloads) | lat | ops |",
+        "| X | 0.7× | 0.625× |",
+        "| X2 | 0.75× | 0.75× |",
+        "![Latency](plots/fig_lat.png)",
+        // The per-metric table: X2's ratio is to base2, the baselines show plain values.
+        "| w1 | 100 | 80 (0.8×) | 110 (1.1×) | 50 | 25 (0.5×) |",
+        "| **average** | 1× | 0.7× | 0.8× | 1× | 0.75× |",
+        "`base2` for `X2`; `base` for the others",
+    ] {
+        assert!(report.contains(line), "missing {line:?} in\n{report}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_charts_and_figures_are_rejected_by_key() {
+    let dir = scratch("badcharts");
+    let path = dir.join("bad.toml");
+    let cases = [
+        ("[[charts]]\nname = \"c\"\nmetrics = [\"lat\", \"ops\"]\n", "charts[0].metrics"),
+        ("[[charts]]\nname = \"c\"\nkind = \"stacked\"\nmetrics = [\"lat\"]\n", "charts[0].metrics"),
+        ("[[charts]]\nname = \"c\"\nmetrics = [\"nope\"]\n", "charts[0].metrics[0]"),
+        ("[[charts]]\nname = \"lat\"\nmetrics = [\"lat\"]\n", "charts[0].name"),
+        ("[[charts]]\nname = \"c\"\nmetrics = [\"lat\"]\nconfigs = [\"a\", \"a\"]\n", "charts[0].configs[1]"),
+        ("[[charts]]\nname = \"c\"\nkind = \"pie\"\nmetrics = [\"lat\"]\n", "pie"),
+        ("[paper]\nsource = \"s\"\n[[paper.figures]]\nmetric = \"lat\"\nconfig = \"a\"\nminus = \"z\"\nvalue = 1.0\nsource = \"s\"\n", "paper.figures[0].minus"),
+        ("[paper]\nsource = \"s\"\n[[paper.figures]]\nmetric = \"lat\"\nconfig = \"a\"\nworkload = \"w\"\naverage = true\nvalue = 1.0\nsource = \"s\"\n", "paper.figures[0].average"),
+        ("[paper]\nsource = \"s\"\n[[paper.figures]]\nmetric = \"lat\"\nconfig = \"a\"\nbest = \"lowest\"\naverage = true\nvalue = 1.0\nsource = \"s\"\n", "paper.figures[0].best"),
+    ];
+    let head = "name = \"x\"\nmetrics = [\"lat\", \"ops\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n";
+    for (tail, key) in cases {
+        std::fs::write(&path, format!("{head}{tail}")).unwrap();
+        let e = Experiment::load(&path).unwrap_err().to_string();
+        assert!(e.contains(key), "{key}: {e}");
+    }
+    std::fs::write(
+        &path,
+        "name = \"x\"\nmetrics = [\"lat\"]\n[[configs]]\nlabel = \"a\"\nbaseline = \"b\"\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n",
+    )
+    .unwrap();
+    let e = Experiment::load(&path).unwrap_err().to_string();
+    assert!(e.contains("configs[0].baseline"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The PR-SSD experiment files name the paper's schemes (Table 3 and §5.3.3's Split All) and
+/// workloads (Table 2) exactly, over the named `pr-ssd-*` workloads, with every metric the
+/// figures need. Load and validate only: the schemes with the split FTL resolve only on an
+/// engine that has it, and `the_shipped_experiments_are_valid` resolves every run.
+#[test]
+fn the_pr_ssd_experiments_name_the_papers_schemes_and_workloads() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"));
+    let e = Experiment::load(&dir.join("pr-ssd.toml")).unwrap();
+    let labels = |v: Vec<&str>| v.join(" ");
+    assert_eq!(
+        labels(e.configs.iter().map(|c| c.label.as_str()).collect()),
+        "baseline S M D P SP MP DP PR SplitAll"
+    );
+    let workloads = [
+        "Ubuntu", "Windows", "Compile", "Internet", "Office", "Copy", "DB", "ML",
+    ];
+    assert_eq!(
+        labels(e.workloads.iter().map(|w| w.label.as_str()).collect()),
+        workloads.join(" ")
+    );
+    for w in &e.workloads {
+        assert_eq!(
+            w.workload.as_deref(),
+            Some(format!("pr-ssd-{}", w.label.to_lowercase()).as_str())
+        );
+    }
+    assert_eq!(e.baseline.as_deref(), Some("baseline"));
+    for m in [
+        "latency_ns.read.mean",
+        "latency_ns.write.mean",
+        "latency_ns.all.mean",
+        "flash_ops.program.total",
+        "flash_ops.read.host",
+        "energy_uj.read",
+        "compression.saving",
+        "compression.units.compressed",
+        "compression.units.raw",
+        "compression.units.zero",
+        "compression.units.split",
+        "split.conflicts",
+    ] {
+        assert!(e.metrics.iter().any(|x| x == m), "{m}");
+    }
+    let preset = |c: &experiment::spec::ConfigSpec, key: &str| c.set.get(key).cloned();
+    for c in &e.configs {
+        assert_eq!(c.preset, "pr-ssd");
+        let compressing = c.label != "baseline" && c.label != "P";
+        assert_eq!(
+            preset(c, "ftl.reduction.policy").and_then(|v| v.as_str().map(String::from)),
+            Some(if compressing { "compress" } else { "identity" }.into()),
+            "{}",
+            c.label
+        );
+        let partial = ["P", "SP", "MP", "DP", "PR", "SplitAll"].contains(&c.label.as_str());
+        assert_eq!(
+            preset(c, "ftl.read_policy.policy").and_then(|v| v.as_str().map(String::from)),
+            Some(if partial { "partial" } else { "full" }.into()),
+            "{}",
+            c.label
+        );
+    }
+    assert!(!e.paper.as_ref().unwrap().figures.is_empty());
+
+    let c = Experiment::load(&dir.join("pr-ssd-channels.toml")).unwrap();
+    for (label, base) in [
+        ("PR-4ch", "baseline-4ch"),
+        ("PR-8ch", "baseline-8ch"),
+        ("PR-16ch", "baseline-16ch"),
+    ] {
+        assert_eq!(c.baseline_of(label), Some(base));
+    }
+    assert_eq!(
+        labels(c.workloads.iter().map(|w| w.label.as_str()).collect()),
+        workloads.join(" ")
+    );
+}

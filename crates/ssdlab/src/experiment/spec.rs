@@ -28,6 +28,10 @@ pub struct Experiment {
     pub absolute_metrics: Vec<String>,
     pub configs: Vec<ConfigSpec>,
     pub workloads: Vec<WorkloadSpec>,
+    /// Figures in a paper's own layout, drawn besides the per-metric bar charts: a subset of the
+    /// configs, a breakdown of several counters, or averages over the workloads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub charts: Vec<Chart>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paper: Option<Paper>,
 }
@@ -50,6 +54,10 @@ pub struct ConfigSpec {
     /// Overrides by dotted key, as `--set` gives them: `{ "ftl.read_policy.policy" = "full" }`.
     #[serde(default)]
     pub set: toml::Table,
+    /// The config this one's ratios are to, when it is not the experiment's `baseline` (a
+    /// sweep with one baseline per point, e.g. per channel count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
 }
 
 fn default_preset() -> String {
@@ -89,6 +97,40 @@ pub struct WorkloadSpec {
     pub set: toml::Table,
 }
 
+/// A figure in a paper's layout (`plots/NAME.png`, and a table of its values in the report).
+/// Values are means over seeds; every non-absolute metric is divided by the config's baseline
+/// on the same workload, and "average" is the mean of those ratios over the workloads (the AVG
+/// bars of the papers).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Chart {
+    /// The file name in `plots/` (without extension).
+    pub name: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub kind: ChartKind,
+    /// Each one of the experiment's `metrics`; a `bars` chart has exactly one.
+    pub metrics: Vec<String>,
+    /// The configs drawn, in this order (default: all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub configs: Vec<String>,
+}
+
+/// How a chart lays out its values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChartKind {
+    /// One metric: a group per workload and one for the average, a bar per config.
+    #[default]
+    Bars,
+    /// Several counters as shares of their sum (a breakdown): a group per workload and the
+    /// average, a stacked bar per config.
+    Stacked,
+    /// Several metrics averaged over the workloads: a group per config, a bar per metric.
+    Average,
+}
+
 /// The paper's figures, for the reproduction report.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -102,9 +144,10 @@ pub struct Paper {
     pub notes: String,
 }
 
-/// One number of the paper: `metric` of `config` on `workload` (or over all workloads, for
-/// "up to" claims: `workload` absent takes the best, by `best`), optionally divided by
-/// `normalized_to`.
+/// One number of the paper: `metric` of `config` on `workload`, or over all workloads (the best,
+/// by `best`, for "up to" claims; the mean with `average`). On each workload the value is the
+/// metric, as a share of the sum of `share_of` if given, divided by the same of `normalized_to`
+/// if given, minus the same of `minus` if given.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PaperFigure {
@@ -114,6 +157,17 @@ pub struct PaperFigure {
     pub workload: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub normalized_to: Option<String>,
+    /// The value is a difference: `config`'s minus this config's ("a gap of 17% between SP and
+    /// PR": both normalized to the baseline, then subtracted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minus: Option<String>,
+    /// The metric is taken as a share of the sum of these (a slice of a breakdown, e.g. conflict
+    /// reads among all reads); `metric` is usually one of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub share_of: Vec<String>,
+    /// Without `workload`: the mean over all workloads ("18% on average") instead of the best.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub average: bool,
     pub value: f64,
     /// Which value over all workloads is the best, for a figure without `workload`: the highest
     /// (the default: "IOPS up to 2.2×") or the lowest ("latency reduced by up to 56%").
@@ -133,7 +187,7 @@ pub enum Best {
 }
 
 impl Best {
-    fn is_highest(&self) -> bool {
+    pub(crate) fn is_highest(&self) -> bool {
         *self == Best::Highest
     }
 }
@@ -195,6 +249,17 @@ impl Experiment {
                 ));
             }
         }
+        for (i, c) in self.configs.iter().enumerate() {
+            if let Some(b) = &c.baseline {
+                if !is_config(b) {
+                    return Err(Error::config(
+                        &format!("configs[{i}].baseline"),
+                        format!("no config is labelled `{b}`"),
+                    ));
+                }
+            }
+        }
+        self.validate_charts()?;
         for (i, m) in self.absolute_metrics.iter().enumerate() {
             if !self.metrics.contains(m) {
                 return Err(Error::config(
@@ -228,6 +293,29 @@ impl Experiment {
                         ));
                     }
                 }
+                if let Some(m) = &f.minus {
+                    if !is_config(m) {
+                        return Err(Error::config(&key("minus"), format!("no config `{m}`")));
+                    }
+                }
+                if f.share_of.iter().any(String::is_empty) {
+                    return Err(Error::config(
+                        &key("share_of"),
+                        "metric names must not be empty",
+                    ));
+                }
+                if f.average && f.workload.is_some() {
+                    return Err(Error::config(
+                        &key("average"),
+                        "a figure is either on one `workload` or the average over all",
+                    ));
+                }
+                if f.average && !f.best.is_highest() {
+                    return Err(Error::config(
+                        &key("best"),
+                        "an average over all workloads has no best",
+                    ));
+                }
                 if let Some(w) = &f.workload {
                     if !self.workloads.iter().any(|x| &x.label == w) {
                         return Err(Error::config(
@@ -241,6 +329,77 @@ impl Experiment {
                             "only a figure over all workloads (no `workload`) has a best",
                         ));
                     }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Experiment {
+    /// The config `label`'s ratios are to: its own `baseline`, else the experiment's.
+    pub fn baseline_of(&self, label: &str) -> Option<&str> {
+        self.configs
+            .iter()
+            .find(|c| c.label == label)
+            .and_then(|c| c.baseline.as_deref())
+            .or(self.baseline.as_deref())
+    }
+
+    /// The configs a chart draws, in order.
+    pub fn chart_configs<'a>(&'a self, chart: &'a Chart) -> Vec<&'a str> {
+        if chart.configs.is_empty() {
+            self.configs.iter().map(|c| c.label.as_str()).collect()
+        } else {
+            chart.configs.iter().map(String::as_str).collect()
+        }
+    }
+
+    fn validate_charts(&self) -> Result<(), Error> {
+        for (i, c) in self.charts.iter().enumerate() {
+            let key = |k: &str| format!("charts[{i}].{k}");
+            if c.name.is_empty() || c.name.contains(['/', '\\']) {
+                return Err(Error::config(
+                    &key("name"),
+                    "must be a non-empty name without slashes",
+                ));
+            }
+            if self.charts[..i].iter().any(|o| o.name == c.name)
+                || self
+                    .metrics
+                    .iter()
+                    .any(|m| super::report::plot_name(m) == c.name)
+            {
+                return Err(Error::config(
+                    &key("name"),
+                    format!("`{}` is already the name of another plot", c.name),
+                ));
+            }
+            let wanted = match c.kind {
+                ChartKind::Bars => (1, "exactly one metric"),
+                ChartKind::Stacked => (2, "at least two metrics (the parts of a breakdown)"),
+                ChartKind::Average => (1, "at least one metric"),
+            };
+            if c.metrics.len() < wanted.0 || (c.kind == ChartKind::Bars && c.metrics.len() > 1) {
+                return Err(Error::config(
+                    &key("metrics"),
+                    format!("needs {}", wanted.1),
+                ));
+            }
+            for (j, m) in c.metrics.iter().enumerate() {
+                if !self.metrics.contains(m) {
+                    return Err(Error::config(
+                        &format!("charts[{i}].metrics[{j}]"),
+                        format!("`{m}` is not one of `metrics`"),
+                    ));
+                }
+            }
+            for (j, l) in c.configs.iter().enumerate() {
+                if !self.configs.iter().any(|x| &x.label == l) || c.configs[..j].contains(l) {
+                    return Err(Error::config(
+                        &format!("charts[{i}].configs[{j}]"),
+                        format!("`{l}` is not a config, or is listed twice"),
+                    ));
                 }
             }
         }
