@@ -42,6 +42,10 @@ pub struct FtlConfig {
     /// What a read of a never-written (or trimmed) unit does.
     #[serde(default)]
     pub unmapped_read: UnmappedRead,
+    /// What a host write covering only part of a mapping unit costs. Absent from a config echo
+    /// at its default, so that runs without it read as before it existed.
+    #[serde(default, skip_serializing_if = "PartialWrite::is_overwrite")]
+    pub partial_write: PartialWrite,
     #[serde(default)]
     pub allocation: AllocationConfig,
     #[serde(default)]
@@ -97,6 +101,27 @@ pub enum WriteAck {
     Buffer,
     /// When every page holding one of its units has been programmed.
     Program,
+}
+
+/// A host write that covers only part of a mapping unit (a 4 KiB write into a 16 KiB logical
+/// page, a 512-byte write into a 4 KiB unit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialWrite {
+    /// The unit is rewritten without reading its old bytes (the engine's behaviour before this
+    /// key, kept as the default so that existing presets keep their results).
+    #[default]
+    Overwrite,
+    /// The controller first reads the unit's old copy from flash (and decompresses it) to merge
+    /// the untouched bytes, as MQSim and SimpleSSD do and PR-SSD's logical pages require: the
+    /// write completes when that read has; the unit enters the write buffer at once.
+    ReadModifyWrite,
+}
+
+impl PartialWrite {
+    pub fn is_overwrite(&self) -> bool {
+        *self == PartialWrite::Overwrite
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

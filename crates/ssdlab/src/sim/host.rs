@@ -25,9 +25,10 @@ pub(super) struct Request {
     head_bytes: u32,
     tail_bytes: u32,
     pub(super) bytes: u64,
-    /// Controller time to decompress the units a read found compressed, once its data is in
-    /// (one decompressor works through them after the last flash read: PR-SSD §3.2.1).
-    decompress_ns: u64,
+    /// Controller time after its last flash read: decompressing the units a read found
+    /// compressed (one decompressor works through them: PR-SSD §3.2.1), or, for a write that
+    /// read its units' old bytes to merge them, decompressing those and compressing the result.
+    pub(super) after_read_ns: u64,
     /// Outstanding parts (flash reads, or pages to be programmed for `write_ack = "program"`),
     /// plus one while units are still being admitted.
     pub(super) pending: u32,
@@ -114,7 +115,7 @@ impl Simulation {
             head_bytes: head as u32,
             tail_bytes: tail as u32 + 1,
             bytes: r.size_bytes,
-            decompress_ns: 0,
+            after_read_ns: 0,
             pending: 1,
             done_ns: self.now,
         };
@@ -230,7 +231,7 @@ impl Simulation {
                     }
                     if self.ftl.is_compressed(lpn) {
                         self.device.reduction.decompressed_units += 1;
-                        self.requests[id as usize].decompress_ns += self.reduction.decompress_ns();
+                        self.requests[id as usize].after_read_ns += self.reduction.decompress_ns();
                     }
                 }
             }
@@ -292,14 +293,14 @@ impl Simulation {
             op,
             arrival_ns: arrival,
             done_ns,
-            decompress_ns,
+            after_read_ns,
             bytes,
             offset_bytes: offset,
             ..
         } = self.requests.remove(id as usize);
         let done = self
             .host_interface
-            .complete(done_ns + decompress_ns, op, bytes);
+            .complete(done_ns + after_read_ns, op, bytes);
         self.processed_requests += 1;
         let f = &mut self.flows[flow as usize];
         f.outstanding -= 1;

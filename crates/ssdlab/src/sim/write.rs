@@ -2,11 +2,12 @@
 //! of their stream, and a sealed page is placed on a plane and programmed. A plane without room
 //! holds its sealed pages until GC frees a block (foreground GC).
 
+use crate::config::PartialWrite;
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::admission::Sealed;
 use crate::ftl::shape::UnitKind;
 use crate::ftl::write_buffer::SealedPage;
-use crate::ftl::{table, Writer};
+use crate::ftl::{table, Location, Writer};
 
 use super::event::Event;
 use super::{ProgramRecord, Simulation};
@@ -83,7 +84,13 @@ impl Simulation {
             }
             None => 0,
         };
+        let merged = self.config.ftl.partial_write == PartialWrite::ReadModifyWrite
+            && self.read_for_merge(id, lpn);
         let reduced = self.reduction.reduce(lpn);
+        if merged {
+            // The merged unit is compressed once its old bytes are in.
+            self.requests[id as usize].after_read_ns += reduced.encode_ns;
+        }
         let Some(mut shape) = reduced.shape else {
             self.device.reduction.count(unit_bytes, None);
             self.ftl.map_zero(lpn, version);
@@ -132,6 +139,45 @@ impl Simulation {
         }
         self.scratch_sealed = sealed;
         reduced.encode_ns
+    }
+
+    /// A write covering only part of unit `lpn` must merge the unit's other bytes: read them
+    /// from the old copy on flash (and decompress it) before the write completes. A copy in
+    /// the write buffer, an all-zero or unmapped unit, needs no read. Returns whether it read.
+    fn read_for_merge(&mut self, id: u32, lpn: u32) -> bool {
+        let unit_bytes = self.ftl.geometry.unit_bytes;
+        let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
+        if lo == 0 && hi == unit_bytes {
+            return false;
+        }
+        let Location::Flash(slot) = self.ftl.lookup(lpn) else {
+            return false;
+        };
+        if !self.ftl.unit_programmed(lpn, slot) {
+            return false;
+        }
+        let mut groups = std::mem::take(&mut self.scratch_groups);
+        groups.clear();
+        for (a, b) in [(0, lo), (hi, unit_bytes)] {
+            if a < b {
+                self.ftl.read_pages(lpn, slot, a, b, |page, codewords| {
+                    groups.add(page, codewords)
+                });
+            }
+        }
+        let read = !groups.as_slice().is_empty();
+        if read {
+            self.device.merge_read_units += 1;
+            if self.ftl.is_compressed(lpn) {
+                self.requests[id as usize].after_read_ns += self.reduction.decompress_ns();
+            }
+        }
+        self.requests[id as usize].pending += groups.as_slice().len() as u32;
+        for &(page, codewords) in groups.as_slice() {
+            self.read_page(page, codewords, OpSource::Host, id);
+        }
+        self.scratch_groups = groups;
+        read
     }
 
     /// Program what was sealed: a page, or a split buffer cut into columns.

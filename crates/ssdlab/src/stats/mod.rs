@@ -175,6 +175,8 @@ pub struct DeviceStats {
     pub buffer_hit_units: u64,
     pub unmapped_read_units: u64,
     pub coalesced_write_units: u64,
+    /// Units a partial write read back to merge (`ftl.partial_write = "read_modify_write"`).
+    pub merge_read_units: u64,
     /// Units a trim covered whole (unmapped), and units it covered in part (kept mapped).
     pub trimmed_units: u64,
     pub partly_trimmed_units: u64,

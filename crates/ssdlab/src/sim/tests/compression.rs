@@ -176,3 +176,48 @@ fn gc_copies_only_valid_slots_and_keeps_their_packing() {
     assert_eq!(sim.ftl.shape(0, s0), compressed(0, 4000));
     assert_eq!(sim.ftl.blocks[0].state, crate::ftl::BlockState::Free);
 }
+
+#[test]
+fn a_partial_write_reads_the_rest_of_its_logical_page_first() {
+    let run = |partial_write: &str, offset: u64, size: u64| {
+        let mut config = pr_small();
+        config.ftl.partial_write =
+            toml::from_str::<toml::Table>(&format!("v = \"{partial_write}\"")).unwrap()["v"]
+                .clone()
+                .try_into()
+                .unwrap();
+        let flow = Flow::new(
+            "w".into(),
+            vec![TraceRequest {
+                arrival_ns: 0,
+                offset_bytes: LP + offset,
+                size_bytes: size,
+                op: Op::Write,
+            }],
+            ReplayMode::Open,
+            1,
+            1.0,
+            0,
+        );
+        let mut sim = Simulation::new(config, vec![flow], RunOptions::default()).unwrap();
+        lay_out(&mut sim, &[(1, compressed(0, 3000))]);
+        sim.run().unwrap();
+        let d = &sim.device;
+        (
+            d.ops[OpKind::Read.index()][OpSource::Host.index()],
+            d.merge_read_units,
+            sim.flows[0].stats.write.to_json()["max"].as_u64().unwrap(),
+        )
+    };
+    // 4 KiB into a 16 KiB logical page stored compressed: one read of the old copy (a partial
+    // read: it lies in the page's first 4 KiB), decoded and decompressed, before the write ends.
+    let (reads, merged, rmw) = run("read_modify_write", 4096, 4096);
+    assert_eq!((reads, merged), (1, 1));
+    let (reads, merged, blind) = run("overwrite", 4096, 4096);
+    assert_eq!((reads, merged), (0, 0));
+    // tR of an LSB page × 0.8, 4 KiB over the bus, ECC decode, DPC's 38 ns to decompress the
+    // old copy, then the 340 ns to compress the merged page (which the blind write also pays).
+    assert_eq!(rmw - blind, 40_000 + 4096 + 2_000 + 38);
+    // A whole logical page needs nothing of the old copy.
+    assert_eq!(run("read_modify_write", 0, LP).0, 0);
+}
