@@ -558,3 +558,94 @@ fn bench_reports_where_its_time_went_when_asked() {
         v[0]["flash_ops"]["read"]["host"].as_u64().unwrap()
     );
 }
+
+/// PR-SSD's keys (docs/compression.md): an unknown codec or scheme policy, a merge limit of 0
+/// or past 64, a split width the channels or the page cannot hold, content with no files.
+#[test]
+fn compression_and_split_mistakes_name_the_key() {
+    let pr = |more: &[&str]| {
+        let mut sets = vec![
+            "ftl.reduction.policy=\"compress\"",
+            "ftl.reduction.codec=\"dpc\"",
+            "ftl.max_units_per_page=12",
+        ];
+        sets.extend(more);
+        err("pr-ssd", None, &sets)
+    };
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            pr(&["ftl.reduction.codec=\"lzma\""]),
+            "ftl.reduction.codec",
+            "lzma",
+        ),
+        (
+            err("pr-ssd", None, &["ftl.reduction.policy=\"zip\""]),
+            "policy",
+            "zip",
+        ),
+        (
+            pr(&["ftl.split.policy=\"sometimes\""]),
+            "policy",
+            "sometimes",
+        ),
+        (
+            pr(&["ftl.max_units_per_page=0"]),
+            "ftl.max_units_per_page",
+            "1 to 64",
+        ),
+        (
+            pr(&["ftl.max_units_per_page=65"]),
+            "ftl.max_units_per_page",
+            "64",
+        ),
+        (
+            pr(&["ftl.split.policy=\"all\"", "ftl.split.width=16"]),
+            "ftl.split.width",
+            "channels",
+        ),
+        (
+            pr(&["ftl.split.policy=\"all\"", "ftl.split.width=2"]),
+            "ftl.split.width",
+            "do not make",
+        ),
+        (
+            err("pr-ssd", None, &["ftl.split.policy=\"all\""]),
+            "ftl.split.policy",
+            "compress",
+        ),
+        (
+            pr(&["ftl.reduction.failure_threshold_saving=1.0"]),
+            "ftl.reduction.failure_threshold_saving",
+            "[0, 1)",
+        ),
+        (
+            pr(&["ftl.reduction.partial_unit_kib=3"]),
+            "ftl.reduction.partial_unit_kib",
+            "divide",
+        ),
+    ];
+    for (e, key, why) in &cases {
+        assert!(e.contains(key) && e.contains(why), "{key}: {e}");
+    }
+    // A content directory without a file: exit 2, naming the key and the path.
+    let empty = tempfile::tempdir().unwrap();
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    let (code, _, e) = ssdlab(&[
+        "run",
+        "--preset",
+        "pr-ssd",
+        "--trace",
+        &msr,
+        "--set",
+        "ftl.reduction={policy=\"compress\", codec=\"dpc\"}",
+        "--set",
+        "ftl.max_units_per_page=12",
+        "--set",
+        &format!("content.dir=\"{}\"", empty.path().display()),
+    ]);
+    assert_eq!(code, 2, "{e}");
+    assert!(
+        e.contains("content") && e.contains(&empty.path().display().to_string()),
+        "{e}"
+    );
+}

@@ -155,29 +155,45 @@ impl Corpus {
         self.ends.last().copied().unwrap_or(0)
     }
 
-    /// Copy the unit `key` picks into `buf` (the cutting rule in the module doc).
-    pub(super) fn cut(&self, key: u64, buf: &mut [u8]) {
-        let len = buf.len() as u64;
+    /// Where the unit of `len` bytes `key` picks starts: its file, and its offset in the file
+    /// (the cutting rule in the module doc); None for an empty unit or corpus.
+    fn unit_start(&self, key: u64, len: u64) -> Option<(usize, u64)> {
         let total = self.len_bytes();
         if len == 0 || total == 0 {
-            buf.fill(0);
-            return;
+            return None;
         }
         let pos = below(key, total);
         // The first file whose end lies past `pos`; exists because pos < total = the last end.
         let f = self.ends.partition_point(|&end| end <= pos);
-        let (_, bytes) = &self.files[f];
-        let start = self.ends[f] - bytes.len() as u64;
+        let start = self.ends[f] - self.files[f].1.len() as u64;
         let align = if self.alignment == 0 {
             len
         } else {
             self.alignment
         };
-        let off = (pos - start) / align * align;
-        let n = (bytes.len() as u64 - off).min(len) as usize;
+        Some((f, (pos - start) / align * align))
+    }
+
+    /// Copy the unit `key` picks into `buf`.
+    pub(super) fn cut(&self, key: u64, buf: &mut [u8]) {
+        let Some((f, off)) = self.unit_start(key, buf.len() as u64) else {
+            buf.fill(0);
+            return;
+        };
+        let bytes = &self.files[f].1;
+        let n = (bytes.len() as u64 - off).min(buf.len() as u64) as usize;
         let off = off as usize;
         buf[..n].copy_from_slice(&bytes[off..off + n]);
         buf[n..].fill(0);
+    }
+
+    /// Where in the corpus (its files end to end) the unit of `len` bytes `key` picks starts:
+    /// keys that give the same number cut the same bytes. `u64::MAX` for an all-zero unit.
+    pub(super) fn unit_identity(&self, key: u64, len: usize) -> u64 {
+        match self.unit_start(key, len as u64) {
+            Some((f, off)) => self.ends[f] - self.files[f].1.len() as u64 + off,
+            None => u64::MAX,
+        }
     }
 }
 
@@ -239,6 +255,10 @@ impl KeyedSource for Corpus {
 
     fn fill_key(&self, key: u64, buf: &mut [u8]) {
         self.cut(key, buf);
+    }
+
+    fn key_identity(&self, key: u64, len: usize) -> Option<u64> {
+        Some(self.unit_identity(key, len))
     }
 }
 

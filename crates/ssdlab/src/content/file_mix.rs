@@ -190,6 +190,17 @@ impl KeyedSource for FileMix {
         let group = pick(&self.cumulative, unit_interval(key));
         self.groups[group].cut(draw(key, 0), buf);
     }
+
+    fn key_identity(&self, key: u64, len: usize) -> Option<u64> {
+        let group = pick(&self.cumulative, unit_interval(key));
+        let at = self.groups[group].unit_identity(draw(key, 0), len);
+        // A group's files are far smaller than 2^48 bytes; the top bits tell groups apart.
+        Some(if at == u64::MAX {
+            at
+        } else {
+            (group as u64) << 48 | at
+        })
+    }
 }
 
 #[cfg(test)]

@@ -42,7 +42,17 @@ pub trait ContentSource: Send + Sync {
     /// Fill `buf` with the content a trace names by `fingerprint` (see [`reference`] for the
     /// contract): equal fingerprints give equal bytes; different ones give different bytes.
     fn fill_by_ref(&self, fingerprint: Fingerprint, buf: &mut [u8]);
+
+    /// A name for the bytes `fill(lpn, version, buf)` writes into a `len`-byte `buf`: two calls
+    /// with equal names write equal bytes, so whatever is computed from the bytes (a codec's
+    /// output) can be reused. None when the source cannot tell cheaply (random bytes).
+    fn identity(&self, _lpn: u32, _version: u32, _len: usize) -> Option<UnitIdentity> {
+        None
+    }
 }
+
+/// See [`ContentSource::identity`]: the unit a source cut, and what was zeroed in it.
+pub type UnitIdentity = (u64, u64);
 
 /// A source whose unit is a function of one 64-bit key, derived from (lpn, version) or from a
 /// trace's fingerprint; the corpus and synthetic sources are built this way, and the blanket
@@ -51,6 +61,11 @@ pub(crate) trait KeyedSource: Send + Sync {
     fn seed(&self) -> u64;
     /// Fill `buf` with the unit `key` names.
     fn fill_key(&self, key: u64, buf: &mut [u8]);
+    /// Equal for keys that fill a `len`-byte buffer with equal bytes (see
+    /// [`ContentSource::identity`]).
+    fn key_identity(&self, _key: u64, _len: usize) -> Option<u64> {
+        None
+    }
 }
 
 impl<T: KeyedSource> ContentSource for T {
@@ -63,6 +78,11 @@ impl<T: KeyedSource> ContentSource for T {
 
     fn fill_by_ref(&self, fingerprint: Fingerprint, buf: &mut [u8]) {
         reference::fill(self.seed(), fingerprint, buf, |k, b| self.fill_key(k, b));
+    }
+
+    fn identity(&self, lpn: u32, version: u32, len: usize) -> Option<UnitIdentity> {
+        let k = key(Domain::Unit, self.seed(), lpn as u64, version as u64);
+        self.key_identity(k, len).map(|id| (id, 0))
     }
 }
 
@@ -279,5 +299,45 @@ mod tests {
         assert!(matches!(&c, ContentConfig::Corpus(cc) if cc.dir.is_none()));
         assert_eq!(c.zeros().zero_unit_fraction, 0.0);
         assert_eq!(c.zeros().partial_zero_fraction, 0.0);
+    }
+}
+
+#[cfg(test)]
+mod identity_tests {
+    use super::*;
+
+    /// Equal identities mean equal bytes, and the built-in corpus repeats pages often enough
+    /// for identities to repeat; random bytes have none.
+    #[test]
+    fn units_of_equal_identity_have_equal_bytes() {
+        let sources = [
+            "zero_unit_fraction = 0.1\npartial_zero_fraction = 0.3\npartial_zero_block_bytes = 4096",
+            "alignment_bytes = 512\npartial_zero_fraction = 0.5",
+            "mix = [{files = [\"canterbury/*\"], fraction = 0.5}, {files = [\"snappy_testdata/*\"], fraction = 0.5}]",
+        ];
+        for text in sources {
+            let config: ContentConfig =
+                toml::from_str(&format!("source = \"corpus\"\n{text}")).unwrap();
+            let source = build(&config, 3).unwrap();
+            let mut seen = std::collections::HashMap::new();
+            let mut repeats = 0;
+            let mut buf = vec![0u8; 16384];
+            for lpn in 0..3000 {
+                let id = source
+                    .identity(lpn, 1, buf.len())
+                    .expect("a corpus names its units");
+                source.fill(lpn, 1, &mut buf);
+                if let Some(earlier) = seen.insert(id, buf.clone()) {
+                    assert_eq!(earlier, buf, "{text}: unit {lpn}");
+                    repeats += 1;
+                }
+            }
+            assert!(repeats > 100, "{text}: {repeats}");
+        }
+        let synthetic: ContentConfig = toml::from_str(
+            "source = \"synthetic\"\nmix = [{fraction = 1.0, compressibility = 0.5}]",
+        )
+        .unwrap();
+        assert_eq!(build(&synthetic, 3).unwrap().identity(1, 1, 4096), None);
     }
 }

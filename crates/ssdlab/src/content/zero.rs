@@ -20,7 +20,7 @@
 //! sectors (the default) are the natural sub-block. Content named by a fingerprint is not touched:
 //! a trace that carries content says itself which blocks are zero (see `reference.rs`).
 
-use super::{below, draw, key, unit_interval, ContentSource, Domain, Fingerprint};
+use super::{below, draw, key, unit_interval, ContentSource, Domain, Fingerprint, UnitIdentity};
 use crate::error::Error;
 
 pub(crate) fn default_partial_zero_block_bytes() -> u32 {
@@ -116,18 +116,39 @@ impl<S: ContentSource> ZeroUnits<S> {
 /// sets of size `k` (Knuth's selection sampling, TAOCP vol. 2 §3.4.2 Algorithm S: block i is taken
 /// with probability (still needed)/(blocks left)). Fewer than two sub-blocks: nothing to do.
 fn zero_sub_blocks(key: u64, block: usize, buf: &mut [u8]) {
-    let m = buf.len().checked_div(block).unwrap_or(0) as u64;
+    let m = buf.len().checked_div(block).unwrap_or(0);
     if m < 2 {
         return;
     }
-    let mut needed = 1 + below(draw(key, 0), m - 1);
-    for (i, sub) in buf.chunks_exact_mut(block).enumerate() {
-        let left = m - i as u64;
-        if below(draw(key, 1 + i as u64), left) < needed {
+    for (sub, zero) in buf.chunks_exact_mut(block).zip(selection(key, m)) {
+        if zero {
             sub.fill(0);
-            needed -= 1;
         }
     }
+}
+
+/// Which of `m` sub-blocks `zero_sub_blocks` zeroes, in order (none when `m` < 2).
+fn selection(key: u64, m: usize) -> impl Iterator<Item = bool> {
+    let m = m as u64;
+    let mut needed = if m < 2 {
+        0
+    } else {
+        1 + below(draw(key, 0), m - 1)
+    };
+    (0..m).map(move |i| {
+        let take = needed > 0 && below(draw(key, 1 + i), m - i) < needed;
+        needed -= take as u64;
+        take
+    })
+}
+
+/// The sub-blocks `zero_sub_blocks` zeroes as a bitmap (units of at most 64 sub-blocks).
+fn zeroed_mask(key: u64, m: usize) -> Option<u64> {
+    (m <= 64).then(|| {
+        selection(key, m)
+            .enumerate()
+            .fold(0, |mask, (i, zero)| mask | (zero as u64) << i)
+    })
 }
 
 impl<S: ContentSource> ContentSource for ZeroUnits<S> {
@@ -149,6 +170,28 @@ impl<S: ContentSource> ContentSource for ZeroUnits<S> {
 
     fn fill_by_ref(&self, fingerprint: Fingerprint, buf: &mut [u8]) {
         self.inner.fill_by_ref(fingerprint, buf);
+    }
+
+    fn identity(&self, lpn: u32, version: u32, len: usize) -> Option<UnitIdentity> {
+        if self.partial_below <= 0.0 {
+            return self.inner.identity(lpn, version, len);
+        }
+        let k = key(Domain::Zero, self.seed, lpn as u64, version as u64);
+        let u = unit_interval(k);
+        if u < self.zero_below {
+            return Some((u64::MAX, u64::MAX));
+        }
+        let (id, zeroed) = self.inner.identity(lpn, version, len)?;
+        if zeroed != 0 {
+            return None;
+        }
+        if u < self.partial_below {
+            // Never 0: a partly zero unit has at least one zero sub-block.
+            let mask = zeroed_mask(k, len.checked_div(self.block).unwrap_or(0))?;
+            Some((id, mask))
+        } else {
+            Some((id, 0))
+        }
     }
 }
 

@@ -3,9 +3,13 @@
 //! and the controller time it costs. `identity` stores units as written without looking at their
 //! bytes; `compress` runs a codec on the real content of each page (PR-SSD §4.1–4.2).
 
+use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
+
 use crate::codec::Codec;
 use crate::config::{Config, ReductionConfig};
-use crate::content::ContentSource;
+use crate::content::{ContentSource, UnitIdentity};
 use crate::error::Error;
 use crate::flash::Geometry;
 
@@ -79,6 +83,10 @@ const MERGE_LANE: usize = 0;
 const DIRECT_LANE: usize = 1;
 const SPLIT_ROWS: usize = 2;
 
+/// Distinct pages whose reduction is remembered (about 40 MiB); past it, new pages are reduced
+/// every time they are written.
+const MAX_SEEN: usize = 1 << 20;
+
 /// Each written page is cut from `[content]` and compressed by the codec, over its non-zero
 /// partial units when the partial-zero filter is on (DPC, §4.2.2) or whole otherwise.
 pub struct Compress {
@@ -91,6 +99,10 @@ pub struct Compress {
     lanes: Vec<Lane>,
     /// Writes so far of each logical unit: the content version of the next.
     versions: Vec<u32>,
+    /// What earlier pages of the same bytes reduced to, by their content identity
+    /// (`ContentSource::identity`): a corpus has a few thousand distinct pages, written again
+    /// and again, and the codec's result depends on the bytes alone.
+    seen: HashMap<UnitIdentity, Reduced, FixedState>,
     /// The page's bytes, and its non-zero partial units (reused).
     page: Vec<u8>,
     nonzero: Vec<u8>,
@@ -100,7 +112,47 @@ impl DataReduction for Compress {
     fn reduce(&mut self, lpn: u32) -> Reduced {
         let version = &mut self.versions[lpn as usize];
         *version = version.wrapping_add(1);
-        self.content.fill(lpn, *version, &mut self.page);
+        let version = *version;
+        let identity = self.content.identity(lpn, version, self.page.len());
+        if let Some(r) = identity.and_then(|id| self.seen.get(&id)) {
+            return *r;
+        }
+        let reduced = self.reduce_bytes(lpn, version);
+        if let Some(id) = identity {
+            if self.seen.len() < MAX_SEEN {
+                self.seen.insert(id, reduced);
+            }
+        }
+        reduced
+    }
+    fn decompress_ns(&self) -> u64 {
+        self.decompress_ns
+    }
+    fn lanes(&self) -> &[Lane] {
+        &self.lanes
+    }
+    fn lane_of(&self, shape: UnitShape) -> usize {
+        match shape.kind {
+            UnitKind::Compressed => MERGE_LANE,
+            UnitKind::Raw => DIRECT_LANE,
+            UnitKind::Split => SPLIT_ROWS,
+        }
+    }
+    fn split_rows(&self) -> std::ops::Range<usize> {
+        SPLIT_ROWS..self.lanes.len()
+    }
+    fn keeps_shapes(&self) -> bool {
+        true
+    }
+    fn partial_unit_bytes(&self) -> u32 {
+        self.partial_bytes
+    }
+}
+
+impl Compress {
+    /// Cut the page's bytes and run the codec on them.
+    fn reduce_bytes(&mut self, lpn: u32, version: u32) -> Reduced {
+        self.content.fill(lpn, version, &mut self.page);
         let p = self.partial_bytes as usize;
         let mut zero_bitmap = 0u16;
         for (i, unit) in self.page.chunks(p).enumerate() {
@@ -149,28 +201,6 @@ impl DataReduction for Compress {
             }),
             encode_ns,
         }
-    }
-    fn decompress_ns(&self) -> u64 {
-        self.decompress_ns
-    }
-    fn lanes(&self) -> &[Lane] {
-        &self.lanes
-    }
-    fn lane_of(&self, shape: UnitShape) -> usize {
-        match shape.kind {
-            UnitKind::Compressed => MERGE_LANE,
-            UnitKind::Raw => DIRECT_LANE,
-            UnitKind::Split => SPLIT_ROWS,
-        }
-    }
-    fn split_rows(&self) -> std::ops::Range<usize> {
-        SPLIT_ROWS..self.lanes.len()
-    }
-    fn keeps_shapes(&self) -> bool {
-        true
-    }
-    fn partial_unit_bytes(&self) -> u32 {
-        self.partial_bytes
     }
 }
 
@@ -221,6 +251,7 @@ pub fn build(config: &Config, g: &Geometry) -> Result<Box<dyn DataReduction>, Er
                 }))
                 .collect(),
                 versions: super::table::zeroed_u32(super::logical_units(config, g) as usize),
+                seen: HashMap::default(),
                 page: vec![0; g.unit_bytes as usize],
                 nonzero: Vec::with_capacity(g.unit_bytes as usize),
             })

@@ -1,0 +1,158 @@
+//! PR-SSD end to end on real traces: every scheme of the reproduction (`experiments/pr-ssd.toml`:
+//! baseline, S, M, D, P, SP, MP, DP, PR, SplitAll) replays every committed trace excerpt with the
+//! integrity oracle on, and runs a GC-active steady state (preconditioned to 90%, overwritten at
+//! random) with the oracle on. The device is the `pr-ssd` preset with 64 blocks per plane instead
+//! of 1024 (32 GiB raw), traces folded into it (`host.out_of_range = "wrap"`), so that the
+//! oracle's final sweep over every logical page and the steady state's preconditioning stay fast.
+
+mod common;
+
+use std::path::Path;
+
+use ssdlab::config::{Config, FlowConfig};
+use ssdlab::experiment::spec::Experiment;
+use ssdlab::run::simulate;
+use ssdlab::trace::columns::ColumnsSpec;
+use ssdlab::trace::{Caller, TraceFormat};
+use ssdlab::RunOptions;
+
+/// Each scheme of the reproduction: (label, its overrides of the preset).
+fn schemes() -> Vec<(String, Vec<String>)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/pr-ssd.toml");
+    let e = Experiment::load(&path).unwrap();
+    e.configs
+        .iter()
+        .map(|c| {
+            assert_eq!(c.preset, "pr-ssd", "{}", c.label);
+            let sets = c.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            (c.label.clone(), sets)
+        })
+        .collect()
+}
+
+const SMALLER: &[&str] = &["geometry.blocks_per_plane=64", "host.out_of_range=\"wrap\""];
+
+/// The committed excerpts with the format each needs (None: detected).
+fn traces() -> Vec<(&'static str, Option<TraceFormat>, Option<&'static str>)> {
+    use TraceFormat::*;
+    vec![
+        ("blkparse_hadoop_java_first5000lines.txt.gz", None, None),
+        ("blkparse_ycsb_btrfs.txt.gz", None, None),
+        (
+            "cloudphysics_vscsi_first5000.csv.gz",
+            Some(Columns),
+            Some("separator=, time_us=1 op=2 size_bytes=4 offset_sectors=5 read=R write=W"),
+        ),
+        ("fiu_mail_cheetah_day2_first2000.blkparse.gz", None, None),
+        ("msr_hm_0_first1000.csv.gz", None, None),
+        ("msr_hm_1_first1000writes.csv.gz", None, None),
+        ("msr_mds_0_first1000writes.csv.gz", None, None),
+        ("msr_proj_0_first1000writes.csv.gz", None, None),
+        ("msr_rsrch_2_first1000writes.csv.gz", None, None),
+        ("msr_wdev_1_full.csv.gz", None, None),
+        ("msr_wdev_3_full.csv.gz", None, None),
+        (
+            "msrcut_heimdall_most_thpt_rand_iops_1006.trace.gz",
+            Some(Columns),
+            Some("time_ms=1 offset_bytes=3 size_bytes=4 op=5 read=1 write=0"),
+        ),
+        ("tpcc_small_mqsim.trace.gz", Some(Mqsim), None),
+        ("umass_websearch1_first10.spc.gz", None, None),
+        (
+            "umass_websearch1_first24783_mqsim.trace.gz",
+            Some(Mqsim),
+            None,
+        ),
+        (
+            "umass_websearch1_first5000_flashsim.trace.gz",
+            Some(Flashsim),
+            None,
+        ),
+        (
+            "ycsb_rocksdb_ssdtrace_first2000lines.blkparse.gz",
+            None,
+            None,
+        ),
+    ]
+}
+
+fn config(sets: &[String], more: &[&str]) -> Config {
+    let mut all: Vec<String> = sets.to_vec();
+    all.extend(SMALLER.iter().chain(more).map(|s| s.to_string()));
+    Config::resolve("pr-ssd", None, &all).unwrap()
+}
+
+fn verified(config: &Config) -> serde_json::Value {
+    let opts = RunOptions {
+        verify: true,
+        request_log: false,
+    };
+    let s = simulate(config, &opts).unwrap().summary;
+    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
+    s
+}
+
+#[test]
+fn every_scheme_is_verify_clean_on_every_committed_trace() {
+    let schemes = schemes();
+    assert_eq!(schemes.len(), 10);
+    for (file, format, columns) in traces() {
+        for (label, sets) in &schemes {
+            let mut c = config(sets, &[]);
+            let mut flow = FlowConfig::trace(common::trace(file), format, Caller::Toml);
+            flow.columns = columns.map(|s| ColumnsSpec::from_cli(s).unwrap());
+            c.flows.push(flow);
+            let s = verified(&c);
+            assert!(
+                s["integrity"]["checked_reads"].as_u64().unwrap() > 0 || s["requests"]["read"] == 0,
+                "{label} on {file}"
+            );
+            // The schemes are what they say: compression where named, splits only in PR and
+            // SplitAll.
+            let compressed = s["compression"]["units"]["compressed"].as_u64();
+            assert_eq!(
+                compressed.is_some(),
+                !["baseline", "P"].contains(&label.as_str()),
+                "{label} on {file}"
+            );
+            assert_eq!(
+                s.get("split").is_some(),
+                ["PR", "SplitAll"].contains(&label.as_str()),
+                "{label} on {file}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_scheme_is_verify_clean_in_a_gc_active_steady_state() {
+    for (label, sets) in schemes() {
+        let mut c = config(
+            &sets,
+            &[
+                "precondition.fill_fraction=0.95",
+                "precondition.pattern=\"random\"",
+                "precondition.overwrite_fraction=2.0",
+                "precondition.trace_footprint=false",
+                // Blocks of 48 pages (3 GiB raw), so that a few thousand writes fill blocks.
+                "geometry.pages_per_block=48",
+            ],
+        );
+        // Random overwrites and reads over most of the logical space, with the Copy workload's
+        // content (a movie: mostly incompressible, so the device is full enough for GC); writes
+        // of part of a logical page read the rest back first (read-modify-write).
+        c.flows.push(FlowConfig::workload("pr-ssd-copy").unwrap());
+        let g = c.flows[0].generator.as_mut().unwrap();
+        g.requests = Some(3000);
+        g.working_set_bytes = 2 << 30;
+        let s = verified(&c);
+        assert!(
+            s["gc"]["invocations"].as_u64().unwrap() > 0,
+            "{label}: no GC ran"
+        );
+        assert!(
+            s["write_buffer"]["merge_read_units"].as_u64().unwrap() > 0,
+            "{label}: no partial write read its page"
+        );
+    }
+}
