@@ -3,11 +3,13 @@
 # toolchain with plain cargo: no cargo install, no nightly. docs/fuzzing.md says what each target
 # checks and records the figures of a long run.
 #
-#   scripts/fuzz.sh [TARGET...] [--runs N] [--seconds S] [--list]
+#   scripts/fuzz.sh [TARGET...] [--runs N] [--seconds S] [--timeout S] [--list]
 #
 # TARGET: the names `--list` prints (trace_msr ... trace_native, config); default all of them.
 # --runs N: inputs per target (default 10000000); --seconds S: stop a target after S seconds even
-# if it has not run N inputs.
+# if it has not run N inputs; --timeout S: an input running longer is a hang (default 10; a
+# compressed input that expands to hundreds of MiB of empty lines takes 0.5 s alone, and many
+# times that on a machine busy with other work).
 # Each target starts from seeds built here from traces/, tests/data/trace_corpus/ and the shipped
 # presets, the inputs that once made it fail (fuzz/regressions/TARGET, committed), and the corpus
 # it grew on earlier runs (fuzz/corpus/TARGET, not committed). A crash (panic, timeout, out of
@@ -18,14 +20,16 @@ cd "$(dirname "$0")/.."
 
 runs=10000000
 seconds=
+timeout=10
 list=
 targets=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
+    --timeout) timeout="$2"; shift 2 ;;
     --list) list=1; shift ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
     esac
@@ -135,8 +139,9 @@ for t in "${targets[@]}"; do
     [ -z "$seconds" ] || budget+=(-max_total_time="$seconds")
     log=$work/log
     start=$(date +%s)
-    # -timeout: an input that takes 10 s is a hang; -rss_limit_mb: one that needs 2 GiB a blow-up.
-    if ! "$bin/$t" "${budget[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    # -timeout: an input that takes that long is a hang; -rss_limit_mb: one that needs 2 GiB a
+    # blow-up.
+    if ! "$bin/$t" "${budget[@]}" -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="fuzz/artifacts/$t/" "fuzz/corpus/$t" "$seeds" "${kept[@]}" >"$log" 2>&1; then
         tail -n 40 "$log" >&2
         echo "fuzz.sh: $t crashed; the input is under fuzz/artifacts/$t/." \
