@@ -51,6 +51,8 @@ pub struct Preconditioner<'a> {
     pub sched: &'a Scheduler,
     streams: usize,
     page_units: Vec<Option<(u32, u32, UnitShape)>>,
+    /// Pages sealed by a write (reused).
+    sealed: Vec<Sealed>,
     candidates: Vec<Candidate>,
     pub report: PreconditionReport,
 }
@@ -96,6 +98,7 @@ impl<'a> Preconditioner<'a> {
             placement,
             sched,
             page_units: Vec::new(),
+            sealed: Vec::new(),
             candidates: Vec::new(),
             report: PreconditionReport::default(),
         }
@@ -206,13 +209,17 @@ impl<'a> Preconditioner<'a> {
             dest.region * self.streams + dest.stream,
             self.reduction.lane_of(shape),
         );
-        let mut sealed = Vec::new();
+        let mut sealed = std::mem::take(&mut self.sealed);
         self.ftl
             .buffer_unit(lpn, version, shape, keys, None, &mut sealed);
-        for s in sealed {
-            self.program_now(s)?;
+        let mut result = Ok(());
+        for s in sealed.drain(..) {
+            if result.is_ok() {
+                result = self.program_now(s);
+            }
         }
-        Ok(())
+        self.sealed = sealed;
+        result
     }
 
     fn program_now(&mut self, sealed: Sealed) -> Result<(), Error> {

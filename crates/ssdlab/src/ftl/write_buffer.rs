@@ -218,11 +218,10 @@ impl WriteBuffer {
             .push(shape.len)
             .unwrap_or_else(|r| unreachable!("a sealed page makes room: {r:?}"));
         // A split buffer's row is the partial index its units' parts take in their pages.
-        let lane = key % self.lanes.len();
-        let row = if self.split_rows.contains(&lane) {
-            lane - self.split_rows.start
-        } else {
+        let row = if self.split_rows.is_empty() {
             0
+        } else {
+            (key % self.lanes.len()).saturating_sub(self.split_rows.start)
         };
         let entry = Entry {
             lpn,
