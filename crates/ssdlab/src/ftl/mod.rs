@@ -706,16 +706,17 @@ impl Ftl {
     pub fn codewords_of_slots(&self, page: PageId, slots: u64) -> u64 {
         let mut m = 0;
         let mut s = slots;
+        let shaped = !self.shapes.is_empty();
         while s != 0 {
             let i = s.trailing_zeros();
             s &= s - 1;
-            if self.shapes.is_empty() {
-                m |= self.slot_codewords[i as usize];
-            } else {
+            m |= if shaped {
                 let slot = self.geometry.slot_id(page, i);
                 let shape = self.shape_in_slot(self.unit_in_slot(slot), slot);
-                m |= codewords_of_bytes(&self.geometry, shape.offset, shape.offset + shape.len);
-            }
+                codewords_of_bytes(&self.geometry, shape.offset, shape.offset + shape.len)
+            } else {
+                self.slot_codewords[i as usize]
+            };
         }
         m
     }

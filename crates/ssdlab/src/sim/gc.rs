@@ -161,8 +161,13 @@ impl Simulation {
             let dest = self.migration.destination(lpn, region);
             // Copies keep their stored form, repacked with units of their kind (a compressed
             // unit moves compressed: PR-SSD §4.2.3).
-            let shape = self.ftl.shape_in_slot(lpn, slot);
-            let lane = self.reduction.lane_of(shape);
+            let (shape, lane) = if lanes == 1 {
+                // Units stored as written: all alike, one lane (no shape to look up).
+                (UnitShape::raw(self.ftl.geometry.unit_bytes), 0)
+            } else {
+                let shape = self.ftl.shape_in_slot(lpn, slot);
+                (shape, self.reduction.lane_of(shape))
+            };
             self.gc[job].copies[dest * lanes + lane].push(UnitCopy { lpn, slot, shape });
         }
         self.gc[job].reads_outstanding -= 1;
