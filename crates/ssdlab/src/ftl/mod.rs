@@ -337,13 +337,17 @@ impl Ftl {
         match self.lookup(lpn) {
             Location::Unmapped | Location::Zero => {}
             Location::Buffered(e) => self.buffer.kill(e),
-            Location::Flash(slot) => match self.split_parts.remove(&lpn) {
-                Some(parts) => {
-                    for p in parts {
-                        self.invalidate_slot(p.slot, lpn);
+            // (The split table is empty unless the split FTL is on: no lookup then.)
+            Location::Flash(slot) => match self.split_parts.is_empty() {
+                false => match self.split_parts.remove(&lpn) {
+                    Some(parts) => {
+                        for p in parts {
+                            self.invalidate_slot(p.slot, lpn);
+                        }
                     }
-                }
-                None => self.invalidate_slot(slot, lpn),
+                    None => self.invalidate_slot(slot, lpn),
+                },
+                true => self.invalidate_slot(slot, lpn),
             },
         }
         self.l2p[lpn as usize] = UNMAPPED;
