@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use crate::codec::{CodecConfig, CODEC_NAMES, MAX_INPUT_BYTES, UNIT_BYTES};
 use crate::codec_study::{self as study, StudyOptions};
-use crate::config::FlowConfig;
 use crate::content::ContentSource;
 use crate::error::Error;
 
@@ -83,12 +82,7 @@ impl ContentUnits {
         let Some(count) = a.units else {
             return Ok(None);
         };
-        let flows = a
-            .workload
-            .iter()
-            .map(|w| FlowConfig::workload(w))
-            .collect::<Result<_, _>>()?;
-        let config = a.device.resolve(&[], flows)?;
+        let config = a.device.resolve_with_workloads(&a.workload)?;
         let mut label = format!("content of {}", config.name);
         if !a.workload.is_empty() {
             label.push_str(&format!(" × {}", a.workload.join(" + ")));

@@ -3,7 +3,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::config::FlowConfig;
 use crate::error::Error;
 
 use super::{out, DeviceArgs};
@@ -30,12 +29,7 @@ pub(super) struct ContentSampleArgs {
 }
 
 pub(super) fn content_sample(a: ContentSampleArgs) -> Result<i32, Error> {
-    let flows = a
-        .workload
-        .iter()
-        .map(|w| FlowConfig::workload(w))
-        .collect::<Result<_, _>>()?;
-    let config = a.device.resolve(&[], flows)?;
+    let config = a.device.resolve_with_workloads(&a.workload)?;
     let source = crate::content::build(&config.content, config.seed)?;
     let mut buf = vec![0u8; config.ftl.mapping_unit_kib as usize * 1024];
     let file = std::fs::File::create(&a.out).map_err(|e| Error::io(&a.out, e))?;

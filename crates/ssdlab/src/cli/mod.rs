@@ -115,6 +115,15 @@ impl DeviceArgs {
         sets.extend_from_slice(extra);
         Config::resolve_with_flows(&self.preset, self.config.as_deref(), &sets, flows)
     }
+
+    /// The resolved config with a flow per named workload (whose content then applies).
+    fn resolve_with_workloads(&self, workloads: &[String]) -> Result<Config, Error> {
+        let flows = workloads
+            .iter()
+            .map(|w| FlowConfig::workload(w))
+            .collect::<Result<_, _>>()?;
+        self.resolve(&[], flows)
+    }
 }
 
 /// A usage error found after parsing: print it and return exit code 2.

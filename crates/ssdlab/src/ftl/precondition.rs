@@ -273,13 +273,7 @@ impl<'a> Preconditioner<'a> {
 
     /// The region and writer of an open page's key.
     fn destination(&self, key: usize) -> (usize, Writer) {
-        let stream_key = key / self.ftl.buffer.lanes();
-        (
-            stream_key / self.streams,
-            Writer::Host {
-                stream: stream_key % self.streams,
-            },
-        )
+        self.ftl.buffer.destination(key, self.streams)
     }
 
     /// Program every partly filled open page (padded), and every split buffer.

@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::flash::Geometry;
 
 use super::shape::UnitShape;
-use super::NO_LPN;
+use super::{Writer, NO_LPN};
 
 /// How one kind of page is packed: at most `max_units` units, each starting at a multiple of
 /// `align_bytes`, back to back while they fit ([`PagePacker`]). A data-reduction policy names
@@ -111,6 +111,18 @@ impl WriteBuffer {
     /// Lanes per stream key.
     pub fn lanes(&self) -> usize {
         self.lanes.len()
+    }
+
+    /// The region and the host writer of open page `key`, with `streams` write streams per
+    /// region (keys are `(region · streams + stream) · lanes + lane`).
+    pub fn destination(&self, key: usize, streams: usize) -> (usize, Writer) {
+        let stream_key = key / self.lanes.len();
+        (
+            stream_key / streams,
+            Writer::Host {
+                stream: stream_key % streams,
+            },
+        )
     }
 
     /// The open pages a unit of `lane` for `stream_key` may go to: its lane's, or every row of
@@ -293,6 +305,20 @@ mod tests {
     use super::*;
     use crate::ftl::shape::UnitKind;
 
+    /// The small device's buffer with one stream and one lane: PR-SSD's merge buffer (a page,
+    /// at most 12 units back to back).
+    fn merge_buffer() -> WriteBuffer {
+        let config = crate::test_support::small(&[]);
+        let g = Geometry::new(&config);
+        let mut b = WriteBuffer::new(&config, &g);
+        let lane = Lane {
+            max_units: 12,
+            align_bytes: 1,
+        };
+        b.open_streams(1, &[lane], 0..0);
+        b
+    }
+
     fn compressed(len: u32) -> UnitShape {
         UnitShape {
             kind: UnitKind::Compressed,
@@ -305,17 +331,7 @@ mod tests {
     /// starts the next page (PPN 202).
     #[test]
     fn the_merge_buffer_flushes_when_the_next_unit_does_not_fit() {
-        let config = crate::test_support::small(&[]);
-        let g = Geometry::new(&config);
-        let mut b = WriteBuffer::new(&config, &g);
-        b.open_streams(
-            1,
-            &[Lane {
-                max_units: 12,
-                align_bytes: 1,
-            }],
-            0..0,
-        );
+        let mut b = merge_buffer();
         let mut offsets = Vec::new();
         for (lpn, len) in [(908, 5000), (909, 6000), (910, 4000)] {
             assert!(b.seal_if_cannot_fit(0, len).is_none(), "{lpn} fits");
@@ -338,17 +354,7 @@ mod tests {
 
     #[test]
     fn a_page_holds_at_most_its_lane_s_units() {
-        let config = crate::test_support::small(&[]);
-        let g = Geometry::new(&config);
-        let mut b = WriteBuffer::new(&config, &g);
-        b.open_streams(
-            1,
-            &[Lane {
-                max_units: 12,
-                align_bytes: 1,
-            }],
-            0..0,
-        );
+        let mut b = merge_buffer();
         for lpn in 0..11 {
             b.push(0, lpn, 1, compressed(100));
             assert!(b.seal_if_full(0).is_none());

@@ -190,13 +190,7 @@ impl Simulation {
 
     /// The region and the writer of an open page's key.
     pub(super) fn key_destination(&self, key: usize) -> (usize, Writer) {
-        let stream_key = key / self.ftl.buffer.lanes();
-        (
-            stream_key / self.streams,
-            Writer::Host {
-                stream: stream_key % self.streams,
-            },
-        )
+        self.ftl.buffer.destination(key, self.streams)
     }
 
     /// Choose a plane for a sealed page and program it there, or hold it until the plane has room.
