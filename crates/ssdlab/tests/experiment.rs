@@ -518,8 +518,10 @@ fn the_pr_ssd_experiments_name_the_papers_schemes_and_workloads() {
         );
     }
     assert!(!e.paper.as_ref().unwrap().figures.is_empty());
+    pr_ssd_runs_share_the_aged_device_and_span_it(&e, dir);
 
     let c = Experiment::load(&dir.join("pr-ssd-channels.toml")).unwrap();
+    pr_ssd_runs_share_the_aged_device_and_span_it(&c, dir);
     for (label, base) in [
         ("PR-4ch", "baseline-4ch"),
         ("PR-8ch", "baseline-8ch"),
@@ -531,4 +533,48 @@ fn the_pr_ssd_experiments_name_the_papers_schemes_and_workloads() {
         labels(c.workloads.iter().map(|w| w.label.as_str()).collect()),
         workloads.join(" ")
     );
+}
+
+/// Every run of a PR-SSD experiment is on the same scaled, aged device (pr-ssd/device.toml): 90%
+/// of the logical space filled, then overwritten, the workload spanning exactly the filled part
+/// and arriving open loop, so that GC runs at steady state in every scheme
+/// (docs/reproductions/pr-ssd).
+fn pr_ssd_runs_share_the_aged_device_and_span_it(e: &Experiment, dir: &Path) {
+    use ssdlab::flash::Geometry;
+    use ssdlab::workload::Arrival;
+    for c in &e.configs {
+        assert_eq!(
+            c.config_file.as_deref(),
+            Some(Path::new("pr-ssd/device.toml")),
+            "{}",
+            c.label
+        );
+    }
+    for run in experiment::expand(e, dir).unwrap() {
+        let (c, at) = (
+            &run.config,
+            format!("{} × {}", run.config_label, run.workload_label),
+        );
+        assert_eq!(
+            (c.geometry.blocks_per_plane, c.geometry.pages_per_block),
+            (32, 66),
+            "{at}"
+        );
+        assert_eq!(
+            (
+                c.precondition.fill_fraction,
+                c.precondition.overwrite_fraction
+            ),
+            (0.9, 1.0),
+            "{at}"
+        );
+        // The fill writes units 0, 1, … in order (preconditioning rounds the share of units).
+        let units = ssdlab::ftl::logical_units(c, &Geometry::new(c)) as f64;
+        let filled_bytes = (c.precondition.fill_fraction * units).round() as u64
+            * u64::from(c.ftl.mapping_unit_kib)
+            * 1024;
+        let g = c.flows[0].generator.as_ref().unwrap();
+        assert_eq!(g.working_set_bytes, filled_bytes, "{at}");
+        assert!(matches!(g.arrival, Arrival::Poisson { .. }), "{at}");
+    }
 }

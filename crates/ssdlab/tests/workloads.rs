@@ -5,6 +5,7 @@ mod common;
 
 use ssdlab::config::{Config, ReplayMode};
 use ssdlab::run::load_flows;
+use ssdlab::workload::Arrival;
 use ssdlab::{simulate, RunOptions};
 
 /// The `spread` preset with `flows` set to this TOML array (as `--set flows=[...]` would).
@@ -43,6 +44,42 @@ fn a_named_workload_with_overrides_runs_clean_and_matches_its_mix() {
     let rb =
         s["flows"][0]["read_bytes"].as_f64().unwrap() / s["requests"]["read"].as_f64().unwrap();
     assert_eq!(rb, 16384.0, "{s}");
+}
+
+#[test]
+fn an_arrival_of_another_kind_replaces_the_named_workloads() {
+    // SPREAD USR replays closed loop at queue depth 32; a Poisson arrival over it must not keep
+    // the closed loop's queue depth (it used to fail as an unknown field).
+    let config = spread_with(
+        r#"[{workload = "spread-usr", generator = {requests = 500, arrival = {kind = "poisson", iops = 2000.0}}}]"#,
+    )
+    .unwrap();
+    let g = config.flows[0].generator.as_ref().unwrap();
+    assert_eq!(g.arrival, Arrival::Poisson { iops: 2000.0 });
+    let flows = load_flows(&mut config.clone()).unwrap();
+    assert_eq!(flows[0].mode, ReplayMode::Open);
+    let s = simulate(&config, &verify()).unwrap().summary;
+    assert_eq!(s["integrity"]["violations"], 0);
+    // 500 Poisson arrivals at 2,000 IOPS span about 0.25 s (sd 4.5%).
+    let span_s = s["span_ns"].as_f64().unwrap() / 1e9;
+    assert!((0.2..0.32).contains(&span_s), "{span_s}");
+    // And back: a closed loop over an open-loop workload (PR-SSD's) keeps no rate.
+    let config = spread_with(
+        r#"[{workload = "pr-ssd-office", generator = {requests = 10, working_set_bytes = 1073741824, arrival = {kind = "closed", queue_depth = 4}}}]"#,
+    )
+    .unwrap();
+    let flows = load_flows(&mut config.clone()).unwrap();
+    assert_eq!(
+        (flows[0].mode, flows[0].queue_depth),
+        (ReplayMode::Closed, 4)
+    );
+    let e = spread_with(
+        r#"[{workload = "spread-usr", generator = {arrival = {queue_depth = 4, iops = 5.0}}}]"#,
+    )
+    .unwrap_err()
+    .to_string();
+    // The same kind (none named: the named workload's) merges, so a stray key is still an error.
+    assert!(e.contains("iops"), "{e}");
 }
 
 #[test]

@@ -212,11 +212,15 @@ fn expand_named_workloads(value: &mut toml::Table) -> Result<Vec<String>, Error>
     Ok(names)
 }
 
-/// Recursive table merge: keys of `over` replace those of `base`, tables merge.
+/// Recursive table merge: keys of `over` replace those of `base`, tables merge, except that a
+/// table naming another variant of a tagged value than `base` does (see [`VARIANT_TAGS`])
+/// replaces it whole: the base's variant's keys are not keys of the new variant.
 fn merge(base: &mut toml::Table, over: toml::Table) {
     for (k, v) in over {
         match (base.get_mut(&k), v) {
-            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) if !other_variant(b, &o) => {
+                merge(b, o)
+            }
             (_, v) => {
                 base.insert(k, v);
             }
@@ -224,6 +228,48 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
     }
 }
 
+/// The keys that name the variant of a tagged table: a generator's size, address and arrival
+/// distributions (`kind`), the FTL's policies (`policy`).
+const VARIANT_TAGS: [&str; 2] = ["kind", "policy"];
+
+/// Whether `over` names a different variant than `base` (both carry the tag, with other values).
+fn other_variant(base: &toml::Table, over: &toml::Table) -> bool {
+    VARIANT_TAGS
+        .iter()
+        .any(|tag| matches!((base.get(*tag), over.get(*tag)), (Some(b), Some(o)) if b != o))
+}
+
 fn default_true() -> bool {
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_of_another_variant_replaces_the_base_and_one_of_the_same_merges() {
+        let mut base: toml::Table = toml::from_str(
+            "[g]\nrequests = 5\narrival = { kind = \"closed\", queue_depth = 32 }\n\
+             size = { kind = \"geometric\", mean_bytes = 8192.0, step_bytes = 4096, max_bytes = 65536 }",
+        )
+        .unwrap();
+        let over: toml::Table = toml::from_str(
+            "[g]\narrival = { kind = \"poisson\", iops = 100.0 }\n\
+             size = { kind = \"geometric\", mean_bytes = 16384.0 }",
+        )
+        .unwrap();
+        merge(&mut base, over);
+        let g = base["g"].as_table().unwrap();
+        // Another kind: the closed loop's queue depth is gone.
+        let arrival = g["arrival"].as_table().unwrap();
+        assert!(!arrival.contains_key("queue_depth"), "{arrival}");
+        assert_eq!(arrival["kind"].as_str(), Some("poisson"));
+        assert_eq!(arrival["iops"].as_float(), Some(100.0));
+        // The same kind: keys merge.
+        let size = g["size"].as_table().unwrap();
+        assert_eq!(size["mean_bytes"].as_float(), Some(16384.0));
+        assert_eq!(size["max_bytes"].as_integer(), Some(65536));
+        assert_eq!(g["requests"].as_integer(), Some(5));
+    }
 }

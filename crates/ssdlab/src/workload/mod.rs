@@ -98,6 +98,20 @@ pub enum SizeDist {
         step_bytes: u64,
         max_bytes: u64,
     },
+    /// One of `components`, chosen with its relative `weight`, then a size drawn from it: e.g. a
+    /// share of single 4 KiB requests beside a geometric tail (PR-SSD's workloads, where small
+    /// requests dominate but Table 2 gives only the mean).
+    Mixture {
+        components: Vec<SizeComponent>,
+    },
+}
+
+/// A component of a [`SizeDist::Mixture`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizeComponent {
+    pub weight: f64,
+    pub size: SizeDist,
 }
 
 /// Where a random request starts, over the working set's aligned slots.

@@ -132,6 +132,55 @@ mod tests {
         }
     }
 
+    /// PR-SSD Table 2: mean read and write sizes (KB, read as KiB). The workloads' size shapes
+    /// are ours; their means must stay the paper's, small requests must dominate (§3.1), and
+    /// arrivals must be open loop (timed traces, §5.1.2).
+    #[test]
+    fn the_pr_ssd_workloads_keep_table_2s_means_with_small_requests_dominant() {
+        use super::super::size::mean_bytes;
+        use super::super::{Arrival, SizeDist};
+        let table_2 = [
+            ("pr-ssd-ubuntu", 42.83, 179.47),
+            ("pr-ssd-windows", 14.19, 56.93),
+            ("pr-ssd-compile", 25.45, 262.87),
+            ("pr-ssd-internet", 28.08, 42.65),
+            ("pr-ssd-office", 35.35, 55.27),
+            ("pr-ssd-copy", 32.32, 115.24),
+            ("pr-ssd-db", 114.60, 432.75),
+            ("pr-ssd-ml", 36.83, 18.60),
+        ];
+        // The share of single 4 KiB requests a distribution gives (fixed components only).
+        let small_share = |d: &SizeDist| match d {
+            SizeDist::Mixture { components } => {
+                let total: f64 = components.iter().map(|c| c.weight).sum();
+                components
+                    .iter()
+                    .filter(|c| c.size == SizeDist::Fixed { bytes: 4096 })
+                    .map(|c| c.weight / total)
+                    .sum::<f64>()
+            }
+            _ => 0.0,
+        };
+        for (name, read_kb, write_kb) in table_2 {
+            let g = generator(name).unwrap();
+            for (d, kb) in [(&g.read_size, read_kb), (&g.write_size, write_kb)] {
+                let d = d.as_ref().unwrap();
+                let mean = mean_bytes(d) / 1024.0;
+                // The 16 MiB cut of the geometric tails lowers the mean by less than 1e-6.
+                assert!((mean / kb - 1.0).abs() < 1e-4, "{name}: {mean} KiB vs {kb}");
+                assert!(
+                    small_share(d) > 0.5,
+                    "{name}: small requests do not dominate"
+                );
+            }
+            assert!(
+                matches!(g.arrival, Arrival::Poisson { iops } if iops > 0.0),
+                "{name}: {:?}",
+                g.arrival
+            );
+        }
+    }
+
     #[test]
     fn unknown_names_list_the_known_ones() {
         let e = generator("nope").unwrap_err().to_string();

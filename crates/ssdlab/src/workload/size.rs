@@ -3,7 +3,7 @@
 use rand::Rng;
 use rand_distr::{Distribution, Geometric, WeightedIndex};
 
-use super::SizeDist;
+use super::{SizeComponent, SizeDist};
 use crate::error::Error;
 
 /// Draws sizes from a [`SizeDist`].
@@ -13,6 +13,7 @@ pub(super) enum SizeSampler {
     Uniform { min: u64, steps: u64, step: u64 },
     Histogram(Vec<(u64, u64)>, WeightedIndex<f64>, u64),
     Geometric(Geometric, u64, u64),
+    Mixture(Vec<SizeSampler>, WeightedIndex<f64>),
 }
 
 impl SizeSampler {
@@ -55,6 +56,13 @@ impl SizeSampler {
                 let g = Geometric::new(p).unwrap_or_else(|_| unreachable!("p in (0, 1]"));
                 SizeSampler::Geometric(g, *step_bytes, *max_bytes)
             }
+            SizeDist::Mixture { components } => SizeSampler::Mixture(
+                components
+                    .iter()
+                    .map(|c| SizeSampler::new(&c.size))
+                    .collect(),
+                weights(&components.iter().map(|c| c.weight).collect::<Vec<_>>()),
+            ),
         }
     }
 
@@ -70,6 +78,7 @@ impl SizeSampler {
                 lo + step * rng.gen_range(0..steps)
             }
             SizeSampler::Geometric(g, step, max) => (step * (1 + g.sample(rng))).min(*max),
+            SizeSampler::Mixture(parts, w) => parts[w.sample(rng)].sample(rng),
         }
     }
 }
@@ -179,6 +188,21 @@ pub(super) fn validate(d: &SizeDist, key: &str, working_set_bytes: u64) -> Resul
             }
             *max_bytes
         }
+        SizeDist::Mixture { components } => {
+            let weights: Vec<f64> = components.iter().map(|c| c.weight).collect();
+            if !weights_ok(&weights) {
+                return err("components", "weights must be ≥ 0 and not all 0".into());
+            }
+            // Each component checks its own sizes against the working set.
+            for (i, SizeComponent { size, .. }) in components.iter().enumerate() {
+                validate(
+                    size,
+                    &format!("{key}.components[{i}].size"),
+                    working_set_bytes,
+                )?;
+            }
+            return Ok(());
+        }
     };
     if largest > working_set_bytes {
         return err(
@@ -189,6 +213,55 @@ pub(super) fn validate(d: &SizeDist, key: &str, working_set_bytes: u64) -> Resul
         );
     }
     Ok(())
+}
+
+/// The expected size of a distribution, in bytes (for tests of the workloads' means).
+#[cfg(test)]
+pub(super) fn mean_bytes(d: &SizeDist) -> f64 {
+    let weighted = |pairs: &mut dyn Iterator<Item = (f64, f64)>| {
+        let (sum, total) = pairs.fold((0.0, 0.0), |(s, t), (x, w)| (s + x * w, t + w));
+        sum / total
+    };
+    match d {
+        SizeDist::Fixed { bytes } => *bytes as f64,
+        SizeDist::Choice { bytes, weights } => {
+            weighted(&mut bytes.iter().zip(weights).map(|(&b, &w)| (b as f64, w)))
+        }
+        SizeDist::Uniform {
+            min_bytes,
+            max_bytes,
+            ..
+        } => (min_bytes + max_bytes) as f64 / 2.0,
+        SizeDist::Histogram {
+            bin_edges_bytes,
+            weights,
+            step_bytes,
+        } => weighted(&mut bin_edges_bytes.windows(2).zip(weights).map(|(b, &w)| {
+            let steps = (b[1] - b[0]).div_ceil(*step_bytes);
+            (
+                b[0] as f64 + (steps - 1) as f64 * *step_bytes as f64 / 2.0,
+                w,
+            )
+        })),
+        SizeDist::Geometric {
+            mean_bytes,
+            step_bytes,
+            max_bytes,
+        } => {
+            // E[min(step × K, max)] for K = 1 + G, P(K = k) = p q^(k−1): the sum over
+            // k ≤ n = ⌊max / step⌋ is step (1 − (n+1) q^n + n q^(n+1)) / p, the rest is max.
+            let step = *step_bytes as f64;
+            let p = (step / mean_bytes).min(1.0);
+            let q = 1.0 - p;
+            let n = (max_bytes / step_bytes) as i32;
+            let n_f = f64::from(n);
+            step * (1.0 - (n_f + 1.0) * q.powi(n) + n_f * q.powi(n + 1)) / p
+                + *max_bytes as f64 * q.powi(n)
+        }
+        SizeDist::Mixture { components } => {
+            weighted(&mut components.iter().map(|c| (mean_bytes(&c.size), c.weight)))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -230,6 +303,72 @@ mod tests {
         // sd of a geometric size ≈ mean; standard error = mean / sqrt(n) ≈ 0.22%: bound at 1.5%.
         assert!((mean / (42.83 * 1024.0) - 1.0).abs() < 0.015, "{mean}");
         assert!(v.iter().all(|b| b % 4096 == 0 && *b >= 4096));
+    }
+
+    /// PR-SSD Office's read sizes (Table 2 mean 35.35 KB): 60% single 4 KiB reads, the rest
+    /// geometric with the mean that keeps the whole at Table 2's.
+    fn small_and_tail() -> SizeDist {
+        let tail = (35.35 * 1024.0 - 0.6 * 4096.0) / 0.4;
+        SizeDist::Mixture {
+            components: vec![
+                SizeComponent {
+                    weight: 0.6,
+                    size: SizeDist::Fixed { bytes: 4096 },
+                },
+                SizeComponent {
+                    weight: 0.4,
+                    size: SizeDist::Geometric {
+                        mean_bytes: tail,
+                        step_bytes: 4096,
+                        max_bytes: 16 << 20,
+                    },
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_mixture_draws_its_components_by_weight_and_keeps_their_mean() {
+        let d = small_and_tail();
+        assert!((mean_bytes(&d) / (35.35 * 1024.0) - 1.0).abs() < 1e-9);
+        let v = draws(&d, 200_000);
+        let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
+        // The tail's sd ≈ its mean (84 KiB), the whole's ≈ 62 KiB; standard error at n = 2e5
+        // ≈ 0.14 KiB = 0.4% of the mean: bound at 2%.
+        assert!((mean / (35.35 * 1024.0) - 1.0).abs() < 0.02, "{mean}");
+        // 4 KiB: the fixed component (0.6) and the tail's first step (0.4 × 4096 / tail mean).
+        let tail = (35.35 * 1024.0 - 0.6 * 4096.0) / 0.4;
+        let expected = 0.6 + 0.4 * 4096.0 / tail;
+        let small = v.iter().filter(|&&b| b == 4096).count() as f64 / v.len() as f64;
+        // Binomial sd at n = 2e5 is 0.0011: 5 sd.
+        assert!((small - expected).abs() < 0.0055, "{small} vs {expected}");
+        // The test can fail: a plain geometric with the same mean has far fewer 4 KiB sizes.
+        let plain = draws(
+            &SizeDist::Geometric {
+                mean_bytes: 35.35 * 1024.0,
+                step_bytes: 4096,
+                max_bytes: 16 << 20,
+            },
+            200_000,
+        );
+        let plain_small = plain.iter().filter(|&&b| b == 4096).count() as f64 / 200_000.0;
+        assert!(plain_small < 0.15, "{plain_small}");
+    }
+
+    #[test]
+    fn the_analytic_mean_of_a_cut_geometric_matches_its_draws() {
+        // A cut that matters: mean 64 KiB, sizes above 96 KiB cut to 96 KiB.
+        let d = SizeDist::Geometric {
+            mean_bytes: 65536.0,
+            step_bytes: 4096,
+            max_bytes: 98304,
+        };
+        let v = draws(&d, 200_000);
+        let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
+        let m = mean_bytes(&d);
+        assert!(m < 60_000.0, "the cut lowers the mean: {m}");
+        // sd < 40 KiB: standard error < 0.1 KiB; bound at 1%.
+        assert!((mean / m - 1.0).abs() < 0.01, "{mean} vs {m}");
     }
 
     #[test]
@@ -274,5 +413,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("working set"), "{e}");
+        // A mixture's components are checked under their own keys.
+        let e = validate(&small_and_tail(), "read_size", 1 << 20)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("read_size.components[1].size.kind"), "{e}");
+        let e = validate(
+            &SizeDist::Mixture {
+                components: vec![SizeComponent {
+                    weight: 0.0,
+                    size: SizeDist::Fixed { bytes: 4096 },
+                }],
+            },
+            "size",
+            1 << 30,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("size.components"), "{e}");
     }
 }
