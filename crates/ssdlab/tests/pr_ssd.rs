@@ -136,15 +136,14 @@ fn every_scheme_is_verify_clean_in_a_gc_active_steady_state() {
                 "precondition.trace_footprint=false",
                 // Blocks of 48 pages (3 GiB raw), so that a few thousand writes fill blocks.
                 "geometry.pages_per_block=48",
+                // Random overwrites and reads over most of the logical space, with the Copy
+                // workload's content (a movie: mostly incompressible, so the device is full
+                // enough for GC; named in the flows before the config resolves, so that its
+                // content is laid in); writes of part of a logical page read the rest back first
+                // (read-modify-write).
+                "flows=[{workload=\"pr-ssd-copy\", generator={requests=3000, working_set_bytes=2147483648}}]",
             ],
         );
-        // Random overwrites and reads over most of the logical space, with the Copy workload's
-        // content (a movie: mostly incompressible, so the device is full enough for GC); writes
-        // of part of a logical page read the rest back first (read-modify-write).
-        c.flows.push(FlowConfig::workload("pr-ssd-copy").unwrap());
-        let g = c.flows[0].generator.as_mut().unwrap();
-        g.requests = Some(3000);
-        g.working_set_bytes = 2 << 30;
         let s = verified(&c);
         assert!(
             s["gc"]["invocations"].as_u64().unwrap() > 0,
@@ -154,5 +153,32 @@ fn every_scheme_is_verify_clean_in_a_gc_active_steady_state() {
             s["write_buffer"]["merge_read_units"].as_u64().unwrap() > 0,
             "{label}: no partial write read its page"
         );
+    }
+}
+
+/// Every logical page valid, split parts spread over 16 channels of one chip each: the split
+/// FTL's placement fills a plane before the others, and preconditioning says the data does not
+/// fit instead of cleaning without end (it once did: GC counted a page's packing slack as free
+/// and recopied full, loosely packed blocks for nothing).
+#[test]
+fn a_device_too_full_for_the_split_placement_is_an_error_not_a_hang() {
+    let (_, sets) = schemes().into_iter().find(|(l, _)| l == "PR").unwrap();
+    let c = config(
+        &sets,
+        &[
+            "geometry.blocks_per_plane=32",
+            "geometry.pages_per_block=66",
+            "geometry.channels=16",
+            "geometry.ways_per_channel=1",
+            "precondition.fill_fraction=1.0",
+            "precondition.pattern=\"sequential\"",
+            "precondition.overwrite_fraction=1.0",
+            "precondition.trace_footprint=false",
+            "flows=[{workload=\"pr-ssd-copy\", generator={requests=100, working_set_bytes=1073741824}}]",
+        ],
+    );
+    match simulate(&c, &RunOptions::default()) {
+        Ok(_) => panic!("a full plane went unnoticed"),
+        Err(e) => assert!(e.to_string().contains("does not fit"), "{e}"),
     }
 }

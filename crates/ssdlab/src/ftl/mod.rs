@@ -97,6 +97,8 @@ pub struct Pool {
     pub pages_per_block: u32,
     /// GC starts when `free.len()` falls under this.
     pub gc_threshold_blocks: u32,
+    /// Cleans in a row that freed no page (see [`Ftl::gc_finished`]).
+    gc_without_gain: u32,
     /// Space of the pool's blocks, in [`Ftl::space_per_page`] measure: holding valid units,
     /// written and holding none (stale data and padding), and all of it.
     pub valid_space: u64,
@@ -108,6 +110,13 @@ impl Pool {
     pub fn needs_gc(&self) -> bool {
         (self.free.len() as u32) < self.gc_threshold_blocks
     }
+}
+
+/// A page's packing slack and its count of valid units ([`Ftl`]'s `page_slack`).
+#[derive(Clone, Copy, Debug, Default)]
+struct PageSlack {
+    slack_bytes: u16,
+    live_units: u8,
 }
 
 pub struct Ftl {
@@ -146,6 +155,12 @@ pub struct Ftl {
     /// the data-reduction policy stores every unit as written (slot i holds bytes
     /// `i · unit ..` of its page).
     shapes: Vec<u64>,
+    /// Per page, when units are shaped: the bytes its packing left unused and how many of its
+    /// units are still valid. The slack counts as valid space while any unit of the page is:
+    /// only moving every unit of the page frees it. Counting it free made a block of fully
+    /// valid, loosely packed pages (one 9 KiB unit a 16 KiB page) look a third empty, so greedy
+    /// GC copied it for no gain, and with every logical page valid cleaned without end.
+    page_slack: Vec<PageSlack>,
     /// The partial unit of zero bitmaps (`DataReduction::partial_unit_bytes`).
     partial_bytes: u32,
     /// One packer per write-buffer lane, for the pages GC and preconditioning fill with copies.
@@ -197,6 +212,7 @@ impl Ftl {
                     gc_active: None,
                     pages_per_block: r.pages_per_block,
                     gc_threshold_blocks: gc_threshold_blocks(config, r.blocks_per_plane),
+                    gc_without_gain: 0,
                     valid_space: 0,
                     invalid_space: 0,
                     total_space: r.blocks_per_plane as u64
@@ -228,6 +244,12 @@ impl Ftl {
             buffer,
             gc_reserved_blocks: config.ftl.gc_reserved_blocks,
             slot_codewords,
+            page_slack: match reduction.keeps_shapes() {
+                true => {
+                    vec![PageSlack::default(); g.blocks() as usize * g.max_pages_per_block as usize]
+                }
+                false => Vec::new(),
+            },
             shapes: if reduction.keeps_shapes() {
                 table::zeroed_u64(logical_units as usize)
             } else {
@@ -378,6 +400,19 @@ impl Ftl {
         self.valid_space[block as usize] -= space;
         self.pools[pool].valid_space -= space as u64;
         self.pools[pool].invalid_space += space as u64;
+        // The page's last valid unit takes the page's slack with it.
+        if let Some(page) = self
+            .page_slack
+            .get_mut(self.geometry.page_of_slot(slot) as usize)
+        {
+            page.live_units -= 1;
+            if page.live_units == 0 {
+                let slack = page.slack_bytes as u32;
+                self.valid_space[block as usize] -= slack;
+                self.pools[pool].valid_space -= slack as u64;
+                self.pools[pool].invalid_space += slack as u64;
+            }
+        }
     }
 
     /// The space (`valid_space`'s measure) the copy of `lpn` in `slot` takes.
@@ -387,6 +422,26 @@ impl Ftl {
         } else {
             self.shape_in_slot(lpn, slot).len
         }
+    }
+
+    /// Count a finished clean of a block of `pool` that programmed `copy_pages` pages of copies.
+    /// False once as many cleans in a row as the pool has blocks have each copied as many pages
+    /// as they erased: the valid data, as packed, fills the pool, and GC would clean without end
+    /// (greedy picks the block that frees the most, so no other victim would free more).
+    pub fn gc_finished(&mut self, pool: usize, copy_pages: u32) -> bool {
+        let p = &mut self.pools[pool];
+        match copy_pages < p.pages_per_block {
+            true => p.gc_without_gain = 0,
+            false => p.gc_without_gain += 1,
+        }
+        p.gc_without_gain < self.geometry.regions[p.region].blocks_per_plane
+    }
+
+    /// The bytes `page`'s packing left unused (0 unless units are shaped).
+    pub fn slack_of_page(&self, page: PageId) -> u32 {
+        self.page_slack
+            .get(page as usize)
+            .map_or(0, |p| p.slack_bytes as u32)
     }
 
     /// Can `pool` give `writer` a page without waiting for GC?
@@ -456,6 +511,7 @@ impl Ftl {
         let pool = self.pool_of_block(block);
         let mut used = 0;
         let mut valid = 0;
+        let mut stored = 0u8;
         for unit in units {
             let slot = self.geometry.slot_id(page, used);
             match unit {
@@ -479,6 +535,7 @@ impl Ftl {
                         o.slot_version[slot as usize] = version;
                     }
                     valid += if self.shapes.is_empty() { 1 } else { shape.len };
+                    stored += 1;
                 }
                 None => self.p2l[slot as usize] = NO_LPN,
             }
@@ -486,6 +543,18 @@ impl Ftl {
         }
         for i in used..spp {
             self.p2l[self.geometry.slot_id(page, i) as usize] = NO_LPN;
+        }
+        if let Some(slack) = self.page_slack.get_mut(page as usize) {
+            // Shaped units: the page's unused bytes count as valid while any unit is.
+            *slack = PageSlack {
+                slack_bytes: if stored > 0 {
+                    self.space_per_page - valid
+                } else {
+                    0
+                } as u16,
+                live_units: stored,
+            };
+            valid += slack.slack_bytes as u32;
         }
         self.valid_space[block as usize] += valid;
         let p = &mut self.pools[pool];
@@ -541,7 +610,16 @@ impl Ftl {
         self.programmed[block as usize] = 0;
         info.erase_count += 1;
         info.state = BlockState::Free;
-        self.pools[pool].free.push_back(block);
+        // A writer's active block stays named after it fills (the next page takes a free one);
+        // once erased it must no longer be, or the writer would go on in a block that is also
+        // on the free list and soon another writer's.
+        let p = &mut self.pools[pool];
+        for active in p.host_active.iter_mut().chain([&mut p.gc_active]) {
+            if *active == Some(block) {
+                *active = None;
+            }
+        }
+        p.free.push_back(block);
     }
 
     /// Full, completely programmed blocks of a pool: what GC may clean.
@@ -806,6 +884,26 @@ mod tests {
         assert_eq!(ftl.unit_in_slot(s7), 7);
         assert_eq!(ftl.valid_space[block as usize], 0);
         assert_eq!(ftl.pools[0].valid_space, 0);
+    }
+
+    /// GC is stuck once a pool's worth of cleans in a row has freed no page; one that frees a
+    /// page starts the count again.
+    #[test]
+    fn cleans_that_free_no_page_a_pools_worth_of_times_in_a_row_are_stuck() {
+        let config = crate::test_support::small(&[]);
+        let g = Geometry::new(&config);
+        let reduction = reduction::build(&config, &g).unwrap();
+        let mut ftl = Ftl::new(&config, g, false, 1, reduction.as_ref());
+        let pages = ftl.pools[0].pages_per_block;
+        let blocks = ftl.geometry.regions[0].blocks_per_plane;
+        for _ in 1..blocks {
+            assert!(ftl.gc_finished(0, pages));
+        }
+        assert!(ftl.gc_finished(0, pages - 1), "a gain resets the count");
+        for _ in 1..blocks {
+            assert!(ftl.gc_finished(0, pages));
+        }
+        assert!(!ftl.gc_finished(0, pages));
     }
 
     proptest! {

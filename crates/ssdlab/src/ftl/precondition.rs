@@ -354,6 +354,7 @@ impl<'a> Preconditioner<'a> {
         let pages = self.ftl.blocks[block as usize].write_ptr;
         let lanes = self.ftl.buffer.lanes();
         let mut moving: Vec<Vec<(UnitCopy, u32)>> = vec![Vec::new(); lanes];
+        let mut copy_pages = 0;
         for p in 0..pages {
             // A slot is valid if its unit still maps to it: load the mapping entries of the
             // units a few pages ahead (the victim's reverse map itself is read in order).
@@ -383,6 +384,7 @@ impl<'a> Preconditioner<'a> {
                     .ftl
                     .page_prefix(lane, rest.iter().map(|(c, _)| c.shape.len));
                 let page = self.take_page(pool, Writer::Gc)?;
+                copy_pages += 1;
                 self.page_units.clear();
                 for (i, &(c, v)) in rest[..n].iter().enumerate() {
                     self.ftl.invalidate_slot(c.slot, c.lpn);
@@ -396,6 +398,14 @@ impl<'a> Preconditioner<'a> {
             }
         }
         self.ftl.erase(block);
+        if !self.ftl.gc_finished(pool, copy_pages) {
+            return Err(Error::Simulation(format!(
+                "preconditioning: GC on plane {} cleaned every block in turn without freeing a \
+                 page: the valid data, as packed, fills the plane (lower \
+                 precondition.fill_fraction or raise ftl.overprovisioning_ratio)",
+                self.ftl.pools[pool].plane
+            )));
+        }
         Ok(true)
     }
 }

@@ -139,11 +139,18 @@ impl Ftl {
         }
     }
 
-    /// The space the valid units of `page` take, recounted from the mapping.
+    /// The space the valid units of `page` take, recounted from the mapping (with the page's
+    /// packing slack while any is valid).
     fn valid_space_of_page(&self, page: u32) -> u32 {
-        self.units_in_slots(page, self.valid_slots(page))
+        let valid = self.valid_slots(page);
+        let units: u32 = self
+            .units_in_slots(page, valid)
             .map(|(slot, lpn)| self.space_of(lpn, slot))
-            .sum()
+            .sum();
+        match valid {
+            0 => 0,
+            _ => units + self.slack_of_page(page),
+        }
     }
 
     /// Recount a block's valid slots (those whose unit maps back to them) and compare with its

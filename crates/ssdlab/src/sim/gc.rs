@@ -86,6 +86,7 @@ impl Simulation {
         job.end_page = self.ftl.blocks[victim as usize].write_ptr;
         job.reads_outstanding = 0;
         job.programs_outstanding = 0;
+        job.copy_pages = 0;
         job.erase_issued = false;
         self.advance_gc(pool);
     }
@@ -220,6 +221,7 @@ impl Simulation {
                     )));
                     return;
                 };
+                self.gc[job].copy_pages += 1;
                 let mut units = std::mem::take(&mut self.scratch_units);
                 units.clear();
                 for c in &live {
@@ -302,6 +304,16 @@ impl Simulation {
         let job = &mut self.gc[pool];
         job.running = false;
         self.device.gc_busy_ns += self.now - job.started_ns;
+        // Wear levelling moves cold, full blocks on purpose; only GC is meant to free pages.
+        if job.source != OpSource::Wl && !self.ftl.gc_finished(pool, job.copy_pages) {
+            self.fatal = Some(crate::error::Error::Simulation(format!(
+                "GC on plane {} cleaned every block in turn without freeing a page: the valid \
+                 data, as packed, fills the plane (raise ftl.overprovisioning_ratio, or lower \
+                 precondition.fill_fraction or the working set)",
+                self.ftl.pools[pool].plane
+            )));
+            return;
+        }
         // Host pages held for lack of room go first.
         while let Some(front) = self.stalled_pages[pool].front() {
             let (_, writer) = self.key_destination(front.key);

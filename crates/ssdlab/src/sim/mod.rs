@@ -76,6 +76,8 @@ struct GcJob {
     /// Pages read and being decoded, oldest first.
     decoding: VecDeque<u32>,
     programs_outstanding: u32,
+    /// Pages programmed with copies so far.
+    copy_pages: u32,
     erase_issued: bool,
     /// Valid units read out of the victim and waiting to be programmed, by destination region
     /// and write-buffer lane (`region · lanes + lane`).
@@ -311,6 +313,7 @@ impl Simulation {
                     reads_outstanding: 0,
                     decoding: VecDeque::new(),
                     programs_outstanding: 0,
+                    copy_pages: 0,
                     erase_issued: false,
                     copies: vec![Vec::new(); regions * lanes],
                 })

@@ -146,8 +146,8 @@ fn gc_copies_only_valid_slots_and_keeps_their_packing() {
     }
     assert_eq!(
         sim.ftl.valid_space[0],
-        3 * 4000,
-        "valid space is the stored bytes"
+        3 * (4000 + 384),
+        "valid space is the stored bytes, and the slack of a page with a valid unit"
     );
     sim.start_gc(0, 0, OpSource::Gc);
     sim.run().unwrap();
@@ -175,6 +175,34 @@ fn gc_copies_only_valid_slots_and_keeps_their_packing() {
     assert_eq!(offsets, [0, 4000, 8000]);
     assert_eq!(sim.ftl.shape(0, s0), compressed(0, 4000));
     assert_eq!(sim.ftl.blocks[0].state, crate::ftl::BlockState::Free);
+}
+
+/// A page's unused bytes count as valid while any of its units is: a block of fully valid,
+/// loosely packed pages frees nothing when cleaned, and GC must not see it as a third empty.
+#[test]
+fn a_pages_packing_slack_is_valid_space_until_its_last_unit_goes() {
+    let mut sim = Simulation::new(pr_small(), vec![], RunOptions::default()).unwrap();
+    // One 9,000-byte unit a page (a second would not fit): 7,384 bytes of slack each.
+    for lpn in 0..48 {
+        lay_out(&mut sim, &[(lpn, compressed(0, 9000))]);
+    }
+    let full = 48 * 16384;
+    assert_eq!(sim.ftl.valid_space[0], full, "every page is taken");
+    sim.ftl.victim_candidates(0, &mut sim.candidates);
+    let c = sim.candidates.iter().find(|c| c.block == 0).unwrap();
+    assert_eq!(c.valid_space, c.capacity_space, "not worth cleaning");
+    // A page with two units: the first to go frees its bytes, the last the page.
+    let page = lay_out(
+        &mut sim,
+        &[(100, compressed(0, 6000)), (101, compressed(6000, 6000))],
+    );
+    let block = sim.ftl.geometry.block_of_page(page) as usize;
+    let before = sim.ftl.valid_space[block];
+    sim.ftl.unmap(100);
+    assert_eq!(sim.ftl.valid_space[block], before - 6000);
+    sim.ftl.unmap(101);
+    assert_eq!(sim.ftl.valid_space[block], before - 16384);
+    sim.ftl.verify_block(block as u32);
 }
 
 #[test]
