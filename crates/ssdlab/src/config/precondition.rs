@@ -30,6 +30,11 @@ pub struct PreconditionConfig {
     /// same from the trace's footprint), in address order.
     #[serde(default = "super::default_true")]
     pub trace_footprint: bool,
+    /// The size of the host writes the preconditioning stands for, which only PR-SSD's split
+    /// decision looks at (§4.3.1: a page written by a request larger than the channels can read
+    /// in parallel is not split). 0: one mapping unit, each unit written alone.
+    #[serde(default)]
+    pub write_request_kib: u64,
 }
 
 impl Default for PreconditionConfig {
@@ -39,6 +44,7 @@ impl Default for PreconditionConfig {
             pattern: FillPattern::Sequential,
             overwrite_fraction: 0.0,
             trace_footprint: true,
+            write_request_kib: 0,
         }
     }
 }

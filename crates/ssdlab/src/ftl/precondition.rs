@@ -47,6 +47,8 @@ pub struct Preconditioner<'a> {
     pub split: Option<&'a mut dyn SplitDecision>,
     /// Where the next split buffer's channels start (handed on to the timed run).
     pub split_cursor: u32,
+    /// The host write size the split decision is told (`precondition.write_request_kib`).
+    split_request_bytes: u64,
     pub placement: &'a mut dyn Placement,
     pub sched: &'a Scheduler,
     streams: usize,
@@ -95,6 +97,7 @@ impl<'a> Preconditioner<'a> {
             reduction,
             split: None,
             split_cursor: 0,
+            split_request_bytes: 0,
             placement,
             sched,
             page_units: Vec::new(),
@@ -113,6 +116,10 @@ impl<'a> Preconditioner<'a> {
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<(), Error> {
         let n = self.ftl.logical_units as u64;
+        self.split_request_bytes = match cfg.write_request_kib {
+            0 => self.ftl.geometry.unit_bytes as u64,
+            kib => kib * 1024,
+        };
         let fill = ((cfg.fill_fraction * n as f64).round() as u64).min(n);
         let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e_6421);
         // The filled units are perm(0..fill): sequential, or a seeded pseudo-random permutation.
@@ -198,9 +205,9 @@ impl<'a> Preconditioner<'a> {
             self.ftl.map_zero(lpn, version);
             return Ok(());
         };
-        // The split decision sees a whole-unit write (§4.3.1), as a trace's would.
+        // The split decision sees the write size preconditioning stands for (§4.3.1).
         if let (UnitKind::Raw, Some(split)) = (shape.kind, &mut self.split) {
-            if split.split(lpn, unit_bytes as u64) {
+            if split.split(lpn, self.split_request_bytes) {
                 shape.kind = UnitKind::Split;
             }
         }

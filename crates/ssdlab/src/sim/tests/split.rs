@@ -202,3 +202,24 @@ fn gc_moves_one_part_and_leaves_the_others() {
         crate::ftl::BlockState::Free
     );
 }
+
+/// Preconditioning tells the split decision the write size it stands for: pages written by
+/// requests larger than the channels read in parallel (§4.3.1) are not split.
+#[test]
+fn preconditioning_splits_by_the_write_size_it_stands_for() {
+    let random = "{source=\"synthetic\", mix=[{fraction=1.0, compressibility=0.0}]}";
+    let split_units = |request_kib: u64| {
+        let mut c = pr_split(random);
+        c.ftl.split = toml::from_str("policy = \"decision\"\nwidth = 4").unwrap();
+        c.precondition.fill_fraction = 0.25;
+        c.precondition.write_request_kib = request_kib;
+        let sim = Simulation::new(c, vec![], RunOptions::default()).unwrap();
+        (0..sim.ftl.logical_units)
+            .filter(|&l| !sim.ftl.split_parts(l).is_empty())
+            .count()
+    };
+    // Four channels × 4 KiB: a 16 KiB write is split, a 64 KiB one is not.
+    assert!(split_units(0) > 1000, "{}", split_units(0));
+    assert_eq!(split_units(16), split_units(0));
+    assert_eq!(split_units(64), 0);
+}
