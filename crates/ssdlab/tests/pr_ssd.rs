@@ -127,7 +127,7 @@ fn every_scheme_is_verify_clean_on_every_committed_trace() {
 #[test]
 fn every_scheme_is_verify_clean_in_a_gc_active_steady_state() {
     for (label, sets) in schemes() {
-        let mut c = config(
+        let c = config(
             &sets,
             &[
                 "precondition.fill_fraction=0.95",

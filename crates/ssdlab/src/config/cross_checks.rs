@@ -160,7 +160,18 @@ impl Config {
                 "leaves no logical capacity",
             ));
         }
-        let host_regions = crate::ftl::placement::build(&f.placement).host_regions();
+        // Regions host data may live in: where it is written, and where GC may move it.
+        let mut host_regions = crate::ftl::placement::build(&f.placement, geo)?.host_regions();
+        let migration = crate::ftl::migration::build(&f.migration, geo)?;
+        let mut i = 0;
+        while i < host_regions.len() {
+            for r in migration.targets(host_regions[i]) {
+                if !host_regions.contains(&r) {
+                    host_regions.push(r);
+                }
+            }
+            i += 1;
+        }
         let room: u64 = host_regions
             .iter()
             .map(|&ri| {

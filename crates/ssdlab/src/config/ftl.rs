@@ -183,9 +183,13 @@ pub enum GcVictimConfig {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PlacementConfig {
-    /// Every host write goes to one region (the first unless named), one write stream.
+    /// Every host write goes to region 0, one write stream.
     #[default]
     SingleRegion,
+    /// Every host write goes to the region named `region` (an SLC-mode cache in front of the
+    /// high-density region, IPU's "hybrid SLC/MLC" baseline); data leaves it through GC
+    /// (`ftl.migration`).
+    Cache { region: String },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -194,6 +198,12 @@ pub enum MigrationConfig {
     /// GC copies valid units within their own region.
     #[default]
     None,
+    /// GC of a block of `from_region` copies its valid units to `to_region` (the cache's
+    /// eviction to the high-density region); other regions keep theirs.
+    Evict {
+        from_region: String,
+        to_region: String,
+    },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -7,6 +7,14 @@ use rand_pcg::Pcg64Mcg;
 use crate::config::GcVictimConfig;
 use crate::flash::BlockId;
 
+/// Keep the candidates worth cleaning: those with space to free, unless GC moves the region's
+/// data to another region (a cache's eviction), where cleaning any full block frees it.
+pub fn keep_worth_cleaning(candidates: &mut Vec<Candidate>, evicts: bool) {
+    if !evicts {
+        candidates.retain(|c| c.valid_space < c.capacity_space);
+    }
+}
+
 /// What a victim policy may look at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Candidate {

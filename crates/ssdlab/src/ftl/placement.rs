@@ -3,6 +3,8 @@
 //! reorder writes by stream (melded pages).
 
 use crate::config::PlacementConfig;
+use crate::error::Error;
+use crate::flash::Geometry;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Destination {
@@ -36,10 +38,50 @@ impl Placement for SingleRegion {
     }
 }
 
-pub fn build(config: &PlacementConfig) -> Box<dyn Placement> {
-    match config {
-        PlacementConfig::SingleRegion => Box::new(SingleRegion),
+/// All host writes go to one region (a cache), in one stream.
+pub struct Cache {
+    region: usize,
+}
+
+impl Placement for Cache {
+    fn streams(&self) -> usize {
+        1
     }
+    fn host_regions(&self) -> Vec<usize> {
+        vec![self.region]
+    }
+    fn place(&mut self, _lpn: u32) -> Destination {
+        Destination {
+            region: self.region,
+            stream: 0,
+        }
+    }
+}
+
+pub fn build(config: &PlacementConfig, g: &Geometry) -> Result<Box<dyn Placement>, Error> {
+    Ok(match config {
+        PlacementConfig::SingleRegion => Box::new(SingleRegion),
+        PlacementConfig::Cache { region } => Box::new(Cache {
+            region: region_named(g, region, "ftl.placement.region")?,
+        }),
+    })
+}
+
+/// The index of the region called `name` in `[[geometry.regions]]`, or an error naming `key`.
+pub fn region_named(g: &Geometry, name: &str, key: &str) -> Result<usize, Error> {
+    g.regions
+        .iter()
+        .position(|r| r.name == name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = g.regions.iter().map(|r| r.name.as_str()).collect();
+            Error::config(
+                key,
+                format!(
+                    "no region `{name}` (the geometry's regions: {})",
+                    known.join(", ")
+                ),
+            )
+        })
 }
 
 #[cfg(test)]

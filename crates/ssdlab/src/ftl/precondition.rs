@@ -11,7 +11,8 @@ use crate::permutation::Permutation;
 
 use super::admission::Sealed;
 use super::allocation::PlaneAllocator;
-use super::gc_victim::{Candidate, VictimPolicy};
+use super::gc_victim::{keep_worth_cleaning, Candidate, VictimPolicy};
+use super::migration::Migration;
 use super::placement::Placement;
 use super::reduction::DataReduction;
 use super::split::SplitDecision;
@@ -50,6 +51,7 @@ pub struct Preconditioner<'a> {
     /// The host write size the split decision is told (`precondition.write_request_kib`).
     split_request_bytes: u64,
     pub placement: &'a mut dyn Placement,
+    pub migration: &'a mut dyn Migration,
     pub sched: &'a Scheduler,
     streams: usize,
     page_units: Vec<Option<(u32, u32, UnitShape)>>,
@@ -87,6 +89,7 @@ impl<'a> Preconditioner<'a> {
         victim: &'a mut dyn VictimPolicy,
         reduction: &'a mut dyn DataReduction,
         placement: &'a mut dyn Placement,
+        migration: &'a mut dyn Migration,
         sched: &'a Scheduler,
     ) -> Self {
         Preconditioner {
@@ -99,6 +102,7 @@ impl<'a> Preconditioner<'a> {
             split_cursor: 0,
             split_request_bytes: 0,
             placement,
+            migration,
             sched,
             page_units: Vec::new(),
             sealed: Vec::new(),
@@ -349,8 +353,11 @@ impl<'a> Preconditioner<'a> {
     /// One instant GC of `pool`; returns false if it could not reclaim any space.
     fn gc(&mut self, pool: usize) -> Result<bool, Error> {
         self.ftl.victim_candidates(pool, &mut self.candidates);
-        // Only blocks that free space are worth cleaning.
-        self.candidates.retain(|c| c.valid_space < c.capacity_space);
+        let evicts = !self
+            .migration
+            .targets(self.ftl.pools[pool].region)
+            .is_empty();
+        keep_worth_cleaning(&mut self.candidates, evicts);
         if self.candidates.is_empty() {
             return Ok(false);
         }
@@ -360,7 +367,9 @@ impl<'a> Preconditioner<'a> {
         let block = pick.block;
         let pages = self.ftl.blocks[block as usize].write_ptr;
         let lanes = self.ftl.buffer.lanes();
-        let mut moving: Vec<Vec<(UnitCopy, u32)>> = vec![Vec::new(); lanes];
+        let (plane, region) = (self.ftl.pools[pool].plane, self.ftl.pools[pool].region);
+        // By destination region and lane (`region · lanes + lane`).
+        let mut moving: Vec<Vec<(UnitCopy, u32)>> = vec![Vec::new(); g.regions.len() * lanes];
         let mut copy_pages = 0;
         for p in 0..pages {
             // A slot is valid if its unit still maps to it: load the mapping entries of the
@@ -378,20 +387,35 @@ impl<'a> Preconditioner<'a> {
                     .map_or(0, |o| o.slot_version[slot as usize]);
                 let shape = self.ftl.shape_in_slot(lpn, slot);
                 let lane = self.reduction.lane_of(shape);
-                moving[lane].push((UnitCopy { lpn, slot, shape }, v));
+                let dest = self.migration.destination(lpn, region);
+                moving[dest * lanes + lane].push((UnitCopy { lpn, slot, shape }, v));
             }
         }
         self.ftl.blocks[block as usize].state = super::BlockState::Victim;
-        for (lane, units) in moving.iter().enumerate() {
+        for (list, units) in moving.iter().enumerate() {
+            let (dest, lane) = (list / lanes, list % lanes);
+            let dest_pool = self.ftl.pool_index(plane, dest);
+            // Data evicted into another region enters it as its host writes do (they may not
+            // take the blocks kept for that region's own GC).
+            let writer = match dest_pool == pool {
+                true => Writer::Gc,
+                false => Writer::Host { stream: 0 },
+            };
             self.report.gc_copied_units += units.len() as u64;
             let mut rest = &units[..];
             while !rest.is_empty() {
+                // (Before the packing below: cleaning the destination packs pages too.)
+                while dest_pool != pool && !self.ftl.has_room(dest_pool, writer) {
+                    if !self.gc(dest_pool)? {
+                        break;
+                    }
+                }
                 // Copies keep their stored form, repacked with units of their kind.
                 let (n, _) = self
                     .ftl
                     .page_prefix(lane, rest.iter().map(|(c, _)| c.shape.len));
-                let page = self.take_page(pool, Writer::Gc)?;
-                copy_pages += 1;
+                let page = self.take_page(dest_pool, writer)?;
+                copy_pages += u32::from(dest_pool == pool);
                 self.page_units.clear();
                 for (i, &(c, v)) in rest[..n].iter().enumerate() {
                     self.ftl.invalidate_slot(c.slot, c.lpn);

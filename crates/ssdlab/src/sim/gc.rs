@@ -6,6 +6,7 @@
 //! erase take die and bus time like host commands.
 
 use crate::flash::{FlashOp, OpKind, OpSource};
+use crate::ftl::gc_victim::keep_worth_cleaning;
 use crate::ftl::shape::UnitShape;
 use crate::ftl::{table, BlockState, UnitCopy, Writer};
 
@@ -34,10 +35,15 @@ impl Simulation {
             return;
         }
         self.ftl.victim_candidates(pool, &mut self.candidates);
-        // Cleaning a block with no invalid unit gains nothing: offer the policy only blocks that
-        // free space. If there are none the data does not fit (or no full block has finished
-        // programming yet: a completing program retries), and the run reports what is stuck.
-        self.candidates.retain(|c| c.valid_space < c.capacity_space);
+        // Cleaning a block with no invalid unit gains nothing (unless its data leaves the
+        // region): offer the policy only blocks that free space. If there are none the data does
+        // not fit (or no full block has finished programming yet: a completing program retries),
+        // and the run reports what is stuck.
+        let evicts = !self
+            .migration
+            .targets(self.ftl.pools[pool].region)
+            .is_empty();
+        keep_worth_cleaning(&mut self.candidates, evicts);
         if self.candidates.is_empty() {
             return;
         }
@@ -87,6 +93,7 @@ impl Simulation {
         job.reads_outstanding = 0;
         job.programs_outstanding = 0;
         job.copy_pages = 0;
+        job.blocked_on = None;
         job.erase_issued = false;
         self.advance_gc(pool);
     }
@@ -184,7 +191,22 @@ impl Simulation {
         let lanes = self.ftl.buffer.lanes();
         for list in 0..self.gc[job].copies.len() {
             let (region, lane) = (list / lanes, list % lanes);
+            let dest_pool = self.ftl.pool_index(plane, region);
+            // Data evicted into another region enters it as its host writes do: it may not take
+            // the blocks kept for that region's own GC, and waits for that GC when it must.
+            let writer = match dest_pool == job {
+                true => Writer::Gc,
+                false => Writer::Host { stream: 0 },
+            };
             loop {
+                if dest_pool != job
+                    && !self.gc[job].copies[list].is_empty()
+                    && !self.ftl.has_room(dest_pool, writer)
+                {
+                    self.gc[job].blocked_on = Some(dest_pool);
+                    self.maybe_start_gc(dest_pool);
+                    return;
+                }
                 // As many copies as one page of their lane takes, in the order they were read.
                 let lens = self.gc[job].copies[list].iter().map(|c| c.shape.len);
                 let (n, full) = self.ftl.page_prefix(lane, lens);
@@ -213,15 +235,14 @@ impl Simulation {
                     self.scratch_copies = live;
                     continue;
                 }
-                let dest_pool = self.ftl.pool_index(plane, region);
-                let Some(page) = self.ftl.alloc_page(dest_pool, Writer::Gc, self.now) else {
+                let Some(page) = self.ftl.alloc_page(dest_pool, writer, self.now) else {
                     self.fatal = Some(crate::error::Error::Simulation(format!(
                         "GC on plane {plane} found no free block to copy into: the data does not \
                          fit (raise ftl.overprovisioning_ratio or ftl.gc_reserved_blocks)"
                     )));
                     return;
                 };
-                self.gc[job].copy_pages += 1;
+                self.gc[job].copy_pages += u32::from(dest_pool == job);
                 let mut units = std::mem::take(&mut self.scratch_units);
                 units.clear();
                 for c in &live {
@@ -322,6 +343,13 @@ impl Simulation {
             }
             if let Some(sealed) = self.stalled_pages[pool].pop_front() {
                 self.program_sealed(pool, sealed);
+            }
+        }
+        // GC jobs elsewhere that were waiting for room here to evict into go on.
+        for other in 0..self.gc.len() {
+            if self.gc[other].blocked_on == Some(pool) {
+                self.gc[other].blocked_on = None;
+                self.advance_gc(other);
             }
         }
         self.maybe_start_gc(pool);

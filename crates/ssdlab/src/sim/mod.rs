@@ -76,8 +76,11 @@ struct GcJob {
     /// Pages read and being decoded, oldest first.
     decoding: VecDeque<u32>,
     programs_outstanding: u32,
-    /// Pages programmed with copies so far.
+    /// Pages programmed with copies in the job's own pool so far.
     copy_pages: u32,
+    /// The pool whose lack of room holds the job's copies to another region, until its GC
+    /// erases a block.
+    blocked_on: Option<usize>,
     erase_issued: bool,
     /// Valid units read out of the victim and waiting to be programmed, by destination region
     /// and write-buffer lane (`region · lanes + lane`).
@@ -179,7 +182,8 @@ impl Simulation {
     ) -> Result<Simulation, Error> {
         let geometry = Geometry::new(&config);
         let timing = Timing::for_device(&config.timing, &geometry);
-        let mut placement = placement::build(&config.ftl.placement);
+        let mut placement = placement::build(&config.ftl.placement, &geometry)?;
+        let mut migration = migration::build(&config.ftl.migration, &geometry)?;
         let streams = placement.streams();
         let mut reduction = reduction::build(&config, &geometry)?;
         let mut ftl = Ftl::new(
@@ -244,6 +248,7 @@ impl Simulation {
             victim.as_mut(),
             reduction.as_mut(),
             placement.as_mut(),
+            migration.as_mut(),
             &sched,
         );
         pre.split = match split.as_mut() {
@@ -290,7 +295,7 @@ impl Simulation {
             reduction,
             split,
             split_cursor: pre_split_cursor,
-            migration: migration::build(&config.ftl.migration),
+            migration,
             placement,
             allocator,
             victim,
@@ -314,6 +319,7 @@ impl Simulation {
                     decoding: VecDeque::new(),
                     programs_outstanding: 0,
                     copy_pages: 0,
+                    blocked_on: None,
                     erase_issued: false,
                     copies: vec![Vec::new(); regions * lanes],
                 })

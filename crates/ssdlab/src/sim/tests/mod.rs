@@ -2,6 +2,7 @@
 //! oracle catching a planted GC bug; `compression.rs`: reads and GC of compressed pages;
 //! `split.rs`: the split FTL.
 
+mod cache;
 mod compression;
 mod split;
 
