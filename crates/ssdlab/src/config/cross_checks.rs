@@ -31,6 +31,7 @@ impl Config {
             self.ftl.reduction.partial_unit_bytes(),
             (self.ftl.max_units_per_page as u64).max(units_per_page as u64),
         )?;
+        self.validate_partial_program()?;
         for mode in g.cell_modes_in_use() {
             self.timing.validate_mode(mode)?;
         }
@@ -51,6 +52,29 @@ impl Config {
         self.validate_closed_loop()?;
         self.content
             .validate(Some(self.ftl.mapping_unit_kib as u64 * 1024))
+    }
+
+    /// Partial programs need a region whose pages take them, and units stored as written (a
+    /// page's slots are then its subpages).
+    fn validate_partial_program(&self) -> Result<(), Error> {
+        if self.ftl.partial_program.is_none() {
+            return Ok(());
+        }
+        if !self.geometry.regions.iter().any(|r| r.nop > 1) {
+            return Err(Error::config(
+                "ftl.partial_program.policy",
+                "no region's pages take partial programs: give one a `nop` above 1 \
+                 (geometry.regions[].nop)",
+            ));
+        }
+        if self.ftl.reduction.codec().is_some() || self.ftl.max_units_per_page != 0 {
+            return Err(Error::config(
+                "ftl.partial_program.policy",
+                "partial programs fill a page's slots as subpages: use units stored as written \
+                 (ftl.reduction.policy = \"identity\", ftl.max_units_per_page = 0)",
+            ));
+        }
+        Ok(())
     }
 
     /// The mapping unit against the page: whole units per page, whole codewords per unit, and

@@ -57,6 +57,9 @@ pub struct FtlConfig {
     /// Absent from a config echo while off, so that runs without it read as before it existed.
     #[serde(default, skip_serializing_if = "SplitConfig::is_none")]
     pub split: SplitConfig,
+    /// Absent from a config echo while off, so that runs without it read as before it existed.
+    #[serde(default, skip_serializing_if = "PartialProgramConfig::is_none")]
+    pub partial_program: PartialProgramConfig,
     #[serde(default)]
     pub placement: PlacementConfig,
     #[serde(default)]
@@ -165,6 +168,26 @@ impl AllocationConfig {
             }
             _ => Ok(()),
         }
+    }
+}
+
+/// Which page a sealed page of fewer units than slots is programmed into, in a region whose
+/// pages take partial programs (`geometry.regions[].nop` above 1).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PartialProgramConfig {
+    /// A fresh page every time; the slots left are padding.
+    #[default]
+    None,
+    /// Into the erased slots of the last page its writer programmed in part, while they hold
+    /// it and the page's NOP allows, else a fresh page whose rest stays erased: units of
+    /// different logical pages share a physical page (MGA, Feng et al., DATE 2017).
+    Share,
+}
+
+impl PartialProgramConfig {
+    pub fn is_none(&self) -> bool {
+        *self == PartialProgramConfig::None
     }
 }
 

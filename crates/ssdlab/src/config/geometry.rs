@@ -84,6 +84,18 @@ pub struct RegionConfig {
     /// Blocks of this region in each plane (0 = all blocks not given to other regions).
     #[serde(default)]
     pub blocks_per_plane: u32,
+    /// NOP: how many times a page may be programmed between erases, each program filling some
+    /// of its still-erased slots (partial programming; SLC datasheets allow 4). 1: whole pages.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub nop: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 impl GeometryConfig {
@@ -172,6 +184,21 @@ impl GeometryConfig {
                 return Err(Error::config(
                     &format!("{key}.cell_mode"),
                     "the die's wordlines do not split evenly into this mode's pages",
+                ));
+            }
+            if r.nop == 0 || r.nop > u8::MAX as u32 {
+                return Err(Error::config(
+                    &format!("{key}.nop"),
+                    format!("{} must be 1 (whole pages) to 255", r.nop),
+                ));
+            }
+            if r.nop > 1 && r.cell_mode.bits_per_cell() > 1 {
+                return Err(Error::config(
+                    &format!("{key}.nop"),
+                    format!(
+                        "partial programming is for SLC-mode pages; a {} page is programmed once",
+                        r.cell_mode.name()
+                    ),
                 ));
             }
             used += r.blocks_per_plane as u64;

@@ -24,8 +24,8 @@ mod timing;
 pub use energy::EnergyConfig;
 pub use flow::FlowConfig;
 pub use ftl::{
-    AllocationConfig, FtlConfig, GcVictimConfig, MigrationConfig, PartialWrite, PlacementConfig,
-    UnmappedRead, WearLevelingConfig, WriteAck,
+    AllocationConfig, FtlConfig, GcVictimConfig, MigrationConfig, PartialProgramConfig,
+    PartialWrite, PlacementConfig, UnmappedRead, WearLevelingConfig, WriteAck,
 };
 pub use geometry::{CellMode, GeometryConfig, ProgramOrder, RegionConfig};
 pub use host::{HostConfig, ReplayMode};

@@ -24,6 +24,8 @@ pub struct Region {
     pub pages_per_block: u32,
     /// Page type (0 = LSB/SLC, 1 = CSB or MLC MSB, 2 = MSB) of each page index, from the program order.
     pub page_types: Vec<u8>,
+    /// Programs a page may take between erases (partial programming when above 1).
+    pub nop: u8,
 }
 
 /// What a command on one page needs to know of its address, decoded with three divisions.
@@ -115,6 +117,7 @@ impl Geometry {
                 g.blocks_per_plane,
                 wordlines,
                 g.program_order,
+                1,
             ));
         } else {
             let mut first = 0;
@@ -131,6 +134,7 @@ impl Geometry {
                     n,
                     wordlines,
                     g.program_order,
+                    r.nop as u8,
                 ));
                 first += n;
             }
@@ -283,6 +287,7 @@ fn region(
     blocks: u32,
     wordlines: u32,
     order: ProgramOrder,
+    nop: u8,
 ) -> Region {
     let pages = wordlines * mode.bits_per_cell();
     Region {
@@ -292,6 +297,7 @@ fn region(
         blocks_per_plane: blocks,
         pages_per_block: pages,
         page_types: page_types(mode, wordlines, order),
+        nop,
     }
 }
 

@@ -7,6 +7,7 @@ pub mod admission;
 pub mod allocation;
 pub mod gc_victim;
 pub mod migration;
+pub mod partial_program;
 pub mod placement;
 pub mod precondition;
 pub mod read_policy;
@@ -167,6 +168,9 @@ pub struct Ftl {
     copy_packers: Vec<PagePacker>,
     /// The parts of split units (`split_map.rs`), by unit.
     split_parts: HashMap<u32, Vec<split_map::SplitPart>, FixedState>,
+    /// Pages programmed in part (`partial_program.rs`); empty unless a region takes partial
+    /// programs.
+    partial_pages: HashMap<PageId, partial_program::PartialPage, FixedState>,
     /// Integrity oracle (`verify` runs only).
     pub oracle: Option<verify::Oracle>,
 }
@@ -257,6 +261,7 @@ impl Ftl {
             },
             partial_bytes: reduction.partial_unit_bytes(),
             split_parts: HashMap::default(),
+            partial_pages: HashMap::default(),
             copy_packers: reduction
                 .lanes()
                 .iter()
@@ -610,6 +615,7 @@ impl Ftl {
         self.programmed[block as usize] = 0;
         info.erase_count += 1;
         info.state = BlockState::Free;
+        self.forget_partial_pages(block);
         // A writer's active block stays named after it fills (the next page takes a free one);
         // once erased it must no longer be, or the writer would go on in a block that is also
         // on the free list and soon another writer's.
@@ -708,6 +714,9 @@ impl Ftl {
     /// goes to flash rather than to controller memory.
     pub fn unit_programmed(&self, lpn: u32, slot: SlotId) -> bool {
         let g = &self.geometry;
+        if !self.partial_pages.is_empty() && self.slot_in_flight(slot) {
+            return false;
+        }
         if self.split_parts.is_empty() {
             return self.page_programmed(g.page_of_slot(slot));
         }

@@ -275,6 +275,7 @@ impl Simulation {
                     waiters: Vec::new(),
                     source,
                     pool: job,
+                    partial_slots: 0,
                 });
                 let op = self.program_op(page, source, owner);
                 self.submit(op);

@@ -29,6 +29,7 @@ use crate::ftl::admission::Sealed;
 use crate::ftl::allocation::{self, PlaneAllocator};
 use crate::ftl::gc_victim::{self, Candidate, VictimPolicy};
 use crate::ftl::migration::{self, Migration};
+use crate::ftl::partial_program::{self, PartialProgram};
 use crate::ftl::placement::{self, Placement};
 use crate::ftl::precondition::{mark_footprint, PreconditionReport, Preconditioner};
 use crate::ftl::read_policy::{self, ReadPolicy};
@@ -60,6 +61,8 @@ struct ProgramRecord {
     source: OpSource,
     /// The pool programmed (host), or the pool whose GC job issued the copy (GC, WL).
     pool: usize,
+    /// The slots a later (partial) program of the page writes; 0 for a page's first program.
+    partial_slots: u64,
 }
 
 /// Progress of GC (or a wear-levelling move) on one pool.
@@ -98,6 +101,8 @@ pub struct Simulation {
     /// Read commands in flight, and the queued ones later reads of their page may join.
     reads: read::ReadCommands,
     reduction: Box<dyn DataReduction>,
+    /// Which page a sealed page of few units goes into, when pages take partial programs.
+    partial: Option<Box<dyn PartialProgram>>,
     /// PR-SSD's split decision, when the split FTL is on.
     split: Option<Box<dyn SplitDecision>>,
     /// Where the next split buffer's channels start (`Ftl::split_pages`).
@@ -293,6 +298,7 @@ impl Simulation {
                 ftl.geometry.blocks() as u64 * ftl.geometry.max_pages_per_block as u64,
             ),
             reduction,
+            partial: partial_program::build(&config.ftl.partial_program, keys),
             split,
             split_cursor: pre_split_cursor,
             migration,

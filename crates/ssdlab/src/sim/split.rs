@@ -45,6 +45,7 @@ impl Simulation {
                         waiters: waiters.clone(),
                         source: OpSource::Host,
                         pool,
+                        partial_slots: 0,
                     });
                     let op = self.program_op(page, OpSource::Host, owner);
                     self.submit(op);

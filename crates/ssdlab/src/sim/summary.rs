@@ -124,6 +124,9 @@ impl Simulation {
         if self.split.is_some() {
             s["split"] = d.reduction.split_json();
         }
+        if self.partial.is_some() {
+            s["flash_ops"]["program"]["partial"] = json!(d.partial_programs);
+        }
         if self.config.ftl.partial_write == crate::config::PartialWrite::ReadModifyWrite {
             s["write_buffer"]["merge_read_units"] = json!(d.merge_read_units);
         }

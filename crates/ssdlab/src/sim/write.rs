@@ -5,7 +5,7 @@
 use crate::config::PartialWrite;
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::admission::Sealed;
-use crate::ftl::shape::UnitKind;
+use crate::ftl::shape::{UnitKind, UnitShape};
 use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::{table, Location, Writer};
 
@@ -211,16 +211,32 @@ impl Simulation {
 
     /// Program a sealed host page into `pool`, which has room.
     pub(super) fn program_sealed(&mut self, pool: usize, sealed: SealedPage) {
+        let mut units = std::mem::take(&mut self.scratch_units);
+        self.ftl.sealed_units(&sealed, &mut units);
+        if let Some(page) = self.partial_target(&sealed, &units) {
+            let live: Vec<(u32, u32)> = units.iter().flatten().map(|&(l, v, _)| (l, v)).collect();
+            self.scratch_units = units;
+            return self.program_partial(pool, page, sealed, &live);
+        }
         let (_, writer) = self.key_destination(sealed.key);
         let Some(page) = self.ftl.alloc_page(pool, writer, self.now) else {
+            self.scratch_units = units;
             self.stalled_pages[pool].push_front(sealed);
             return;
         };
-        let mut units = std::mem::take(&mut self.scratch_units);
-        self.ftl.sealed_units(&sealed, &mut units);
         let live = units.iter().flatten().count() as u64;
         self.device.padded_slots += self.ftl.geometry.slots_per_page as u64 - live;
         self.ftl.fill_page(page, units.iter().copied());
+        let mut bytes = self.ftl.geometry.page_bytes as u64;
+        if let Some(policy) = &mut self.partial {
+            // The slots left stay erased for later partial programs, and only the slots
+            // written are moved.
+            self.ftl.note_first_program(page, units.len() as u32);
+            policy.first_program(&self.ftl, sealed.key, page);
+            if self.ftl.partial_page(page).is_some() {
+                bytes = units.len() as u64 * self.ftl.geometry.unit_bytes as u64;
+            }
+        }
         self.scratch_units = units;
         let units = sealed.entries.len() as u32;
         self.ftl.buffer.retire(sealed.entries);
@@ -230,10 +246,45 @@ impl Simulation {
             waiters: sealed.waiters,
             source: OpSource::Host,
             pool,
+            partial_slots: 0,
         });
-        let op = self.program_op(page, OpSource::Host, owner);
+        let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
         self.submit(op);
         self.maybe_start_gc(pool);
+    }
+
+    /// The page already programmed in part that the partial-program policy sends `sealed`'s
+    /// live `units` to, if any.
+    fn partial_target(
+        &mut self,
+        sealed: &SealedPage,
+        units: &[Option<(u32, u32, UnitShape)>],
+    ) -> Option<u32> {
+        let policy = self.partial.as_mut()?;
+        let live = units.iter().flatten().count() as u32;
+        (live > 0 && live < self.ftl.geometry.slots_per_page)
+            .then(|| policy.target(&self.ftl, sealed.key, live))
+            .flatten()
+    }
+
+    /// Program `sealed`'s `live` units (`(lpn, version)`) into erased slots of `page` (of
+    /// `pool`): one more program of the page, moving only their bytes.
+    fn program_partial(&mut self, pool: usize, page: u32, sealed: SealedPage, live: &[(u32, u32)]) {
+        let slots = self.ftl.fill_erased_slots(page, live);
+        self.device.partial_programs += 1;
+        let n = sealed.entries.len() as u32;
+        self.ftl.buffer.retire(sealed.entries);
+        let owner = self.new_program(ProgramRecord {
+            page,
+            units: n,
+            waiters: sealed.waiters,
+            source: OpSource::Host,
+            pool,
+            partial_slots: slots,
+        });
+        let bytes = live.len() as u64 * self.ftl.geometry.unit_bytes as u64;
+        let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
+        self.submit(op);
     }
 
     pub(super) fn new_program(&mut self, record: ProgramRecord) -> u32 {
@@ -242,9 +293,15 @@ impl Simulation {
 
     /// The program command for a whole page.
     pub(super) fn program_op(&mut self, page: u32, source: OpSource, owner: u32) -> FlashOp {
+        let bytes = self.ftl.geometry.page_bytes as u64;
+        self.program_op_bytes(page, source, owner, bytes)
+    }
+
+    /// A program command moving `bytes` of the page (fewer than a page: a partial program).
+    fn program_op_bytes(&mut self, page: u32, source: OpSource, owner: u32, bytes: u64) -> FlashOp {
         let g = &self.ftl.geometry;
         let a = g.page_addr(page);
-        self.device.programmed_bytes += g.page_bytes as u64;
+        self.device.programmed_bytes += bytes;
         FlashOp {
             kind: OpKind::Program,
             source,
@@ -254,7 +311,7 @@ impl Simulation {
             target: page,
             codewords: 0,
             array_ns: self.timing.region(a.region).tprog_ns[a.page_type as usize],
-            transfer_ns: self.timing.transfer_ns(g.page_bytes as u64),
+            transfer_ns: self.timing.transfer_ns(bytes),
             owner,
         }
     }
@@ -266,8 +323,12 @@ impl Simulation {
             waiters,
             source,
             pool,
+            partial_slots,
         } = self.programs.remove(owner as usize);
-        self.ftl.complete_program(page);
+        match partial_slots {
+            0 => self.ftl.complete_program(page),
+            slots => self.ftl.complete_partial(page, slots),
+        }
         // A block whose last program completes may be the victim a waiting GC needs.
         let block = self.ftl.geometry.block_of_page(page);
         let block_pool = self.ftl.pool_of_block(block);

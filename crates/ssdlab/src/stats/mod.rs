@@ -181,6 +181,8 @@ pub struct DeviceStats {
     pub trimmed_units: u64,
     pub partly_trimmed_units: u64,
     pub padded_slots: u64,
+    /// Later programs of pages already programmed in part (partial programming).
+    pub partial_programs: u64,
     pub gc_invocations: u64,
     pub wl_invocations: u64,
     pub gc_copied_units: u64,

@@ -4,6 +4,7 @@
 
 mod cache;
 mod compression;
+mod partial_program;
 mod split;
 
 use super::*;

@@ -1,0 +1,143 @@
+//! Partial programming (`geometry.regions[].nop`, `ftl.partial_program`): a page of the SLC-mode
+//! region takes later programs into its erased slots, at most NOP programs between erases, each
+//! moving only its units' bytes; a unit whose program is still writing is read from controller
+//! memory.
+
+use super::*;
+use crate::config::Config;
+use crate::ftl::Location;
+
+/// The small device with an SLC-mode cache of 8 blocks (16 pages each) per plane whose pages
+/// take `nop` programs, host writes going there and each sealed at once (1 ns buffer timeout).
+fn slc_cache(nop: u32) -> Config {
+    small(&[
+        &format!(
+            "geometry.regions=[{{name=\"main\", cell_mode=\"tlc\", blocks_per_plane=56}}, \
+             {{name=\"slc\", cell_mode=\"slc\", blocks_per_plane=8, nop={nop}}}]"
+        ),
+        "timing.slc={tr_ns=20000, tprog_ns=200000, tbers_ns=1000000}",
+        "ftl.placement={policy=\"cache\", region=\"slc\"}",
+        "ftl.migration={policy=\"evict\", from_region=\"slc\", to_region=\"main\"}",
+        "ftl.partial_program.policy=\"share\"",
+        "ftl.write_buffer_timeout_ns=1",
+        "precondition.trace_footprint=false",
+    ])
+}
+
+/// 4 KiB requests of `op` at the given (unit, arrival µs).
+fn requests(op: Op, at: &[(u64, u64)]) -> Vec<TraceRequest> {
+    at.iter()
+        .map(|&(unit, us)| TraceRequest {
+            arrival_ns: us * 1000,
+            offset_bytes: unit * 4096,
+            size_bytes: 4096,
+            op,
+        })
+        .collect()
+}
+
+fn run(config: Config, requests: Vec<TraceRequest>) -> Simulation {
+    let flow = Flow::new("f".into(), requests, ReplayMode::Open, 1, 1.0, 0);
+    let mut sim = Simulation::new(config, vec![flow], verify()).unwrap();
+    sim.run().unwrap();
+    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    sim
+}
+
+fn page_of(sim: &Simulation, lpn: u32) -> u32 {
+    match sim.ftl.lookup(lpn) {
+        Location::Flash(slot) => sim.ftl.geometry.page_of_slot(slot),
+        other => panic!("unit {lpn} is {other:?}"),
+    }
+}
+
+#[test]
+fn later_writes_fill_the_erased_slots_of_the_same_page_up_to_nop() {
+    // One write every millisecond (each program done before the next write): one plane's
+    // writer, since the dynamic allocator picks the first idle plane.
+    let writes: Vec<(u64, u64)> = (0..8).map(|i| (i * 100, i * 1000)).collect();
+    let sim = run(slc_cache(4), requests(Op::Write, &writes));
+    let pages: Vec<u32> = (0..8).map(|i| page_of(&sim, i * 100)).collect();
+    // Four 4 KiB subpages a page: writes 0–3 share a page, 4–7 the next one.
+    assert!(pages[..4].iter().all(|&p| p == pages[0]), "{pages:?}");
+    assert!(pages[4..].iter().all(|&p| p == pages[4]), "{pages:?}");
+    assert_ne!(pages[0], pages[4]);
+    let d = &sim.device;
+    assert_eq!(d.partial_programs, 6);
+    assert_eq!(d.ops[OpKind::Program.index()][OpSource::Host.index()], 8);
+    // Each program moves one 4 KiB subpage.
+    assert_eq!(d.programmed_bytes, 8 * 4096);
+    // NOP 2: a page takes two programs, then a fresh page is opened.
+    let sim = run(slc_cache(2), requests(Op::Write, &writes));
+    let pages: Vec<u32> = (0..8).map(|i| page_of(&sim, i * 100)).collect();
+    for pair in pages.chunks(2) {
+        assert_eq!(pair[0], pair[1], "{pages:?}");
+    }
+    assert_eq!(
+        pages
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        4
+    );
+    assert_eq!(sim.device.partial_programs, 4);
+}
+
+#[test]
+fn a_unit_whose_partial_program_is_writing_is_read_from_the_buffer() {
+    // Unit 5 is written by a partial program at 1 ms (the page's first program, of unit 1, ended
+    // by then) and read 10 µs later, during its 200 µs program; unit 1 is read from flash.
+    let mut reqs = requests(Op::Write, &[(1, 0), (5, 1000)]);
+    reqs.extend(requests(Op::Read, &[(5, 1010), (1, 1020)]));
+    reqs.sort_by_key(|r| r.arrival_ns);
+    let sim = run(slc_cache(4), reqs);
+    assert_eq!(page_of(&sim, 1), page_of(&sim, 5));
+    assert_eq!(sim.device.partial_programs, 1);
+    assert_eq!(sim.device.buffer_hit_units, 1);
+    assert_eq!(
+        sim.device.ops[OpKind::Read.index()][OpSource::Host.index()],
+        1
+    );
+}
+
+#[test]
+fn partial_programs_need_a_region_that_takes_them_and_a_nop_of_at_least_one() {
+    let e = Config::resolve(
+        "ipu",
+        None,
+        &["ftl.partial_program.policy=\"share\"".to_string()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("ftl.partial_program.policy") && e.contains("nop"),
+        "{e}"
+    );
+    let e = Config::resolve(
+        "ipu",
+        None,
+        &[
+            "geometry.regions=[{name=\"main\", cell_mode=\"mlc\", blocks_per_plane=1946}, \
+           {name=\"slc\", cell_mode=\"slc\", blocks_per_plane=102, nop=0}]"
+                .to_string(),
+        ],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("geometry.regions[1].nop"), "{e}");
+    let e = Config::resolve(
+        "ipu",
+        None,
+        &[
+            "geometry.regions=[{name=\"main\", cell_mode=\"mlc\", blocks_per_plane=1946, nop=4}, \
+           {name=\"slc\", cell_mode=\"slc\", blocks_per_plane=102}]"
+                .to_string(),
+        ],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("geometry.regions[0].nop") && e.contains("SLC"),
+        "{e}"
+    );
+}
