@@ -32,9 +32,14 @@ pub struct PreconditionConfig {
     pub trace_footprint: bool,
     /// The size of the host writes the preconditioning stands for, which only PR-SSD's split
     /// decision looks at (§4.3.1: a page written by a request larger than the channels can read
-    /// in parallel is not split). 0: one mapping unit, each unit written alone.
-    #[serde(default)]
+    /// in parallel is not split). 0: one mapping unit, each unit written alone. Absent from a
+    /// config echo at 0, so that runs without it read as before it existed.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub write_request_kib: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Default for PreconditionConfig {
