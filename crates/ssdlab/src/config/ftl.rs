@@ -183,6 +183,10 @@ pub enum PartialProgramConfig {
     /// it and the page's NOP allows, else a fresh page whose rest stays erased: units of
     /// different logical pages share a physical page (MGA, Feng et al., DATE 2017).
     Share,
+    /// `share`, and an update of a unit whose old copy sits in a page with an erased slot and
+    /// programs left goes into that page at once, beside its old version (IPU, Li et al.,
+    /// ICPP 2021).
+    IntraPageUpdate,
 }
 
 impl PartialProgramConfig {

@@ -133,6 +133,11 @@ pub trait PartialProgram: Send {
     fn target(&mut self, ftl: &Ftl, key: usize, units: u32) -> Option<PageId>;
     /// Open page `key`'s units went into fresh `page`.
     fn first_program(&mut self, ftl: &Ftl, key: usize, page: PageId);
+    /// The page a host update of `lpn`, whose current copy is in `old_slot`, is programmed into
+    /// at once (bypassing the write buffer), or None to buffer it as any write.
+    fn update_in_place(&mut self, _ftl: &Ftl, _lpn: u32, _old_slot: u32) -> Option<PageId> {
+        None
+    }
 }
 
 /// MGA's sharing (Feng et al., DATE 2017): a writer fills the erased slots of the last page it
@@ -158,12 +163,34 @@ impl PartialProgram for Share {
     }
 }
 
+/// IPU's intra-page update (Li et al., ICPP 2021, Design 1/3): an update of a unit whose old
+/// copy sits in a page with an erased slot and programs left is programmed into that same page,
+/// next to its old version; other writes share pages as [`Share`] does.
+pub struct IntraPageUpdate {
+    share: Share,
+}
+
+impl PartialProgram for IntraPageUpdate {
+    fn target(&mut self, ftl: &Ftl, key: usize, units: u32) -> Option<PageId> {
+        self.share.target(ftl, key, units)
+    }
+    fn first_program(&mut self, ftl: &Ftl, key: usize, page: PageId) {
+        self.share.first_program(ftl, key, page)
+    }
+    fn update_in_place(&mut self, ftl: &Ftl, _lpn: u32, old_slot: u32) -> Option<PageId> {
+        let page = ftl.geometry.page_of_slot(old_slot);
+        ftl.partial_room(page, 1).then_some(page)
+    }
+}
+
 /// The policy `config` names, for `keys` open pages; None when pages are programmed whole.
 pub fn build(config: &PartialProgramConfig, keys: usize) -> Option<Box<dyn PartialProgram>> {
+    let share = || Share {
+        last: vec![None; keys],
+    };
     match config {
         PartialProgramConfig::None => None,
-        PartialProgramConfig::Share => Some(Box::new(Share {
-            last: vec![None; keys],
-        })),
+        PartialProgramConfig::Share => Some(Box::new(share())),
+        PartialProgramConfig::IntraPageUpdate => Some(Box::new(IntraPageUpdate { share: share() })),
     }
 }

@@ -103,6 +103,12 @@ impl Simulation {
             }
         }
         self.device.reduction.count(unit_bytes, Some(shape));
+        if let (Some(policy), Location::Flash(old)) = (&mut self.partial, self.ftl.lookup(lpn)) {
+            if let Some(page) = policy.update_in_place(&self.ftl, lpn, old) {
+                self.update_in_place(id, lpn, version, page);
+                return reduced.encode_ns;
+            }
+        }
         let dest = self.placement.place(lpn);
         let keys = self.ftl.buffer.keys(
             dest.region * self.streams + dest.stream,
@@ -251,6 +257,37 @@ impl Simulation {
         let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
         self.submit(op);
         self.maybe_start_gc(pool);
+    }
+
+    /// Program version `version` of `lpn` (of request `id`) into an erased slot of `page`,
+    /// which holds its old copy, at once: a partial program of one unit, outside the write
+    /// buffer.
+    fn update_in_place(&mut self, id: u32, lpn: u32, version: u32, page: u32) {
+        self.ftl.unmap(lpn);
+        let slots = self.ftl.fill_erased_slots(page, &[(lpn, version)]);
+        self.device.partial_programs += 1;
+        self.device.in_place_updates += 1;
+        let waiters = match self.ack_on_program() {
+            true => {
+                self.requests[id as usize].pending += 1;
+                vec![id]
+            }
+            false => Vec::new(),
+        };
+        let pool = self
+            .ftl
+            .pool_of_block(self.ftl.geometry.block_of_page(page));
+        let owner = self.new_program(ProgramRecord {
+            page,
+            units: 0,
+            waiters,
+            source: OpSource::Host,
+            pool,
+            partial_slots: slots,
+        });
+        let bytes = self.ftl.geometry.unit_bytes as u64;
+        let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
+        self.submit(op);
     }
 
     /// The page already programmed in part that the partial-program policy sends `sealed`'s

@@ -183,6 +183,8 @@ pub struct DeviceStats {
     pub padded_slots: u64,
     /// Later programs of pages already programmed in part (partial programming).
     pub partial_programs: u64,
+    /// Host updates programmed into the page holding their old copy (IPU).
+    pub in_place_updates: u64,
     pub gc_invocations: u64,
     pub wl_invocations: u64,
     pub gc_copied_units: u64,

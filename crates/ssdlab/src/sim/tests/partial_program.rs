@@ -141,3 +141,35 @@ fn partial_programs_need_a_region_that_takes_them_and_a_nop_of_at_least_one() {
         "{e}"
     );
 }
+
+/// IPU's intra-page update: an update goes into the page holding its old copy, while `share`
+/// sends it to the writer's last page programmed in part.
+#[test]
+fn an_update_goes_into_the_page_of_its_old_copy() {
+    // Unit 1, then unit 2 (sharing 1's page P1), then units 3–5 in one request (a fresh page
+    // P2: P1 has only two erased slots), then an update of unit 1.
+    let mut reqs = requests(Op::Write, &[(1, 0), (2, 1000)]);
+    reqs.push(TraceRequest {
+        arrival_ns: 2_000_000,
+        offset_bytes: 3 * 4096,
+        size_bytes: 3 * 4096,
+        op: Op::Write,
+    });
+    reqs.extend(requests(Op::Write, &[(1, 3000)]));
+    let with = |policy: &str| {
+        let mut c = slc_cache(4);
+        c.ftl.partial_program = toml::from_str(&format!("policy = \"{policy}\"")).unwrap();
+        run(c, reqs.clone())
+    };
+    let ipu = with("intra_page_update");
+    assert_eq!(page_of(&ipu, 1), page_of(&ipu, 2), "beside its old copy");
+    assert_ne!(page_of(&ipu, 1), page_of(&ipu, 3));
+    assert_eq!(ipu.device.in_place_updates, 1);
+    let share = with("share");
+    assert_eq!(
+        page_of(&share, 1),
+        page_of(&share, 3),
+        "the writer's last page"
+    );
+    assert_eq!(share.device.in_place_updates, 0);
+}
