@@ -103,10 +103,13 @@ impl Simulation {
             }
         }
         self.device.reduction.count(unit_bytes, Some(shape));
-        if let (Some(policy), Location::Flash(old)) = (&mut self.partial, self.ftl.lookup(lpn)) {
-            if let Some(page) = policy.update_in_place(&self.ftl, lpn, old) {
-                self.update_in_place(id, lpn, version, page);
-                return reduced.encode_ns;
+        // (The mapping is looked up only when pages take partial programs.)
+        if let Some(policy) = &mut self.partial {
+            if let Location::Flash(old) = self.ftl.lookup(lpn) {
+                if let Some(page) = policy.update_in_place(&self.ftl, lpn, old) {
+                    self.update_in_place(id, lpn, version, page);
+                    return reduced.encode_ns;
+                }
             }
         }
         let dest = self.placement.place(lpn);
