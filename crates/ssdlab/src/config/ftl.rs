@@ -217,6 +217,9 @@ pub enum PlacementConfig {
     /// high-density region, IPU's "hybrid SLC/MLC" baseline); data leaves it through GC
     /// (`ftl.migration`).
     Cache { region: String },
+    /// Every host write goes to the region named `region`, into one of three write streams by
+    /// how often the unit has been rewritten: IPU's Work, Monitor and Hot blocks.
+    Levels { region: String },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -168,6 +168,9 @@ pub struct Ftl {
     copy_packers: Vec<PagePacker>,
     /// The parts of split units (`split_map.rs`), by unit.
     split_parts: HashMap<u32, Vec<split_map::SplitPart>, FixedState>,
+    /// Per unit, how many times the host has rewritten it since its first write (saturating);
+    /// empty unless a policy asks ([`Ftl::keep_update_counts`]).
+    update_counts: Vec<u8>,
     /// Pages programmed in part (`partial_program.rs`); empty unless a region takes partial
     /// programs.
     partial_pages: HashMap<PageId, partial_program::PartialPage, FixedState>,
@@ -262,6 +265,7 @@ impl Ftl {
             partial_bytes: reduction.partial_unit_bytes(),
             split_parts: HashMap::default(),
             partial_pages: HashMap::default(),
+            update_counts: Vec::new(),
             copy_packers: reduction
                 .lanes()
                 .iter()
@@ -440,6 +444,26 @@ impl Ftl {
             false => p.gc_without_gain += 1,
         }
         p.gc_without_gain < self.geometry.regions[p.region].blocks_per_plane
+    }
+
+    /// Count each unit's updates from now on (placement by heat, IPU's intra-page update).
+    pub fn keep_update_counts(&mut self) {
+        self.update_counts = vec![0; self.logical_units as usize];
+    }
+
+    /// A host write of `lpn` is about to replace its current copy (if any): count it and return
+    /// the unit's updates, this one included (0 for a first write, or when counts are not kept).
+    pub fn count_update(&mut self, lpn: u32) -> u8 {
+        if self.update_counts.is_empty() {
+            return 0;
+        }
+        let first = self.lookup(lpn) == Location::Unmapped;
+        let n = &mut self.update_counts[lpn as usize];
+        *n = match first {
+            true => 0,
+            false => n.saturating_add(1),
+        };
+        *n
     }
 
     /// The bytes `page`'s packing left unused (0 unless units are shaped).

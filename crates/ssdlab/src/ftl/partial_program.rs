@@ -134,9 +134,14 @@ pub trait PartialProgram: Send {
     /// Open page `key`'s units went into fresh `page`.
     fn first_program(&mut self, ftl: &Ftl, key: usize, page: PageId);
     /// The page a host update of `lpn`, whose current copy is in `old_slot`, is programmed into
-    /// at once (bypassing the write buffer), or None to buffer it as any write.
-    fn update_in_place(&mut self, _ftl: &Ftl, _lpn: u32, _old_slot: u32) -> Option<PageId> {
+    /// at once (bypassing the write buffer), or None to buffer it as any write; `updates` counts
+    /// the unit's updates, this one included.
+    fn update_in_place(&mut self, _ftl: &Ftl, _old_slot: u32, _updates: u8) -> Option<PageId> {
         None
+    }
+    /// Does the policy need the FTL to count each unit's updates?
+    fn counts_updates(&self) -> bool {
+        false
     }
 }
 
@@ -165,7 +170,9 @@ impl PartialProgram for Share {
 
 /// IPU's intra-page update (Li et al., ICPP 2021, Design 1/3): an update of a unit whose old
 /// copy sits in a page with an erased slot and programs left is programmed into that same page,
-/// next to its old version; other writes share pages as [`Share`] does.
+/// next to its old version, provided the old copy is itself an update (it lies in a Monitor or
+/// Hot block: techniques.md §3.2, "level(P.block) >= MONITOR"); other writes share pages as
+/// [`Share`] does.
 pub struct IntraPageUpdate {
     share: Share,
 }
@@ -177,9 +184,12 @@ impl PartialProgram for IntraPageUpdate {
     fn first_program(&mut self, ftl: &Ftl, key: usize, page: PageId) {
         self.share.first_program(ftl, key, page)
     }
-    fn update_in_place(&mut self, ftl: &Ftl, _lpn: u32, old_slot: u32) -> Option<PageId> {
+    fn update_in_place(&mut self, ftl: &Ftl, old_slot: u32, updates: u8) -> Option<PageId> {
         let page = ftl.geometry.page_of_slot(old_slot);
-        ftl.partial_room(page, 1).then_some(page)
+        (updates >= 2 && ftl.partial_room(page, 1)).then_some(page)
+    }
+    fn counts_updates(&self) -> bool {
+        true
     }
 }
 

@@ -17,7 +17,13 @@ pub trait Placement: Send {
     fn streams(&self) -> usize;
     /// Regions host data may live in (validation checks that the logical capacity fits).
     fn host_regions(&self) -> Vec<usize>;
-    fn place(&mut self, lpn: u32) -> Destination;
+    /// Where a host write of `lpn` goes; `updates` is how many times the unit has been
+    /// rewritten, this write included (0: its first write), when the FTL counts updates.
+    fn place(&mut self, lpn: u32, updates: u8) -> Destination;
+    /// Does the policy need the FTL to count each unit's updates?
+    fn counts_updates(&self) -> bool {
+        false
+    }
 }
 
 /// All host writes go to region 0 in one stream.
@@ -30,7 +36,7 @@ impl Placement for SingleRegion {
     fn host_regions(&self) -> Vec<usize> {
         vec![0]
     }
-    fn place(&mut self, _lpn: u32) -> Destination {
+    fn place(&mut self, _lpn: u32, _updates: u8) -> Destination {
         Destination {
             region: 0,
             stream: 0,
@@ -50,7 +56,7 @@ impl Placement for Cache {
     fn host_regions(&self) -> Vec<usize> {
         vec![self.region]
     }
-    fn place(&mut self, _lpn: u32) -> Destination {
+    fn place(&mut self, _lpn: u32, _updates: u8) -> Destination {
         Destination {
             region: self.region,
             stream: 0,
@@ -58,10 +64,45 @@ impl Placement for Cache {
     }
 }
 
+/// IPU's three levels of SLC-mode blocks (Li et al., ICPP 2021, Design 1/3: Work < Monitor <
+/// Hot): every host write goes to the cache region, into the open block of its level: a unit's
+/// first write to a Work block, its first update to a Monitor block, later ones to a Hot block
+/// (techniques.md §3.2: "WORK (first write) < MONITOR (updated once) < HOT (updated >= 2)"), so
+/// data is upgraded as it is rewritten and each level's blocks hold data of one heat.
+pub struct Levels {
+    region: usize,
+}
+
+/// The write streams of [`Levels`], in ascending level.
+pub const WORK: usize = 0;
+pub const MONITOR: usize = 1;
+pub const HOT: usize = 2;
+
+impl Placement for Levels {
+    fn streams(&self) -> usize {
+        3
+    }
+    fn host_regions(&self) -> Vec<usize> {
+        vec![self.region]
+    }
+    fn place(&mut self, _lpn: u32, updates: u8) -> Destination {
+        Destination {
+            region: self.region,
+            stream: (updates as usize).min(HOT),
+        }
+    }
+    fn counts_updates(&self) -> bool {
+        true
+    }
+}
+
 pub fn build(config: &PlacementConfig, g: &Geometry) -> Result<Box<dyn Placement>, Error> {
     Ok(match config {
         PlacementConfig::SingleRegion => Box::new(SingleRegion),
         PlacementConfig::Cache { region } => Box::new(Cache {
+            region: region_named(g, region, "ftl.placement.region")?,
+        }),
+        PlacementConfig::Levels { region } => Box::new(Levels {
             region: region_named(g, region, "ftl.placement.region")?,
         }),
     })
@@ -89,13 +130,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn levels_upgrade_a_unit_as_it_is_rewritten() {
+        let mut p = Levels { region: 1 };
+        let stream = |p: &mut Levels, updates| p.place(9, updates).stream;
+        assert_eq!(
+            [0, 1, 2, 3, 200].map(|u| stream(&mut p, u)),
+            [WORK, MONITOR, HOT, HOT, HOT]
+        );
+        assert_eq!(p.place(9, 0).region, 1);
+        assert!(p.counts_updates() && !SingleRegion.counts_updates());
+    }
+
+    #[test]
     fn single_region_sends_everything_to_region_zero() {
         let mut p = SingleRegion;
         assert_eq!(p.streams(), 1);
         assert_eq!(p.host_regions(), vec![0]);
         for lpn in [0, 5, u32::MAX - 1] {
             assert_eq!(
-                p.place(lpn),
+                p.place(lpn, 0),
                 Destination {
                     region: 0,
                     stream: 0

@@ -199,6 +199,7 @@ impl<'a> Preconditioner<'a> {
             self.ftl.l2p[lpn as usize] = UNMAPPED;
         }
         self.report.units_written += 1;
+        let updates = self.ftl.count_update(lpn);
         let unit_bytes = self.ftl.geometry.unit_bytes;
         let version = self
             .ftl
@@ -215,7 +216,7 @@ impl<'a> Preconditioner<'a> {
                 shape.kind = UnitKind::Split;
             }
         }
-        let dest = self.placement.place(lpn);
+        let dest = self.placement.place(lpn, updates);
         let keys = self.ftl.buffer.keys(
             dest.region * self.streams + dest.stream,
             self.reduction.lane_of(shape),

@@ -198,6 +198,10 @@ impl Simulation {
             streams,
             reduction.as_ref(),
         );
+        let partial = partial_program::build(&config.ftl.partial_program, ftl.buffer.open.len());
+        if placement.counts_updates() || partial.as_ref().is_some_and(|p| p.counts_updates()) {
+            ftl.keep_update_counts();
+        }
         let keys = ftl.buffer.open.len();
         let sched = Scheduler::new(
             &ftl.geometry,
@@ -298,7 +302,7 @@ impl Simulation {
                 ftl.geometry.blocks() as u64 * ftl.geometry.max_pages_per_block as u64,
             ),
             reduction,
-            partial: partial_program::build(&config.ftl.partial_program, keys),
+            partial,
             split,
             split_cursor: pre_split_cursor,
             migration,

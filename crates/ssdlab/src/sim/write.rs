@@ -84,6 +84,7 @@ impl Simulation {
             }
             None => 0,
         };
+        let updates = self.ftl.count_update(lpn);
         let merged = self.config.ftl.partial_write == PartialWrite::ReadModifyWrite
             && self.read_for_merge(id, lpn);
         let reduced = self.reduction.reduce(lpn);
@@ -106,13 +107,13 @@ impl Simulation {
         // (The mapping is looked up only when pages take partial programs.)
         if let Some(policy) = &mut self.partial {
             if let Location::Flash(old) = self.ftl.lookup(lpn) {
-                if let Some(page) = policy.update_in_place(&self.ftl, lpn, old) {
+                if let Some(page) = policy.update_in_place(&self.ftl, old, updates) {
                     self.update_in_place(id, lpn, version, page);
                     return reduced.encode_ns;
                 }
             }
         }
-        let dest = self.placement.place(lpn);
+        let dest = self.placement.place(lpn, updates);
         let keys = self.ftl.buffer.keys(
             dest.region * self.streams + dest.stream,
             self.reduction.lane_of(shape),

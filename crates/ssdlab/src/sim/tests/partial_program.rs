@@ -142,13 +142,14 @@ fn partial_programs_need_a_region_that_takes_them_and_a_nop_of_at_least_one() {
     );
 }
 
-/// IPU's intra-page update: an update goes into the page holding its old copy, while `share`
-/// sends it to the writer's last page programmed in part.
+/// IPU's intra-page update: an update whose old copy is itself an update goes into the page
+/// holding that copy, while `share` sends it to the writer's last page programmed in part.
 #[test]
 fn an_update_goes_into_the_page_of_its_old_copy() {
-    // Unit 1, then unit 2 (sharing 1's page P1), then units 3–5 in one request (a fresh page
-    // P2: P1 has only two erased slots), then an update of unit 1.
-    let mut reqs = requests(Op::Write, &[(1, 0), (2, 1000)]);
+    // Unit 1, then its first update (its old copy a first write: not in place; it shares 1's
+    // page P1), then units 3–5 in one request (a fresh page P2: P1 has only two erased slots),
+    // then unit 1's second update.
+    let mut reqs = requests(Op::Write, &[(1, 0), (1, 1000)]);
     reqs.push(TraceRequest {
         arrival_ns: 2_000_000,
         offset_bytes: 3 * 4096,
@@ -162,9 +163,14 @@ fn an_update_goes_into_the_page_of_its_old_copy() {
         run(c, reqs.clone())
     };
     let ipu = with("intra_page_update");
-    assert_eq!(page_of(&ipu, 1), page_of(&ipu, 2), "beside its old copy");
-    assert_ne!(page_of(&ipu, 1), page_of(&ipu, 3));
-    assert_eq!(ipu.device.in_place_updates, 1);
+    assert_ne!(
+        page_of(&ipu, 1),
+        page_of(&ipu, 3),
+        "beside its old copy, in P1"
+    );
+    assert_eq!(ipu.device.in_place_updates, 1, "the second update only");
+    let p1 = ipu.ftl.partial_page(page_of(&ipu, 1)).unwrap();
+    assert_eq!((p1.programs, p1.erased.count_ones()), (3, 1));
     let share = with("share");
     assert_eq!(
         page_of(&share, 1),
@@ -172,4 +178,38 @@ fn an_update_goes_into_the_page_of_its_old_copy() {
         "the writer's last page"
     );
     assert_eq!(share.device.in_place_updates, 0);
+}
+
+/// IPU's three levels: a unit's first write goes to a Work block, its first update to a
+/// Monitor block, later ones to a Hot block (one open block each in the cache region).
+#[test]
+fn levels_place_each_write_by_how_often_its_unit_was_rewritten() {
+    let mut c = slc_cache(4);
+    c.ftl.placement = toml::from_str("policy = \"levels\"\nregion = \"slc\"").unwrap();
+    c.ftl.partial_program = toml::from_str("policy = \"none\"").unwrap();
+    // Unit 7 written three times, unit 8 once, unit 9 twice.
+    let sim = run(
+        c,
+        requests(
+            Op::Write,
+            &[
+                (7, 0),
+                (8, 1000),
+                (7, 2000),
+                (9, 3000),
+                (9, 4000),
+                (7, 5000),
+            ],
+        ),
+    );
+    let block = |lpn| sim.ftl.geometry.block_of_page(page_of(&sim, lpn));
+    let region = |lpn| sim.ftl.geometry.region_of(block(lpn));
+    assert!(
+        [7, 8, 9].iter().all(|&l| region(l) == 1),
+        "all in the cache"
+    );
+    // Hot (7), Work (8), Monitor (9): three different blocks.
+    assert_ne!(block(7), block(8));
+    assert_ne!(block(7), block(9));
+    assert_ne!(block(8), block(9));
 }
