@@ -1,9 +1,10 @@
 //! The generator: a [`RequestSource`] that draws each request from a [`GeneratorConfig`].
 //!
 //! Per request, in this order: read or write (`read_fraction`); its size; its start — at random
-//! (the address distribution) when the request is random or its kind's sequential run is used
-//! up, else where the previous request of its kind ended; its arrival gap. One seeded PCG stream
-//! drives everything, so a generator is a pure function of its config and seed.
+//! (the address distribution, or for writes with `updates` the written data it rewrites) when
+//! the request is random or its kind's sequential run is used up, else where the previous
+//! request of its kind ended; its arrival gap. One seeded PCG stream drives everything, so a
+//! generator is a pure function of its config and seed.
 
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp};
@@ -11,6 +12,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::address::AddressSampler;
 use super::size::SizeSampler;
+use super::updates::UpdateState;
 use super::{Arrival, GeneratorConfig};
 use crate::sim::RequestSource;
 use crate::trace::{Op, TraceRequest};
@@ -33,6 +35,8 @@ pub struct GeneratorSource {
     read_size: Option<SizeSampler>,
     write_size: Option<SizeSampler>,
     address: AddressSampler,
+    /// What the run has written, when random writes choose between new data and updates.
+    updates: Option<UpdateState>,
     /// The address distribution's slots: `alignment_bytes` pieces, or whole runs.
     slot_bytes: u64,
     streams: [Stream; 2],
@@ -60,6 +64,10 @@ impl GeneratorSource {
             read_size: config.size_of(true).map(SizeSampler::new),
             write_size: config.size_of(false).map(SizeSampler::new),
             address: AddressSampler::new(&config.address, slots, seed ^ 0x5ca7_7e12),
+            updates: config
+                .updates
+                .as_ref()
+                .map(|u| UpdateState::new(u, config.alignment_bytes)),
             slot_bytes,
             rng: Pcg64Mcg::seed_from_u64(seed),
             streams: [Stream::default(); 2],
@@ -102,19 +110,33 @@ impl GeneratorSource {
         let ws = c.working_set_bytes;
         let stream = &mut self.streams[usize::from(read)];
         let random = stream.run_left == 0 || self.rng.gen_bool(random_fraction);
+        // Past the end, random starts move back inside (sequential streams wrap to 0, below).
+        let place = |start: u64| {
+            if start + size > ws {
+                (ws - size) / c.alignment_bytes * c.alignment_bytes
+            } else {
+                start
+            }
+        };
         let mut start = if random {
             stream.run_left = c.sequential_run_bytes;
-            self.address.sample(&mut self.rng) * self.slot_bytes
+            match (&mut self.updates, read) {
+                (Some(updates), false) => {
+                    let (address, slot_bytes) = (&self.address, self.slot_bytes);
+                    updates.start(size, &mut self.rng, place, |rng| {
+                        place(address.sample(rng) * slot_bytes)
+                    })
+                }
+                _ => place(self.address.sample(&mut self.rng) * self.slot_bytes),
+            }
         } else {
             stream.cursor
         };
         if start + size > ws {
-            // Past the end: sequential streams wrap to the start, random ones move back inside.
-            start = if random {
-                (ws - size) / c.alignment_bytes * c.alignment_bytes
-            } else {
-                0
-            };
+            start = 0;
+        }
+        if let (Some(updates), false) = (&mut self.updates, read) {
+            updates.record(start, size);
         }
         stream.cursor = start + size;
         stream.run_left = stream.run_left.saturating_sub(size);
@@ -153,8 +175,11 @@ impl RequestSource for GeneratorSource {
         self.len
     }
     fn rewind(&mut self) {
-        // The samplers hold no state; only the stream and the clock start over.
+        // The samplers hold no state; the stream, the clock and what was written start over.
         self.rng = Pcg64Mcg::seed_from_u64(self.seed);
+        if let Some(u) = &mut self.updates {
+            u.reset();
+        }
         self.streams = [Stream::default(); 2];
         self.issued = 0;
         self.t_ns = 0.0;
@@ -327,6 +352,44 @@ mod tests {
         assert!(first.iter().all(|r| r.arrival_ns < 1_000_000_000));
         // Each burst of 100 at 50 k IOPS lasts ~2 ms, then 10 ms idle: ~8,300 requests a second.
         assert!((7_000..9_500).contains(&first.len()), "{}", first.len());
+        g.rewind();
+        let again: Vec<_> = std::iter::from_fn(|| g.next_request()).collect();
+        assert_eq!(first, again);
+    }
+
+    #[test]
+    fn updates_rewrite_written_data_and_start_over_on_rewind() {
+        use crate::workload::Updates;
+        let c = GeneratorConfig {
+            read_fraction: 0.3,
+            size: Some(SizeDist::Fixed { bytes: 4096 }),
+            updates: Some(Updates {
+                update_fraction: 0.6,
+                hot_fraction: 0.2,
+            }),
+            ..base()
+        };
+        c.validate("g").expect("valid");
+        let mut g = GeneratorSource::new(c, 3);
+        let first: Vec<_> = std::iter::from_fn(|| g.next_request()).collect();
+        // Single-unit writes: the kinds are exactly the shares of writes whose unit was written
+        // before, and twice before.
+        let mut written = std::collections::HashMap::new();
+        let (mut writes, mut updates, mut hot) = (0.0, 0.0, 0.0);
+        for r in first.iter().filter(|r| r.op == Op::Write) {
+            let n: &mut u32 = written.entry(r.offset_bytes).or_default();
+            writes += 1.0;
+            updates += f64::from(u8::from(*n >= 1));
+            hot += f64::from(u8::from(*n >= 2));
+            *n += 1;
+        }
+        // About 35,000 writes: binomial sd 0.0026 at 0.6, 0.0021 at 0.2; 5 sd.
+        assert!(
+            (updates / writes - 0.6).abs() < 0.013,
+            "{}",
+            updates / writes
+        );
+        assert!((hot / writes - 0.2).abs() < 0.011, "{}", hot / writes);
         g.rewind();
         let again: Vec<_> = std::iter::from_fn(|| g.next_request()).collect();
         assert_eq!(first, again);

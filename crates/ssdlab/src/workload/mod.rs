@@ -7,6 +7,7 @@ mod address;
 mod generator;
 pub mod named;
 mod size;
+mod updates;
 
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +54,11 @@ pub struct GeneratorConfig {
     #[serde(default)]
     pub sequential_run_bytes: u64,
     pub arrival: Arrival,
+    /// Random writes that rewrite data written earlier in the run, and data already rewritten
+    /// (IPU's update ratio and hot writes); without it a write's start is drawn from `address`
+    /// alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updates: Option<Updates>,
     /// Seed of this generator; by default derived from the run's seed and the flow's index.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -91,12 +97,16 @@ pub enum SizeDist {
         weights: Vec<f64>,
         step_bytes: u64,
     },
-    /// `step_bytes × (1 + G)` with G geometric, so the mean is `mean_bytes` (before sizes above
-    /// `max_bytes` are cut to it): for workloads known only by their mean size (PR-SSD Table 2).
+    /// `min_bytes + step_bytes × G` with G geometric, so the mean is `mean_bytes` (before sizes
+    /// above `max_bytes` are cut to it): for workloads known only by their mean size (PR-SSD
+    /// Table 2), or the tail above a size class (IPU's requests over 8 KiB). `min_bytes` defaults
+    /// to `step_bytes`.
     Geometric {
         mean_bytes: f64,
         step_bytes: u64,
         max_bytes: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_bytes: Option<u64>,
     },
     /// One of `components`, chosen with its relative `weight`, then a size drawn from it: e.g. a
     /// share of single 4 KiB requests beside a geometric tail (PR-SSD's workloads, where small
@@ -129,6 +139,19 @@ pub enum AddressDist {
         hot_space_fraction: f64,
         hot_access_fraction: f64,
     },
+}
+
+/// How random writes choose between new data and data written earlier in the run, counted in
+/// units of `alignment_bytes` (see `updates.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Updates {
+    /// Share of random writes that start on a unit written earlier in the run.
+    pub update_fraction: f64,
+    /// Share of random writes that start on a unit written at least twice before (IPU's Hot
+    /// level, "updated ≥ 2"); the other updates start on a unit written once. At most
+    /// `update_fraction`.
+    pub hot_fraction: f64,
 }
 
 /// When requests arrive.
@@ -173,6 +196,7 @@ impl GeneratorConfig {
             write_random_fraction: one(),
             sequential_run_bytes: 0,
             arrival,
+            updates: None,
             seed: None,
         }
     }
@@ -265,6 +289,9 @@ impl GeneratorConfig {
             }
         }
         address::validate(&self.address, &key("address"))?;
+        if let Some(u) = &self.updates {
+            updates::validate(u, &key("updates"), self.sequential_run_bytes)?;
+        }
         match self.arrival {
             Arrival::Poisson { iops } | Arrival::Fixed { iops } | Arrival::Bursts { iops, .. }
                 if !(iops.is_finite() && iops > 0.0) =>

@@ -52,6 +52,12 @@ const WORKLOADS: &[(&str, &str)] = &[
     ),
     ("pr-ssd-db", include_str!("../../workloads/pr-ssd-db.toml")),
     ("pr-ssd-ml", include_str!("../../workloads/pr-ssd-ml.toml")),
+    ("ipu-ts0", include_str!("../../workloads/ipu-ts0.toml")),
+    ("ipu-wdev0", include_str!("../../workloads/ipu-wdev0.toml")),
+    ("ipu-lun1", include_str!("../../workloads/ipu-lun1.toml")),
+    ("ipu-usr0", include_str!("../../workloads/ipu-usr0.toml")),
+    ("ipu-lun2", include_str!("../../workloads/ipu-lun2.toml")),
+    ("ipu-ads", include_str!("../../workloads/ipu-ads.toml")),
     (
         "hdfs-reader",
         include_str!("../../workloads/hdfs-reader.toml"),
@@ -178,6 +184,49 @@ mod tests {
                 "{name}: {:?}",
                 g.arrival
             );
+        }
+    }
+
+    /// IPU (ipu-slc-partial-programming.txt): the motivation table's shares of requests in
+    /// (0,4K], (4K,8K], >8K and the benchmark table's mean write size (KB, read as KiB). Sizes
+    /// are 4 KiB, 8 KiB and a tail from 12 KiB in those shares, with the table's mean; arrivals
+    /// are open loop (the traces are replayed at their time stamps, L169–175).
+    #[test]
+    fn the_ipu_workloads_keep_the_tables_size_shares_and_write_means() {
+        use super::super::size::mean_bytes;
+        use super::super::{Arrival, SizeDist};
+        let tables = [
+            ("ipu-ts0", [69.8, 17.9, 12.3], 8.0),
+            ("ipu-wdev0", [73.2, 6.8, 20.1], 8.2),
+            ("ipu-lun1", [85.2, 7.3, 7.5], 7.6),
+            ("ipu-usr0", [66.3, 12.1, 21.6], 10.3),
+            ("ipu-lun2", [92.6, 2.5, 4.9], 9.7),
+            ("ipu-ads", [74.5, 14.1, 11.4], 7.0),
+        ];
+        for (name, shares, write_kb) in tables {
+            let g = generator(name).unwrap();
+            let size = g.size.as_ref().unwrap();
+            assert!(g.read_size.is_none() && g.write_size.is_none(), "{name}");
+            // The 1 MiB cut of the tail lowers lun2's mean by 5e-5, the others' by less.
+            let mean = mean_bytes(size) / 1024.0;
+            assert!((mean / write_kb - 1.0).abs() < 1e-4, "{name}: {mean} KiB");
+            let SizeDist::Mixture { components } = size else {
+                panic!("{name}: not a mixture")
+            };
+            let weights: Vec<f64> = components.iter().map(|c| c.weight).collect();
+            assert_eq!(weights, shares, "{name}");
+            assert_eq!(components[0].size, SizeDist::Fixed { bytes: 4096 });
+            assert_eq!(components[1].size, SizeDist::Fixed { bytes: 8192 });
+            assert!(matches!(
+                components[2].size,
+                SizeDist::Geometric {
+                    min_bytes: Some(12288),
+                    step_bytes: 4096,
+                    ..
+                }
+            ));
+            assert!(g.updates.is_some(), "{name}");
+            assert!(matches!(g.arrival, Arrival::Poisson { .. }), "{name}");
         }
     }
 

@@ -10,9 +10,19 @@ use crate::error::Error;
 pub(super) enum SizeSampler {
     Fixed(u64),
     Choice(Vec<u64>, WeightedIndex<f64>),
-    Uniform { min: u64, steps: u64, step: u64 },
+    Uniform {
+        min: u64,
+        steps: u64,
+        step: u64,
+    },
     Histogram(Vec<(u64, u64)>, WeightedIndex<f64>, u64),
-    Geometric(Geometric, u64, u64),
+    /// `min + step × G`, cut to `max`.
+    Geometric {
+        g: Geometric,
+        min: u64,
+        step: u64,
+        max: u64,
+    },
     Mixture(Vec<SizeSampler>, WeightedIndex<f64>),
 }
 
@@ -50,11 +60,19 @@ impl SizeSampler {
                 mean_bytes,
                 step_bytes,
                 max_bytes,
+                min_bytes,
             } => {
-                // Mean of step × (1 + G) is step / p.
-                let p = (*step_bytes as f64 / mean_bytes).min(1.0);
-                let g = Geometric::new(p).unwrap_or_else(|_| unreachable!("p in (0, 1]"));
-                SizeSampler::Geometric(g, *step_bytes, *max_bytes)
+                // Mean of min + step × G is min − step + step / p. Subtracting the offset
+                // min − step (0 by default) keeps p = step / mean exactly when there is none.
+                let min = min_bytes.unwrap_or(*step_bytes);
+                let off = min as f64 - *step_bytes as f64;
+                let p = (*step_bytes as f64 / (mean_bytes - off)).min(1.0);
+                SizeSampler::Geometric {
+                    g: Geometric::new(p).unwrap_or_else(|_| unreachable!("p in (0, 1]")),
+                    min,
+                    step: *step_bytes,
+                    max: *max_bytes,
+                }
             }
             SizeDist::Mixture { components } => SizeSampler::Mixture(
                 components
@@ -77,7 +95,7 @@ impl SizeSampler {
                 let steps = (hi - lo).div_ceil(*step);
                 lo + step * rng.gen_range(0..steps)
             }
-            SizeSampler::Geometric(g, step, max) => (step * (1 + g.sample(rng))).min(*max),
+            SizeSampler::Geometric { g, min, step, max } => (min + step * g.sample(rng)).min(*max),
             SizeSampler::Mixture(parts, w) => parts[w.sample(rng)].sample(rng),
         }
     }
@@ -173,18 +191,24 @@ pub(super) fn validate(d: &SizeDist, key: &str, working_set_bytes: u64) -> Resul
             mean_bytes,
             step_bytes,
             max_bytes,
+            min_bytes,
         } => {
-            if *step_bytes == 0 || !(mean_bytes.is_finite() && *mean_bytes >= *step_bytes as f64) {
+            if *step_bytes == 0 {
+                return err("step_bytes", "must be positive".into());
+            }
+            let (least, name) = match min_bytes {
+                Some(0) => return err("min_bytes", "must be positive".into()),
+                Some(m) => (*m, "min_bytes"),
+                None => (*step_bytes, "step_bytes"),
+            };
+            if !(mean_bytes.is_finite() && *mean_bytes >= least as f64) {
                 return err(
                     "mean_bytes",
-                    format!("must be at least step_bytes = {step_bytes} (got {mean_bytes})"),
+                    format!("must be at least {name} = {least} (got {mean_bytes})"),
                 );
             }
-            if max_bytes < step_bytes {
-                return err(
-                    "max_bytes",
-                    format!("must be at least step_bytes = {step_bytes}"),
-                );
+            if *max_bytes < least {
+                return err("max_bytes", format!("must be at least {name} = {least}"));
             }
             *max_bytes
         }
@@ -247,15 +271,19 @@ pub(super) fn mean_bytes(d: &SizeDist) -> f64 {
             mean_bytes,
             step_bytes,
             max_bytes,
+            min_bytes,
         } => {
-            // E[min(step × K, max)] for K = 1 + G, P(K = k) = p q^(k−1): the sum over
-            // k ≤ n = ⌊max / step⌋ is step (1 − (n+1) q^n + n q^(n+1)) / p, the rest is max.
+            // Sizes are off + step × K, K = 1 + G, P(K = k) = p q^(k−1), off = min − step;
+            // E[min(off + step × K, max)]: the sum over k ≤ n = ⌊(max − off) / step⌋ is
+            // off (1 − q^n) + step (1 − (n+1) q^n + n q^(n+1)) / p, the rest is max q^n.
             let step = *step_bytes as f64;
-            let p = (step / mean_bytes).min(1.0);
+            let off = min_bytes.map_or(0.0, |m| m as f64 - step);
+            let p = (step / (mean_bytes - off)).min(1.0);
             let q = 1.0 - p;
-            let n = (max_bytes / step_bytes) as i32;
+            let n = ((*max_bytes as f64 - off) / step).floor() as i32;
             let n_f = f64::from(n);
-            step * (1.0 - (n_f + 1.0) * q.powi(n) + n_f * q.powi(n + 1)) / p
+            off * (1.0 - q.powi(n))
+                + step * (1.0 - (n_f + 1.0) * q.powi(n) + n_f * q.powi(n + 1)) / p
                 + *max_bytes as f64 * q.powi(n)
         }
         SizeDist::Mixture { components } => {
@@ -297,6 +325,7 @@ mod tests {
             mean_bytes: 42.83 * 1024.0,
             step_bytes: 4096,
             max_bytes: 1 << 30,
+            min_bytes: None,
         };
         let v = draws(&d, 200_000);
         let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
@@ -321,6 +350,7 @@ mod tests {
                         mean_bytes: tail,
                         step_bytes: 4096,
                         max_bytes: 16 << 20,
+                        min_bytes: None,
                     },
                 },
             ],
@@ -348,6 +378,7 @@ mod tests {
                 mean_bytes: 35.35 * 1024.0,
                 step_bytes: 4096,
                 max_bytes: 16 << 20,
+                min_bytes: None,
             },
             200_000,
         );
@@ -362,6 +393,7 @@ mod tests {
             mean_bytes: 65536.0,
             step_bytes: 4096,
             max_bytes: 98304,
+            min_bytes: None,
         };
         let v = draws(&d, 200_000);
         let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
@@ -369,6 +401,56 @@ mod tests {
         assert!(m < 60_000.0, "the cut lowers the mean: {m}");
         // sd < 40 KiB: standard error < 0.1 KiB; bound at 1%.
         assert!((mean / m - 1.0).abs() < 0.01, "{mean} vs {m}");
+    }
+
+    #[test]
+    fn a_geometric_above_a_minimum_keeps_its_mean_and_grid() {
+        // IPU ts0's requests over 8 KiB: 12 KiB and up on 4 KiB steps, mean 31,436 B.
+        let d = SizeDist::Geometric {
+            mean_bytes: 31436.0,
+            step_bytes: 4096,
+            max_bytes: 1 << 20,
+            min_bytes: Some(12288),
+        };
+        let v = draws(&d, 200_000);
+        assert!(v
+            .iter()
+            .all(|&b| b >= 12288 && b % 4096 == 0 && b <= 1 << 20));
+        let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
+        let m = mean_bytes(&d);
+        assert!(
+            (m / 31436.0 - 1.0).abs() < 1e-6,
+            "the cut at 1 MiB is negligible: {m}"
+        );
+        // sd = sqrt(q) × step / p ≈ 19 KiB; standard error at n = 2e5 ≈ 43 B = 0.14%: bound 1%.
+        assert!((mean / m - 1.0).abs() < 0.01, "{mean} vs {m}");
+        // The share at the minimum is p = step / (mean − min + step) = 0.176 (binomial sd 0.0009).
+        let at_min = v.iter().filter(|&&b| b == 12288).count() as f64 / v.len() as f64;
+        assert!(
+            (at_min - 4096.0 / (31436.0 - 8192.0)).abs() < 0.005,
+            "{at_min}"
+        );
+        // A minimum of one step is the plain geometric, draw for draw.
+        let plain = |min_bytes| SizeDist::Geometric {
+            mean_bytes: 135347.2,
+            step_bytes: 4096,
+            max_bytes: 16 << 20,
+            min_bytes,
+        };
+        assert_eq!(
+            draws(&plain(None), 10_000),
+            draws(&plain(Some(4096)), 10_000)
+        );
+        // A cut that matters, with a minimum: the analytic mean follows the draws.
+        let cut = SizeDist::Geometric {
+            mean_bytes: 65536.0,
+            step_bytes: 4096,
+            max_bytes: 98304,
+            min_bytes: Some(16384),
+        };
+        let v = draws(&cut, 200_000);
+        let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
+        assert!((mean / mean_bytes(&cut) - 1.0).abs() < 0.01, "{mean}");
     }
 
     #[test]
@@ -431,5 +513,22 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("size.components"), "{e}");
+        // A mean below the minimum size cannot be met.
+        let e = validate(
+            &SizeDist::Geometric {
+                mean_bytes: 10000.0,
+                step_bytes: 4096,
+                max_bytes: 1 << 20,
+                min_bytes: Some(12288),
+            },
+            "size",
+            1 << 30,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("size.mean_bytes") && e.contains("min_bytes"),
+            "{e}"
+        );
     }
 }

@@ -1,0 +1,270 @@
+//! Writes that rewrite data written earlier in the run, for workloads known by their update ratio
+//! and hot-write share (IPU, ipu-slc-partial-programming.txt: the motivation table's "Update
+//! Ratio", the benchmark table's "Hot write"). IPU ranks data by how often it was updated — Work
+//! (written once) < Monitor (updated once) < Hot (updated ≥ 2) (techniques.md §3.2) — so a write
+//! is one of three kinds, by the unit it starts on:
+//!
+//! - a *hot update* (`hot_fraction`): a unit drawn uniformly from those written at least twice;
+//! - a *first update* (`update_fraction − hot_fraction`): a unit drawn uniformly from those
+//!   written exactly once;
+//! - *new data* (the rest): a start drawn from the address distribution, again until the whole
+//!   request falls on units never written (at most [`PROBES`] draws; the last is kept).
+//!
+//! A write that wants a pool that is empty (early in the run, or when first updates outrun new
+//! data) takes the other pool, and new data if both are empty. Units are `alignment_bytes`
+//! pieces; every write, random or sequential, counts on the units it covers. Where the paper is
+//! silent (which written data an update picks, how updates are sized) the choice is ours: pools
+//! drawn uniformly, sizes from the size distribution like any write.
+//!
+//! Unlike the other distributions this one has state: the write count of every unit written, so
+//! its memory grows with the data the run writes (about 30 bytes a unit).
+
+use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
+use rand::Rng;
+
+use super::{fraction, Updates};
+use crate::error::Error;
+
+/// New data's start is drawn at most this many times to find units never written. With the
+/// working set a few times the data written, the first draw nearly always succeeds; when it is
+/// filled, new data overwrites where its last draw fell and counts as an update.
+const PROBES: usize = 64;
+
+/// Which written data a random write goes to.
+#[derive(Clone, Copy)]
+enum Pool {
+    /// Units written exactly once.
+    Once,
+    /// Units written at least twice.
+    Updated,
+}
+
+pub(super) struct UpdateState {
+    update_fraction: f64,
+    hot_fraction: f64,
+    unit_bytes: u64,
+    /// Writes per unit written in the run.
+    writes: HashMap<u64, u32, FixedState>,
+    /// Units that were written once when added; those written again since are dropped when
+    /// drawn.
+    once: Vec<u64>,
+    /// Units written at least twice (a count never falls, so these stay valid).
+    updated: Vec<u64>,
+}
+
+impl UpdateState {
+    pub(super) fn new(u: &Updates, unit_bytes: u64) -> UpdateState {
+        UpdateState {
+            update_fraction: u.update_fraction,
+            hot_fraction: u.hot_fraction,
+            unit_bytes,
+            writes: HashMap::default(),
+            once: Vec::new(),
+            updated: Vec::new(),
+        }
+    }
+
+    /// Forget every write (the generator starts over).
+    pub(super) fn reset(&mut self) {
+        self.writes.clear();
+        self.once.clear();
+        self.updated.clear();
+    }
+
+    /// The start of a random write of `size` bytes. `place` turns a start into one whose request
+    /// fits the working set; `new_start` draws a start for new data (already placed).
+    pub(super) fn start<R: Rng>(
+        &mut self,
+        size: u64,
+        rng: &mut R,
+        place: impl Fn(u64) -> u64,
+        mut new_start: impl FnMut(&mut R) -> u64,
+    ) -> u64 {
+        let x: f64 = rng.gen();
+        let pools: &[Pool] = if x < self.hot_fraction {
+            &[Pool::Updated, Pool::Once]
+        } else if x < self.update_fraction {
+            &[Pool::Once, Pool::Updated]
+        } else {
+            &[]
+        };
+        for &pool in pools {
+            if let Some(unit) = self.pick(pool, rng) {
+                return place(unit * self.unit_bytes);
+            }
+        }
+        let mut start = new_start(rng);
+        for _ in 1..PROBES {
+            if self.never_written(start, size) {
+                break;
+            }
+            start = new_start(rng);
+        }
+        start
+    }
+
+    /// A unit drawn uniformly from `pool`, or `None` if it is empty.
+    fn pick(&mut self, pool: Pool, rng: &mut impl Rng) -> Option<u64> {
+        match pool {
+            Pool::Updated => (!self.updated.is_empty())
+                .then(|| self.updated[rng.gen_range(0..self.updated.len())]),
+            Pool::Once => loop {
+                if self.once.is_empty() {
+                    return None;
+                }
+                let i = rng.gen_range(0..self.once.len());
+                let unit = self.once[i];
+                if self.writes.get(&unit) == Some(&1) {
+                    return Some(unit);
+                }
+                // Written again since (a write that started elsewhere covered it).
+                self.once.swap_remove(i);
+            },
+        }
+    }
+
+    /// The units `[start, start + size)` covers.
+    fn units(&self, start: u64, size: u64) -> std::ops::Range<u64> {
+        start / self.unit_bytes..(start + size).div_ceil(self.unit_bytes)
+    }
+
+    fn never_written(&self, start: u64, size: u64) -> bool {
+        self.units(start, size)
+            .all(|u| !self.writes.contains_key(&u))
+    }
+
+    /// Count a write of `size` bytes at `start` on every unit it covers.
+    pub(super) fn record(&mut self, start: u64, size: u64) {
+        for unit in self.units(start, size) {
+            let n = self.writes.entry(unit).or_insert(0);
+            *n += 1;
+            match *n {
+                1 => self.once.push(unit),
+                2 => self.updated.push(unit),
+                _ => {}
+            }
+        }
+    }
+}
+
+pub(super) fn validate(u: &Updates, key: &str, sequential_run_bytes: u64) -> Result<(), Error> {
+    fraction(&format!("{key}.update_fraction"), u.update_fraction)?;
+    fraction(&format!("{key}.hot_fraction"), u.hot_fraction)?;
+    if u.hot_fraction > u.update_fraction {
+        return Err(Error::config(
+            &format!("{key}.hot_fraction"),
+            format!(
+                "a hot write is an update: must be at most update_fraction = {} (got {})",
+                u.update_fraction, u.hot_fraction
+            ),
+        ));
+    }
+    if sequential_run_bytes != 0 {
+        return Err(Error::config(
+            key,
+            "updates rewrite units, not whole runs: needs sequential_run_bytes = 0",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_pcg::Pcg64Mcg;
+
+    /// Shares of `n` writes of `units` units each that start on a unit written before, and on one
+    /// written at least twice before, over `slots` slots drawn uniformly for new data.
+    fn shares(u: Updates, n: usize, units: u64, slots: u64) -> (f64, f64) {
+        validate(&u, "updates", 0).expect("valid");
+        let mut s = UpdateState::new(&u, 4096);
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
+        let size = units * 4096;
+        let ws = slots * 4096;
+        let place = |start: u64| start.min(ws - size);
+        let (mut updates, mut hot) = (0, 0);
+        for _ in 0..n {
+            let start = s.start(size, &mut rng, place, |r| {
+                place(r.gen_range(0..slots) * 4096)
+            });
+            let before = s.writes.get(&(start / 4096)).copied().unwrap_or(0);
+            updates += usize::from(before >= 1);
+            hot += usize::from(before >= 2);
+            s.record(start, size);
+        }
+        (updates as f64 / n as f64, hot as f64 / n as f64)
+    }
+
+    #[test]
+    fn writes_follow_the_update_and_hot_fractions() {
+        // Binomial sd at n = 1e5 is at most 0.0016; 0.01 is 6 sd. The pools are empty only at
+        // the start (a handful of writes).
+        let (u, h) = shares(
+            Updates {
+                update_fraction: 0.5,
+                hot_fraction: 0.1,
+            },
+            100_000,
+            1,
+            1 << 24,
+        );
+        assert!((u - 0.5).abs() < 0.01 && (h - 0.1).abs() < 0.01, "{u} {h}");
+        // Without updates nothing is rewritten, even when new data fills half the slots.
+        let (u, _) = shares(
+            Updates {
+                update_fraction: 0.0,
+                hot_fraction: 0.0,
+            },
+            50_000,
+            1,
+            100_000,
+        );
+        assert_eq!(u, 0.0);
+    }
+
+    #[test]
+    fn first_updates_that_outrun_new_data_become_hot() {
+        // 80% updates, 10% hot: 70% first updates, but each unit has one first update and new
+        // data brings only 20%: the once pool runs dry and the rest go to hot data, so
+        // hot ≈ 80% − 20%.
+        let (u, h) = shares(
+            Updates {
+                update_fraction: 0.8,
+                hot_fraction: 0.1,
+            },
+            100_000,
+            1,
+            1 << 24,
+        );
+        assert!((u - 0.8).abs() < 0.01 && (h - 0.6).abs() < 0.01, "{u} {h}");
+    }
+
+    #[test]
+    fn hot_more_than_updates_is_rejected_by_name() {
+        let e = validate(
+            &Updates {
+                update_fraction: 0.074,
+                hot_fraction: 0.085,
+            },
+            "flows[0].generator.updates",
+            0,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("flows[0].generator.updates.hot_fraction"), "{e}");
+        let e = validate(
+            &Updates {
+                update_fraction: 0.5,
+                hot_fraction: 0.1,
+            },
+            "g.updates",
+            1 << 20,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("g.updates"), "{e}");
+    }
+}
