@@ -234,6 +234,12 @@ pub enum MigrationConfig {
         from_region: String,
         to_region: String,
     },
+    /// IPU's degrading GC: of a `from_region` block, cold units (never updated since they
+    /// entered their level) go to `to_region`, the others stay one level down.
+    Degrade {
+        from_region: String,
+        to_region: String,
+    },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -7,18 +7,23 @@ use crate::error::Error;
 use crate::flash::Geometry;
 
 pub trait Migration: Send {
-    /// Destination region of a valid unit copied out of a block of `from_region`.
-    fn destination(&mut self, lpn: u32, from_region: usize) -> usize;
+    /// Destination region of a valid unit copied out of a block of `from_region`, and the unit's
+    /// update count after the move (`updates` before it; a policy may demote the unit).
+    fn destination(&mut self, lpn: u32, from_region: usize, updates: u8) -> (usize, u8);
     /// Regions GC may move data into from `from_region` (for capacity checks).
     fn targets(&self, from_region: usize) -> Vec<usize>;
+    /// Does the policy need the FTL to count each unit's updates?
+    fn counts_updates(&self) -> bool {
+        false
+    }
 }
 
 /// GC keeps data in its region.
 pub struct NoMigration;
 
 impl Migration for NoMigration {
-    fn destination(&mut self, _lpn: u32, from_region: usize) -> usize {
-        from_region
+    fn destination(&mut self, _lpn: u32, from_region: usize, updates: u8) -> (usize, u8) {
+        (from_region, updates)
     }
     fn targets(&self, _from_region: usize) -> Vec<usize> {
         Vec::new()
@@ -32,10 +37,10 @@ pub struct Evict {
 }
 
 impl Migration for Evict {
-    fn destination(&mut self, _lpn: u32, from_region: usize) -> usize {
+    fn destination(&mut self, _lpn: u32, from_region: usize, updates: u8) -> (usize, u8) {
         match from_region == self.from {
-            true => self.to,
-            false => from_region,
+            true => (self.to, updates),
+            false => (from_region, updates),
         }
     }
     fn targets(&self, from_region: usize) -> Vec<usize> {
@@ -46,6 +51,50 @@ impl Migration for Evict {
     }
 }
 
+/// IPU's degrading GC (Li et al., ICPP 2021, Design 3/3: "DEGRADE cold write data, hold the
+/// level of other data", "free up the SLC region occupied by cold data"): a unit GC copies out
+/// of the cache region goes to the high-density region if it is cold — at the Work level, not
+/// updated since it entered the level — and otherwise stays in the cache one level down (Hot to
+/// Monitor, Monitor to Work). The demotion is ours: the slides keep the other data's level, but
+/// then data updated twice long ago would hold the cache for ever; one level per GC pass lets it
+/// age out unless it is updated again.
+pub struct Degrade {
+    from: usize,
+    to: usize,
+}
+
+impl Migration for Degrade {
+    fn destination(&mut self, _lpn: u32, from_region: usize, updates: u8) -> (usize, u8) {
+        match (from_region == self.from, updates) {
+            (false, n) => (from_region, n),
+            (true, 0) => (self.to, 0),
+            (true, n) => (self.from, n.min(2) - 1),
+        }
+    }
+    fn targets(&self, from_region: usize) -> Vec<usize> {
+        match from_region == self.from {
+            true => vec![self.to],
+            false => Vec::new(),
+        }
+    }
+    fn counts_updates(&self) -> bool {
+        true
+    }
+}
+
+/// The regions named `from_region` and `to_region`, which must differ.
+fn region_pair(g: &Geometry, from_region: &str, to_region: &str) -> Result<(usize, usize), Error> {
+    let from = region_named(g, from_region, "ftl.migration.from_region")?;
+    let to = region_named(g, to_region, "ftl.migration.to_region")?;
+    if from == to {
+        return Err(Error::config(
+            "ftl.migration.to_region",
+            format!("`{to_region}` is also the region evicted from"),
+        ));
+    }
+    Ok((from, to))
+}
+
 pub fn build(config: &MigrationConfig, g: &Geometry) -> Result<Box<dyn Migration>, Error> {
     Ok(match config {
         MigrationConfig::None => Box::new(NoMigration),
@@ -53,15 +102,15 @@ pub fn build(config: &MigrationConfig, g: &Geometry) -> Result<Box<dyn Migration
             from_region,
             to_region,
         } => {
-            let from = region_named(g, from_region, "ftl.migration.from_region")?;
-            let to = region_named(g, to_region, "ftl.migration.to_region")?;
-            if from == to {
-                return Err(Error::config(
-                    "ftl.migration.to_region",
-                    format!("`{to_region}` is also the region evicted from"),
-                ));
-            }
+            let (from, to) = region_pair(g, from_region, to_region)?;
             Box::new(Evict { from, to })
+        }
+        MigrationConfig::Degrade {
+            from_region,
+            to_region,
+        } => {
+            let (from, to) = region_pair(g, from_region, to_region)?;
+            Box::new(Degrade { from, to })
         }
     })
 }
@@ -72,15 +121,29 @@ mod tests {
 
     #[test]
     fn no_migration_keeps_the_region() {
-        assert_eq!(NoMigration.destination(3, 0), 0);
-        assert_eq!(NoMigration.destination(3, 2), 2);
+        assert_eq!(NoMigration.destination(3, 0, 5), (0, 5));
+        assert_eq!(NoMigration.destination(3, 2, 0), (2, 0));
+    }
+
+    #[test]
+    fn degrade_sends_only_cold_data_down_and_demotes_the_rest() {
+        let mut d = Degrade { from: 1, to: 0 };
+        // Work (never updated): to the high-density region.
+        assert_eq!(d.destination(3, 1, 0), (0, 0));
+        // Monitor stays, as Work; Hot stays, as Monitor (however often it was updated).
+        assert_eq!(d.destination(3, 1, 1), (1, 0));
+        assert_eq!(d.destination(3, 1, 2), (1, 1));
+        assert_eq!(d.destination(3, 1, 200), (1, 1));
+        // Other regions keep their data.
+        assert_eq!(d.destination(3, 0, 0), (0, 0));
+        assert!(d.counts_updates());
     }
 
     #[test]
     fn eviction_moves_only_the_cache_regions_data() {
         let mut e = Evict { from: 1, to: 0 };
-        assert_eq!(e.destination(3, 1), 0);
-        assert_eq!(e.destination(3, 0), 0);
+        assert_eq!(e.destination(3, 1, 4), (0, 4));
+        assert_eq!(e.destination(3, 0, 4), (0, 4));
         assert_eq!((e.targets(1), e.targets(0)), (vec![0], vec![]));
     }
 }

@@ -168,9 +168,10 @@ pub struct Ftl {
     copy_packers: Vec<PagePacker>,
     /// The parts of split units (`split_map.rs`), by unit.
     split_parts: HashMap<u32, Vec<split_map::SplitPart>, FixedState>,
-    /// Per unit, how many times the host has rewritten it since its first write (saturating);
-    /// empty unless a policy asks ([`Ftl::keep_update_counts`]).
-    update_counts: Vec<u8>,
+    /// Per unit, how many times the host has rewritten it since its first write (saturating),
+    /// less the demotions GC gave it; empty unless a policy asks ([`Ftl::keep_update_counts`]).
+    /// Cells, so that GC can demote a unit while it walks its victim's units.
+    update_counts: Vec<std::cell::Cell<u8>>,
     /// Pages programmed in part (`partial_program.rs`); empty unless a region takes partial
     /// programs.
     partial_pages: HashMap<PageId, partial_program::PartialPage, FixedState>,
@@ -448,7 +449,21 @@ impl Ftl {
 
     /// Count each unit's updates from now on (placement by heat, IPU's intra-page update).
     pub fn keep_update_counts(&mut self) {
-        self.update_counts = vec![0; self.logical_units as usize];
+        self.update_counts = vec![std::cell::Cell::new(0); self.logical_units as usize];
+    }
+
+    /// `lpn`'s update count (0 when counts are not kept).
+    pub fn update_count(&self, lpn: u32) -> u8 {
+        self.update_counts
+            .get(lpn as usize)
+            .map_or(0, std::cell::Cell::get)
+    }
+
+    /// Set `lpn`'s update count (a GC demotion; nothing when counts are not kept).
+    pub fn set_update_count(&self, lpn: u32, n: u8) {
+        if let Some(c) = self.update_counts.get(lpn as usize) {
+            c.set(n);
+        }
     }
 
     /// A host write of `lpn` is about to replace its current copy (if any): count it and return
@@ -457,13 +472,12 @@ impl Ftl {
         if self.update_counts.is_empty() {
             return 0;
         }
-        let first = self.lookup(lpn) == Location::Unmapped;
-        let n = &mut self.update_counts[lpn as usize];
-        *n = match first {
-            true => 0,
-            false => n.saturating_add(1),
+        let n = match self.lookup(lpn) {
+            Location::Unmapped => 0,
+            _ => self.update_count(lpn).saturating_add(1),
         };
-        *n
+        self.set_update_count(lpn, n);
+        n
     }
 
     /// The bytes `page`'s packing left unused (0 unless units are shaped).

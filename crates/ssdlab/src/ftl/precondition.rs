@@ -388,7 +388,10 @@ impl<'a> Preconditioner<'a> {
                     .map_or(0, |o| o.slot_version[slot as usize]);
                 let shape = self.ftl.shape_in_slot(lpn, slot);
                 let lane = self.reduction.lane_of(shape);
-                let dest = self.migration.destination(lpn, region);
+                let (dest, updates) =
+                    self.migration
+                        .destination(lpn, region, self.ftl.update_count(lpn));
+                self.ftl.set_update_count(lpn, updates);
                 moving[dest * lanes + lane].push((UnitCopy { lpn, slot, shape }, v));
             }
         }

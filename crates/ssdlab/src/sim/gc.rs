@@ -166,7 +166,10 @@ impl Simulation {
         let slots = self.ftl.valid_slots(page);
         let lanes = self.ftl.buffer.lanes();
         for (slot, lpn) in self.ftl.units_in_slots(page, slots) {
-            let dest = self.migration.destination(lpn, region);
+            let (dest, updates) =
+                self.migration
+                    .destination(lpn, region, self.ftl.update_count(lpn));
+            self.ftl.set_update_count(lpn, updates);
             // Copies keep their stored form, repacked with units of their kind (a compressed
             // unit moves compressed: PR-SSD §4.2.3).
             let (shape, lane) = if lanes == 1 {

@@ -199,7 +199,10 @@ impl Simulation {
             reduction.as_ref(),
         );
         let partial = partial_program::build(&config.ftl.partial_program, ftl.buffer.open.len());
-        if placement.counts_updates() || partial.as_ref().is_some_and(|p| p.counts_updates()) {
+        if placement.counts_updates()
+            || migration.counts_updates()
+            || partial.as_ref().is_some_and(|p| p.counts_updates())
+        {
             ftl.keep_update_counts();
         }
         let keys = ftl.buffer.open.len();

@@ -226,7 +226,7 @@ impl Simulation {
         if let Some(page) = self.partial_target(&sealed, &units) {
             let live: Vec<(u32, u32)> = units.iter().flatten().map(|&(l, v, _)| (l, v)).collect();
             self.scratch_units = units;
-            return self.program_partial(pool, page, sealed, &live);
+            return self.program_partial(page, sealed, &live);
         }
         let (_, writer) = self.key_destination(sealed.key);
         let Some(page) = self.ftl.alloc_page(pool, writer, self.now) else {
@@ -308,9 +308,12 @@ impl Simulation {
             .flatten()
     }
 
-    /// Program `sealed`'s `live` units (`(lpn, version)`) into erased slots of `page` (of
-    /// `pool`): one more program of the page, moving only their bytes.
-    fn program_partial(&mut self, pool: usize, page: u32, sealed: SealedPage, live: &[(u32, u32)]) {
+    /// Program `sealed`'s `live` units (`(lpn, version)`) into erased slots of `page` (on any
+    /// plane: no page is allocated): one more program of the page, moving only their bytes.
+    fn program_partial(&mut self, page: u32, sealed: SealedPage, live: &[(u32, u32)]) {
+        let pool = self
+            .ftl
+            .pool_of_block(self.ftl.geometry.block_of_page(page));
         let slots = self.ftl.fill_erased_slots(page, live);
         self.device.partial_programs += 1;
         let n = sealed.entries.len() as u32;

@@ -135,3 +135,64 @@ fn a_cache_without_eviction_cannot_hold_the_logical_capacity() {
         "{e}"
     );
 }
+
+/// IPU's degrading GC: of a cache block, the cold units (never updated) go to the main region,
+/// an updated one stays in the cache, one level down.
+#[test]
+fn degrading_gc_sends_only_cold_data_to_main() {
+    let c = hybrid(&[
+        "ftl.placement={policy=\"cache\", region=\"slc\"}",
+        "ftl.migration={policy=\"degrade\", from_region=\"slc\", to_region=\"main\"}",
+        "ftl.write_buffer_timeout_ns=1",
+        // One plane, so that the writes share a block.
+        "geometry.channels=1",
+        "geometry.ways_per_channel=1",
+        "geometry.dies_per_way=1",
+        "geometry.planes_per_die=1",
+    ]);
+    // Unit 1 written three times (Hot), then units 2–14 once, one-unit pages, each write done
+    // before the next.
+    let mut at: Vec<(u64, u64)> = vec![(1, 0), (1, 1), (1, 2)];
+    at.extend((2..15).map(|u| (u, u + 1)));
+    let requests = at
+        .iter()
+        .map(|&(unit, ms)| TraceRequest {
+            arrival_ns: ms * 1_000_000,
+            offset_bytes: unit * 4096,
+            size_bytes: 4096,
+            op: Op::Write,
+        })
+        .collect();
+    let flow = Flow::new("w".into(), requests, ReplayMode::Open, 1, 1.0, 0);
+    let mut sim = Simulation::new(c, vec![flow], verify()).unwrap();
+    sim.run().unwrap();
+    let region_of = |sim: &Simulation, lpn| match sim.ftl.lookup(lpn) {
+        Location::Flash(slot) => {
+            let g = &sim.ftl.geometry;
+            g.region_of(g.block_of_slot(slot))
+        }
+        other => panic!("unit {lpn} is {other:?}"),
+    };
+    let block = match sim.ftl.lookup(1) {
+        Location::Flash(slot) => sim.ftl.geometry.block_of_slot(slot),
+        _ => unreachable!(),
+    };
+    assert!((1..15).all(|u| region_of(&sim, u) == 1), "all in the cache");
+    assert_eq!(sim.ftl.update_count(1), 2);
+    let block_of = |sim: &Simulation, lpn| match sim.ftl.lookup(lpn) {
+        Location::Flash(slot) => sim.ftl.geometry.block_of_slot(slot),
+        _ => unreachable!(),
+    };
+    let cold: Vec<u32> = (2..15).filter(|&u| block_of(&sim, u) == block).collect();
+    assert_eq!(cold.len(), 13, "{cold:?}");
+    let pool = sim.ftl.pool_of_block(block);
+    sim.start_gc(pool, block, OpSource::Gc);
+    sim.run().unwrap();
+    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert_eq!(region_of(&sim, 1), 1, "the hot unit stays in the cache");
+    assert_eq!(sim.ftl.update_count(1), 1, "one level down");
+    assert!(
+        cold.iter().all(|&u| region_of(&sim, u) == 0),
+        "cold units go to main"
+    );
+}
