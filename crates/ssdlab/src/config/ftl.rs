@@ -205,6 +205,8 @@ pub enum GcVictimConfig {
     CostBenefit,
     /// Uniformly random among full blocks (seeded).
     Random,
+    /// Largest invalid share of the written subpages, erased ones left out (IPU's ISR).
+    Isr,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

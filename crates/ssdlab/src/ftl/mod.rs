@@ -172,6 +172,9 @@ pub struct Ftl {
     /// less the demotions GC gave it; empty unless a policy asks ([`Ftl::keep_update_counts`]).
     /// Cells, so that GC can demote a unit while it walks its victim's units.
     update_counts: Vec<std::cell::Cell<u8>>,
+    /// Per block, the slots its pages programmed in part left erased; empty unless a region
+    /// takes partial programs.
+    erased_slots: Vec<u32>,
     /// Pages programmed in part (`partial_program.rs`); empty unless a region takes partial
     /// programs.
     partial_pages: HashMap<PageId, partial_program::PartialPage, FixedState>,
@@ -266,6 +269,10 @@ impl Ftl {
             partial_bytes: reduction.partial_unit_bytes(),
             split_parts: HashMap::default(),
             partial_pages: HashMap::default(),
+            erased_slots: match g.regions.iter().any(|r| r.nop > 1) {
+                true => vec![0; g.blocks() as usize],
+                false => Vec::new(),
+            },
             update_counts: Vec::new(),
             copy_packers: reduction
                 .lanes()
@@ -687,6 +694,7 @@ impl Ftl {
                     block: b,
                     valid_space: self.valid_space[b as usize],
                     capacity_space: cap,
+                    erased_space: self.erased_slots.get(b as usize).copied().unwrap_or(0),
                     last_write_ns: info.last_write_ns,
                     erase_count: info.erase_count,
                 });

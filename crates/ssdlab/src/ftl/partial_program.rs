@@ -28,10 +28,12 @@ impl Ftl {
         if g.regions[g.region_of(g.block_of_page(page))].nop < 2 || used >= g.slots_per_page {
             return;
         }
+        let erased = g.all_slots() & !mask_of(used);
+        self.erased_slots[g.block_of_page(page) as usize] += erased.count_ones();
         self.partial_pages.insert(
             page,
             PartialPage {
-                erased: g.all_slots() & !mask_of(used),
+                erased,
                 programs: 1,
                 in_flight: 0,
             },
@@ -74,6 +76,7 @@ impl Ftl {
         p.in_flight |= mask;
         // The slots were counted as padding (invalid) when the page was first filled.
         let n = units.len() as u32;
+        self.erased_slots[block as usize] -= n;
         self.valid_space[block as usize] += n;
         self.pools[pool].valid_space += n as u64;
         self.pools[pool].invalid_space -= n as u64;
@@ -108,6 +111,9 @@ impl Ftl {
 
     /// Forget the pages of an erased block.
     pub(super) fn forget_partial_pages(&mut self, block: BlockId) {
+        if let Some(n) = self.erased_slots.get_mut(block as usize) {
+            *n = 0;
+        }
         if self.partial_pages.is_empty() {
             return;
         }
