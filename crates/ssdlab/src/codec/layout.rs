@@ -77,6 +77,7 @@ impl PagePacker {
     }
 
     /// Place a unit of `len` stored bytes after the ones already in the page.
+    #[inline(always)]
     pub fn push(&mut self, len: u32) -> Result<Slot, Refusal> {
         if len == 0 {
             return Err(Refusal::Empty);
@@ -96,6 +97,7 @@ impl PagePacker {
 
     /// Where the next unit would start. (Units packed back to back, the common case, need no
     /// division: the write buffer asks this several times per unit written.)
+    #[inline(always)]
     fn next_offset(&self) -> u32 {
         if self.align_bytes == 1 {
             self.used
@@ -105,12 +107,14 @@ impl PagePacker {
     }
 
     /// Whether a unit of `len` (1 ..= page) stored bytes fits in what is left of the page.
+    #[inline(always)]
     pub fn fits(&self, len: u32) -> bool {
         self.slots.len() < self.max_units
             && self.next_offset() as u64 + len as u64 <= self.page_bytes as u64
     }
 
     /// Whether no further unit fits: every unit place or every byte is used.
+    #[inline(always)]
     pub fn is_full(&self) -> bool {
         self.slots.len() >= self.max_units || self.next_offset() >= self.page_bytes
     }

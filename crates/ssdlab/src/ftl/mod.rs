@@ -365,6 +365,7 @@ impl Ftl {
     }
 
     /// Is the page's program complete (else its data is still in controller memory)?
+    #[inline(always)]
     pub fn page_programmed(&self, page: PageId) -> bool {
         let (block, index) = self.geometry.block_and_index(page);
         index < self.programmed[block as usize]
@@ -372,6 +373,7 @@ impl Ftl {
 
     /// Drop the current copy of `lpn` (overwrite or trim): a flash slot becomes invalid, a
     /// buffered entry dead.
+    #[inline(always)]
     pub fn unmap(&mut self, lpn: u32) {
         match self.lookup(lpn) {
             Location::Unmapped | Location::Zero => {}
@@ -394,6 +396,7 @@ impl Ftl {
 
     /// Unit `lpn`, which maps to `slot`, is about to map elsewhere (or nowhere): count the slot
     /// invalid. (Its validity follows from the mapping; only the counts change here.)
+    #[inline]
     pub fn invalidate_slot(&mut self, slot: SlotId, lpn: u32) {
         let block = self.geometry.block_of_slot(slot);
         let pool = self.pool_of_block(block);
@@ -402,22 +405,16 @@ impl Ftl {
         let foreign = self.oracle.is_some() && self.p2l[slot as usize] != lpn;
         let space = self.space_of(lpn, slot);
         if foreign || self.valid_space[block as usize] < space {
-            // Only a corrupted mapping gets here; the oracle reports it, other runs carry on.
-            let msg = format!(
-                "unit {lpn} maps to slot {slot} (block {block}), which holds unit {} in a block \
-                 counting {} of valid space",
-                self.p2l[slot as usize], self.valid_space[block as usize]
-            );
-            match &mut self.oracle {
-                Some(o) => o.violation(msg),
-                None => debug_assert!(false, "{msg}"),
-            }
-            return;
+            return self.corrupted_mapping(slot, lpn, block);
         }
         self.valid_space[block as usize] -= space;
         self.pools[pool].valid_space -= space as u64;
         self.pools[pool].invalid_space += space as u64;
-        // The page's last valid unit takes the page's slack with it.
+        // The page's last valid unit takes the page's slack with it. (Pages have slack only
+        // when units are shaped: no page lookup otherwise.)
+        if self.page_slack.is_empty() {
+            return;
+        }
         if let Some(page) = self
             .page_slack
             .get_mut(self.geometry.page_of_slot(slot) as usize)
@@ -429,6 +426,22 @@ impl Ftl {
                 self.pools[pool].valid_space -= slack as u64;
                 self.pools[pool].invalid_space += slack as u64;
             }
+        }
+    }
+
+    /// `lpn` maps to `slot`, which does not hold it (or whose block counts less valid space
+    /// than the unit takes). Only a corrupted mapping gets here; the oracle reports it, other
+    /// runs carry on.
+    #[cold]
+    fn corrupted_mapping(&mut self, slot: SlotId, lpn: u32, block: BlockId) {
+        let msg = format!(
+            "unit {lpn} maps to slot {slot} (block {block}), which holds unit {} in a block \
+             counting {} of valid space",
+            self.p2l[slot as usize], self.valid_space[block as usize]
+        );
+        match &mut self.oracle {
+            Some(o) => o.violation(msg),
+            None => debug_assert!(false, "{msg}"),
         }
     }
 
@@ -758,13 +771,22 @@ impl Ftl {
 
     /// Whether every page holding `lpn` (stored from `slot`) is programmed, so that a read
     /// goes to flash rather than to controller memory.
+    /// (Inline: every host read asks it of every unit; pages programmed in part and split
+    /// units take the slower path.)
+    #[inline(always)]
     pub fn unit_programmed(&self, lpn: u32, slot: SlotId) -> bool {
+        if self.partial_pages.is_empty() && self.split_parts.is_empty() {
+            return self.page_programmed(self.geometry.page_of_slot(slot));
+        }
+        self.unit_programmed_in_parts(lpn, slot)
+    }
+
+    /// `unit_programmed` when pages take partial programs or units are split.
+    #[inline(never)]
+    fn unit_programmed_in_parts(&self, lpn: u32, slot: SlotId) -> bool {
         let g = &self.geometry;
         if !self.partial_pages.is_empty() && self.slot_in_flight(slot) {
             return false;
-        }
-        if self.split_parts.is_empty() {
-            return self.page_programmed(g.page_of_slot(slot));
         }
         match self.split_parts.get(&lpn) {
             Some(parts) => parts
@@ -779,6 +801,7 @@ impl Ftl {
     /// no call for bytes in zero partial units). A split unit's parts are asked page by page,
     /// in parallel on their channels (§4.3.2); returns how many of its parts share a page with
     /// another part asked (split conflicts: one read serves them, a full one, §4.3.2).
+    #[inline(always)]
     pub fn read_pages(
         &self,
         lpn: u32,
@@ -788,11 +811,11 @@ impl Ftl {
         mut f: impl FnMut(PageId, u64),
     ) -> u32 {
         let g = &self.geometry;
-        let page = g.page_of_slot(slot);
         if self.shapes.is_empty() {
+            // (Units stored as written, inline: every host read asks this of every unit.)
             let i = g.slot_in_page(slot);
             f(
-                page,
+                g.page_of_slot(slot),
                 if lo == 0 && hi == g.unit_bytes {
                     self.slot_codewords[i as usize]
                 } else {
@@ -801,6 +824,21 @@ impl Ftl {
             );
             return 0;
         }
+        self.read_shaped_pages(lpn, slot, lo, hi, &mut f)
+    }
+
+    /// `read_pages` of a shaped unit.
+    #[inline(never)]
+    fn read_shaped_pages(
+        &self,
+        lpn: u32,
+        slot: SlotId,
+        lo: u32,
+        hi: u32,
+        f: &mut impl FnMut(PageId, u64),
+    ) -> u32 {
+        let g = &self.geometry;
+        let page = g.page_of_slot(slot);
         let shape = self.shape(lpn, slot);
         if shape.kind != UnitKind::Split {
             let mut m = 0;

@@ -223,6 +223,7 @@ impl WriteBuffer {
 
     /// Append a unit of `shape` to open page `key` (which has room: see `seal_if_cannot_fit`);
     /// returns the entry id and whether the page was empty.
+    #[inline(always)]
     pub fn push(&mut self, key: usize, lpn: u32, version: u32, shape: UnitShape) -> (u32, bool) {
         let page = &mut self.open[key];
         let slot = page

@@ -26,8 +26,23 @@ impl PageGroups {
         self.index.clear();
     }
 
-    /// Add `codewords` to `page`'s group, opening it if it is new.
+    /// Add `codewords` to `page`'s group, opening it if it is new. (A read of a few pages, the
+    /// common case, is settled here inline; it is called for every unit a host read asks.)
+    #[inline(always)]
     pub(super) fn add(&mut self, page: u32, codewords: u64) {
+        if self.groups.len() < SCAN {
+            match self.groups.iter().rposition(|&(p, _)| p == page) {
+                Some(i) => self.groups[i].1 |= codewords,
+                None => self.groups.push((page, codewords)),
+            }
+            return;
+        }
+        self.add_to_many(page, codewords);
+    }
+
+    /// `add` once the read has [`SCAN`] groups or more.
+    #[inline(never)]
+    fn add_to_many(&mut self, page: u32, codewords: u64) {
         let found = if self.groups.len() <= SCAN {
             self.groups.iter().rposition(|&(p, _)| p == page)
         } else {
