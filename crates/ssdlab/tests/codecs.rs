@@ -231,20 +231,21 @@ proptest! {
         align in prop::sample::select(vec![1u32, 16, 128]),
     ) {
         let mut p = PagePacker::new(16384, 12, align).unwrap();
-        let mut pages = Vec::new();
+        let (mut pages, mut page) = (Vec::new(), Vec::new());
         for len in lens {
             match p.push(len) {
-                Ok(_) => {}
+                Ok(slot) => page.push(slot),
                 Err(Refusal::PageFull) => {
-                    pages.push(p.slots().to_vec());
+                    prop_assert_eq!(p.len(), page.len());
+                    pages.push(std::mem::take(&mut page));
                     p.clear();
-                    prop_assert!(p.push(len).is_ok());
+                    page.push(p.push(len).unwrap());
                 }
                 Err(Refusal::Empty) => prop_assert_eq!(len, 0),
                 Err(Refusal::TooLarge) => prop_assert!(len > 16384),
             }
         }
-        pages.push(p.slots().to_vec());
+        pages.push(page);
         for slots in pages {
             prop_assert!(slots.len() <= 12);
             let mut end = 0;

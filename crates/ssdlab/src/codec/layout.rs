@@ -48,7 +48,8 @@ pub struct PagePacker {
     max_units: usize,
     align_bytes: u32,
     used: u32,
-    slots: Vec<Slot>,
+    /// Units placed so far.
+    units: usize,
 }
 
 impl PagePacker {
@@ -72,7 +73,7 @@ impl PagePacker {
             max_units,
             align_bytes,
             used: 0,
-            slots: Vec::new(),
+            units: 0,
         })
     }
 
@@ -91,7 +92,7 @@ impl PagePacker {
         }
         let slot = Slot { offset, len };
         self.used = offset + len;
-        self.slots.push(slot);
+        self.units += 1;
         Ok(slot)
     }
 
@@ -109,25 +110,29 @@ impl PagePacker {
     /// Whether a unit of `len` (1 ..= page) stored bytes fits in what is left of the page.
     #[inline(always)]
     pub fn fits(&self, len: u32) -> bool {
-        self.slots.len() < self.max_units
+        self.units < self.max_units
             && self.next_offset() as u64 + len as u64 <= self.page_bytes as u64
     }
 
     /// Whether no further unit fits: every unit place or every byte is used.
     #[inline(always)]
     pub fn is_full(&self) -> bool {
-        self.slots.len() >= self.max_units || self.next_offset() >= self.page_bytes
+        self.units >= self.max_units || self.next_offset() >= self.page_bytes
     }
 
-    /// Start an empty page (keeping the slot list's memory).
+    /// Start an empty page.
     pub fn clear(&mut self) {
         self.used = 0;
-        self.slots.clear();
+        self.units = 0;
     }
 
-    /// The units placed so far, in page order.
-    pub fn slots(&self) -> &[Slot] {
-        &self.slots
+    /// How many units are placed so far.
+    pub fn len(&self) -> usize {
+        self.units
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.units == 0
     }
 }
 
@@ -158,9 +163,9 @@ mod tests {
         assert_eq!(p.push(9288).map(|s| s.offset), Ok(7096)); // exactly fills 16384
         assert!(p.is_full() && !p.fits(1));
         assert_eq!(p.push(1), Err(Refusal::PageFull));
-        assert_eq!(p.slots().len(), 3);
+        assert_eq!(p.len(), 3);
         p.clear();
-        assert!(p.slots().is_empty() && p.fits(16384) && !p.is_full());
+        assert!(p.is_empty() && p.fits(16384) && !p.is_full());
         assert_eq!(p.push(1).map(|s| s.offset), Ok(0));
     }
 

@@ -43,6 +43,8 @@ impl Ftl {
     /// lane's page, or a split buffer's rows: `WriteBuffer::keys`), registering `waiter` (a
     /// request acknowledged when the page is programmed) on the page it goes to; pages to
     /// program now are added to `sealed`, in the order they must be programmed.
+    /// (Inline: every written unit passes here; the split buffer's rows are out of line.)
+    #[inline]
     pub fn buffer_unit(
         &mut self,
         lpn: u32,
@@ -93,6 +95,24 @@ impl Ftl {
                 waiting,
             };
         }
+        self.buffer_split_unit(lpn, version, shape, keys, waiter, sealed)
+    }
+
+    /// `buffer_unit` into the rows `keys` of a split buffer.
+    #[inline(never)]
+    fn buffer_split_unit(
+        &mut self,
+        lpn: u32,
+        version: u32,
+        shape: UnitShape,
+        keys: Range<usize>,
+        waiter: Option<u32>,
+        sealed: &mut Vec<Sealed>,
+    ) -> Admitted {
+        let already = sealed.len();
+        let wait = |buffer: &mut super::write_buffer::WriteBuffer, key: usize| {
+            waiter.is_some_and(|w| buffer.add_waiter(key, w))
+        };
         let key = match self.buffer.first_fit(keys.clone(), shape.len) {
             Some(key) => key,
             None => {

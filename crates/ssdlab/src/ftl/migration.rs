@@ -12,6 +12,9 @@ pub trait Migration: Send {
     fn destination(&mut self, lpn: u32, from_region: usize, updates: u8) -> (usize, u8);
     /// Regions GC may move data into from `from_region` (for capacity checks).
     fn targets(&self, from_region: usize) -> Vec<usize>;
+    /// Whether GC of `from_region` moves any unit elsewhere (`targets` is not empty). Where it
+    /// does not, `destination` keeps every unit and its count, and GC need not ask it.
+    fn evicts_from(&self, from_region: usize) -> bool;
     /// Does the policy need the FTL to count each unit's updates?
     fn counts_updates(&self) -> bool {
         false
@@ -27,6 +30,9 @@ impl Migration for NoMigration {
     }
     fn targets(&self, _from_region: usize) -> Vec<usize> {
         Vec::new()
+    }
+    fn evicts_from(&self, _from_region: usize) -> bool {
+        false
     }
 }
 
@@ -48,6 +54,9 @@ impl Migration for Evict {
             true => vec![self.to],
             false => Vec::new(),
         }
+    }
+    fn evicts_from(&self, from_region: usize) -> bool {
+        from_region == self.from
     }
 }
 
@@ -76,6 +85,9 @@ impl Migration for Degrade {
             true => vec![self.to],
             false => Vec::new(),
         }
+    }
+    fn evicts_from(&self, from_region: usize) -> bool {
+        from_region == self.from
     }
     fn counts_updates(&self) -> bool {
         true

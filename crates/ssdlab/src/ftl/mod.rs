@@ -27,6 +27,7 @@ use crate::codec::layout::PagePacker;
 use crate::config::Config;
 use crate::flash::{BlockId, Geometry, PageId, PlaneId, SlotId};
 use gc_victim::Candidate;
+use migration::Migration;
 use reduction::DataReduction;
 use shape::{UnitKind, UnitShape};
 use write_buffer::WriteBuffer;
@@ -166,6 +167,8 @@ pub struct Ftl {
     partial_bytes: u32,
     /// One packer per write-buffer lane, for the pages GC and preconditioning fill with copies.
     copy_packers: Vec<PagePacker>,
+    /// Where the copies of the last `page_prefix` go in their page.
+    copy_offsets: Vec<u32>,
     /// The parts of split units (`split_map.rs`), by unit.
     split_parts: HashMap<u32, Vec<split_map::SplitPart>, FixedState>,
     /// Per unit, how many times the host has rewritten it since its first write (saturating),
@@ -279,6 +282,7 @@ impl Ftl {
                 .iter()
                 .map(|l| l.packer(g.page_bytes))
                 .collect(),
+            copy_offsets: Vec::new(),
             oracle,
             logical_units,
             geometry,
@@ -472,6 +476,11 @@ impl Ftl {
         self.update_counts = vec![std::cell::Cell::new(0); self.logical_units as usize];
     }
 
+    /// Whether units' updates are counted.
+    pub fn counts_updates(&self) -> bool {
+        !self.update_counts.is_empty()
+    }
+
     /// `lpn`'s update count (0 when counts are not kept).
     pub fn update_count(&self, lpn: u32) -> u8 {
         self.update_counts
@@ -575,29 +584,34 @@ impl Ftl {
         let mut used = 0;
         let mut valid = 0;
         let mut stored = 0u8;
+        // Units stored as written (no shapes kept) take a slot each and are never split.
+        let shaped = !self.shapes.is_empty();
         for unit in units {
             let slot = self.geometry.slot_id(page, used);
             match unit {
                 Some((lpn, version, shape)) => {
                     self.p2l[slot as usize] = lpn;
-                    let part = match shape.kind {
-                        UnitKind::Split => {
-                            self.record_split_part(lpn, shape.row as usize, slot, shape.offset);
-                            shape.row
+                    if shaped {
+                        let part = match shape.kind {
+                            UnitKind::Split => {
+                                self.record_split_part(lpn, shape.row as usize, slot, shape.offset);
+                                shape.row
+                            }
+                            _ => 0,
+                        };
+                        // A split unit's entry names its first part.
+                        if part == 0 {
+                            self.l2p[lpn as usize] = slot + 1;
+                            self.shapes[lpn as usize] = shape.pack();
                         }
-                        _ => 0,
-                    };
-                    // A split unit's entry names its first part.
-                    if part == 0 {
+                        valid += shape.len;
+                    } else {
                         self.l2p[lpn as usize] = slot + 1;
-                        if let Some(s) = self.shapes.get_mut(lpn as usize) {
-                            *s = shape.pack();
-                        }
+                        valid += 1;
                     }
                     if let Some(o) = &mut self.oracle {
                         o.slot_version[slot as usize] = version;
                     }
-                    valid += if self.shapes.is_empty() { 1 } else { shape.len };
                     stored += 1;
                 }
                 None => self.p2l[slot as usize] = NO_LPN,
@@ -648,19 +662,52 @@ impl Ftl {
     ) -> (usize, bool) {
         let packer = &mut self.copy_packers[lane];
         packer.clear();
-        let mut n = 0;
+        self.copy_offsets.clear();
         for len in lens {
-            if packer.push(len).is_err() {
-                return (n, true);
+            match packer.push(len) {
+                Ok(slot) => self.copy_offsets.push(slot.offset),
+                Err(_) => return (self.copy_offsets.len(), true),
             }
-            n += 1;
         }
-        (n, packer.is_full())
+        (self.copy_offsets.len(), packer.is_full())
     }
 
-    /// The offset in the page of the `i`-th copy of the last [`Ftl::page_prefix`] of `lane`.
-    pub fn prefix_offset(&self, lane: usize, i: usize) -> u32 {
-        self.copy_packers[lane].slots()[i].offset
+    /// GC's copy of the valid unit `lpn` in `slot` of a block of `region`, and the list of
+    /// copies it joins (`destination region · lanes + lane`). Copies keep their stored form,
+    /// repacked with units of their lane (a compressed unit moves compressed: PR-SSD §4.2.3);
+    /// with one lane, units are stored as written, all alike, and no shape is looked up. Only
+    /// a region the migration policy `evicts` from sends units elsewhere (and changes their
+    /// update counts).
+    pub fn gc_copy(
+        &self,
+        lpn: u32,
+        slot: SlotId,
+        region: usize,
+        evicts: bool,
+        migration: &mut dyn Migration,
+        reduction: &dyn DataReduction,
+    ) -> (usize, UnitCopy) {
+        let lanes = self.buffer.lanes();
+        let (shape, lane) = if lanes == 1 {
+            (UnitShape::raw(self.geometry.unit_bytes), 0)
+        } else {
+            let shape = self.shape_in_slot(lpn, slot);
+            (shape, reduction.lane_of(shape))
+        };
+        let dest = match evicts {
+            true => {
+                let (dest, updates) = migration.destination(lpn, region, self.update_count(lpn));
+                self.set_update_count(lpn, updates);
+                dest
+            }
+            false => region,
+        };
+        (dest * lanes + lane, UnitCopy { lpn, slot, shape })
+    }
+
+    /// The offset in the page of the `i`-th copy of the last [`Ftl::page_prefix`].
+    pub fn prefix_offset(&self, i: usize) -> u32 {
+        self.copy_offsets[i]
     }
 
     /// Erase a victim whose units have all moved; it returns to its pool's free list.

@@ -55,6 +55,12 @@ pub struct Preconditioner<'a> {
     pub sched: &'a Scheduler,
     streams: usize,
     page_units: Vec<Option<(u32, u32, UnitShape)>>,
+    /// Units are stored as written (one slot each, in slot order) and go to a single open page:
+    /// the write buffer's packing is then the identity, and preconditioning keeps that page's
+    /// units itself (`open_units`) instead of passing each through the buffer's entries.
+    stored_as_written: bool,
+    /// The open page's units (`lpn`, version) when `stored_as_written`.
+    open_units: Vec<(u32, u32)>,
     /// Pages sealed by a write (reused).
     sealed: Vec<Sealed>,
     candidates: Vec<Candidate>,
@@ -92,7 +98,11 @@ impl<'a> Preconditioner<'a> {
         migration: &'a mut dyn Migration,
         sched: &'a Scheduler,
     ) -> Self {
+        let stored_as_written =
+            !reduction.keeps_shapes() && ftl.buffer.open.len() == 1 && !ftl.counts_updates();
         Preconditioner {
+            stored_as_written,
+            open_units: Vec::new(),
             ftl,
             allocator,
             victim,
@@ -199,6 +209,9 @@ impl<'a> Preconditioner<'a> {
             self.ftl.l2p[lpn as usize] = UNMAPPED;
         }
         self.report.units_written += 1;
+        if self.stored_as_written && self.split.is_none() {
+            return self.write_as_written(lpn);
+        }
         let updates = self.ftl.count_update(lpn);
         let unit_bytes = self.ftl.geometry.unit_bytes;
         let version = self
@@ -232,6 +245,52 @@ impl<'a> Preconditioner<'a> {
         }
         self.sealed = sealed;
         result
+    }
+
+    /// `write` when units are stored as written into a single open page: what `buffer_unit`
+    /// and `program` do, without the buffer's entries. A unit rewritten while in the open page
+    /// keeps its place there (as `WriteBuffer::rewrite_in_place` does); the page is programmed
+    /// once it holds a unit per slot.
+    fn write_as_written(&mut self, lpn: u32) -> Result<(), Error> {
+        let unit_bytes = self.ftl.geometry.unit_bytes;
+        let version = self
+            .ftl
+            .oracle
+            .as_mut()
+            .map_or(0, |o| o.write(lpn, 0, unit_bytes));
+        match self.open_units.iter_mut().find(|(l, _)| *l == lpn) {
+            Some(unit) => unit.1 = version,
+            None => {
+                self.ftl.unmap(lpn);
+                self.open_units.push((lpn, version));
+            }
+        }
+        if self.open_units.len() as u32 == self.ftl.geometry.slots_per_page {
+            return self.program_open_units();
+        }
+        Ok(())
+    }
+
+    /// Program the open page of units stored as written (padded if partly filled).
+    fn program_open_units(&mut self) -> Result<(), Error> {
+        let (region, writer) = self.destination(0);
+        let (pool, page) = self.page_for(region, writer)?;
+        let unit_bytes = self.ftl.geometry.unit_bytes;
+        let units = self.open_units.iter().enumerate().map(|(i, &(lpn, v))| {
+            let offset = i as u32 * unit_bytes;
+            Some((
+                lpn,
+                v,
+                UnitShape {
+                    offset,
+                    ..UnitShape::raw(unit_bytes)
+                },
+            ))
+        });
+        self.ftl.fill_page(page, units);
+        self.open_units.clear();
+        self.ftl.complete_program(page);
+        self.gc_while_needed(pool)
     }
 
     fn program_now(&mut self, sealed: Sealed) -> Result<(), Error> {
@@ -290,6 +349,9 @@ impl<'a> Preconditioner<'a> {
 
     /// Program every partly filled open page (padded), and every split buffer.
     pub fn flush(&mut self) -> Result<(), Error> {
+        if !self.open_units.is_empty() {
+            self.program_open_units()?;
+        }
         let lanes = self.ftl.buffer.lanes();
         for key in 0..self.ftl.buffer.open.len() {
             let group = self.ftl.buffer.keys(key / lanes, key % lanes);
@@ -308,6 +370,19 @@ impl<'a> Preconditioner<'a> {
     /// Place a sealed page and program it at once.
     fn program(&mut self, sealed: SealedPage) -> Result<(), Error> {
         let (region, writer) = self.destination(sealed.key);
+        let (pool, page) = self.page_for(region, writer)?;
+        self.ftl.sealed_units(&sealed, &mut self.page_units);
+        let units = sealed.entries.len() as u32;
+        self.ftl.buffer.retire(sealed.entries);
+        self.ftl.buffer.release(units);
+        self.ftl.fill_page(page, self.page_units.iter().copied());
+        self.ftl.complete_program(page);
+        self.gc_while_needed(pool)
+    }
+
+    /// A page for `writer` in `region`, on the plane the allocator picks (cleaned first if it
+    /// has no room), and its pool.
+    fn page_for(&mut self, region: usize, writer: Writer) -> Result<(usize, PageId), Error> {
         let ftl = &*self.ftl;
         let plane = self.allocator.next_plane(self.sched, &|p| {
             ftl.has_room(ftl.pool_index(p, region), writer)
@@ -321,14 +396,7 @@ impl<'a> Preconditioner<'a> {
                 )));
             }
         }
-        let page = self.take_page(pool, writer)?;
-        self.ftl.sealed_units(&sealed, &mut self.page_units);
-        let units = sealed.entries.len() as u32;
-        self.ftl.buffer.retire(sealed.entries);
-        self.ftl.buffer.release(units);
-        self.ftl.fill_page(page, self.page_units.iter().copied());
-        self.ftl.complete_program(page);
-        self.gc_while_needed(pool)
+        Ok((pool, self.take_page(pool, writer)?))
     }
 
     /// Clean `pool` until it is above its GC threshold (or nothing more can be reclaimed).
@@ -354,10 +422,7 @@ impl<'a> Preconditioner<'a> {
     /// One instant GC of `pool`; returns false if it could not reclaim any space.
     fn gc(&mut self, pool: usize) -> Result<bool, Error> {
         self.ftl.victim_candidates(pool, &mut self.candidates);
-        let evicts = !self
-            .migration
-            .targets(self.ftl.pools[pool].region)
-            .is_empty();
+        let evicts = self.migration.evicts_from(self.ftl.pools[pool].region);
         keep_worth_cleaning(&mut self.candidates, evicts);
         if self.candidates.is_empty() {
             return Ok(false);
@@ -386,13 +451,10 @@ impl<'a> Preconditioner<'a> {
                     .oracle
                     .as_ref()
                     .map_or(0, |o| o.slot_version[slot as usize]);
-                let shape = self.ftl.shape_in_slot(lpn, slot);
-                let lane = self.reduction.lane_of(shape);
-                let (dest, updates) =
-                    self.migration
-                        .destination(lpn, region, self.ftl.update_count(lpn));
-                self.ftl.set_update_count(lpn, updates);
-                moving[dest * lanes + lane].push((UnitCopy { lpn, slot, shape }, v));
+                let (list, copy) =
+                    self.ftl
+                        .gc_copy(lpn, slot, region, evicts, self.migration, self.reduction);
+                moving[list].push((copy, v));
             }
         }
         self.ftl.blocks[block as usize].state = super::BlockState::Victim;
@@ -423,7 +485,7 @@ impl<'a> Preconditioner<'a> {
                 self.page_units.clear();
                 for (i, &(c, v)) in rest[..n].iter().enumerate() {
                     self.ftl.invalidate_slot(c.slot, c.lpn);
-                    let offset = self.ftl.prefix_offset(lane, i);
+                    let offset = self.ftl.prefix_offset(i);
                     self.page_units
                         .push(Some((c.lpn, v, UnitShape { offset, ..c.shape })));
                 }
@@ -442,5 +504,78 @@ impl<'a> Preconditioner<'a> {
             )));
         }
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::PreconditionConfig;
+    use crate::flash::Geometry;
+    use crate::ftl::{allocation, gc_victim, migration, placement, reduction};
+    use crate::test_support::small;
+
+    /// Precondition the small device (filled, then overwritten at random so GC runs), through
+    /// the open page of units stored as written or through the write buffer's entries; the
+    /// mapping, the reverse map, the blocks' valid space and the oracle's versions it leaves.
+    fn preconditioned(as_written: bool) -> (Ftl, PreconditionReport) {
+        let config = small(&[]);
+        let g = Geometry::new(&config);
+        let mut placement = placement::build(&config.ftl.placement, &g).unwrap();
+        let mut migration = migration::build(&config.ftl.migration, &g).unwrap();
+        let mut reduction = reduction::build(&config, &g).unwrap();
+        let mut ftl = Ftl::new(&config, g, true, placement.streams(), reduction.as_ref());
+        let sched = Scheduler::new(&ftl.geometry, false, config.scheduler.multiplane);
+        let mut allocator = allocation::build(&config.ftl.allocation, &ftl.geometry);
+        let mut victim = gc_victim::build(&config.ftl.gc_victim, config.seed);
+        let mut pre = Preconditioner::new(
+            &mut ftl,
+            allocator.as_mut(),
+            victim.as_mut(),
+            reduction.as_mut(),
+            placement.as_mut(),
+            migration.as_mut(),
+            &sched,
+        );
+        assert!(
+            pre.stored_as_written,
+            "the small device stores units as written"
+        );
+        pre.stored_as_written = as_written;
+        let cfg = PreconditionConfig {
+            fill_fraction: 0.9,
+            overwrite_fraction: 2.0,
+            pattern: FillPattern::Random,
+            ..config.precondition.clone()
+        };
+        pre.run(&cfg, 3, &mut |_, _| {}).unwrap();
+        let report = pre.report;
+        (ftl, report)
+    }
+
+    #[test]
+    fn units_stored_as_written_skip_the_buffer_entries_and_land_where_the_buffer_puts_them() {
+        let (direct, direct_report) = preconditioned(true);
+        let (buffered, buffered_report) = preconditioned(false);
+        assert!(
+            direct_report.gc_invocations > 100,
+            "GC ran: {direct_report:?}"
+        );
+        assert_eq!(direct_report.units_written, buffered_report.units_written);
+        assert_eq!(direct_report.gc_invocations, buffered_report.gc_invocations);
+        assert_eq!(
+            direct_report.gc_copied_units,
+            buffered_report.gc_copied_units
+        );
+        assert!(direct.l2p == buffered.l2p, "the mapping differs");
+        assert!(direct.p2l == buffered.p2l, "the reverse map differs");
+        assert_eq!(direct.valid_space, buffered.valid_space);
+        let versions = |f: &Ftl| f.oracle.as_ref().unwrap().slot_version.clone();
+        assert!(
+            versions(&direct) == versions(&buffered),
+            "the versions differ"
+        );
+        assert_eq!(direct.buffer.open[0].entries.len(), 0);
+        assert_eq!(direct.oracle.as_ref().unwrap().violations, 0);
     }
 }

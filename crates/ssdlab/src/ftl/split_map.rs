@@ -35,6 +35,7 @@ impl Ftl {
     }
 
     /// Part `part` of split `lpn` is now in `slot`, at byte `offset` of its page.
+    #[inline(never)]
     pub(super) fn record_split_part(&mut self, lpn: u32, part: usize, slot: SlotId, offset: u32) {
         let parts = self.split_parts.entry(lpn).or_default();
         if parts.len() <= part {

@@ -8,7 +8,7 @@
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::gc_victim::keep_worth_cleaning;
 use crate::ftl::shape::UnitShape;
-use crate::ftl::{table, BlockState, UnitCopy, Writer};
+use crate::ftl::{table, BlockState, Writer};
 
 use super::{ProgramRecord, Simulation};
 
@@ -39,10 +39,7 @@ impl Simulation {
         // region): offer the policy only blocks that free space. If there are none the data does
         // not fit (or no full block has finished programming yet: a completing program retries),
         // and the run reports what is stuck.
-        let evicts = !self
-            .migration
-            .targets(self.ftl.pools[pool].region)
-            .is_empty();
+        let evicts = self.migration.evicts_from(self.ftl.pools[pool].region);
         keep_worth_cleaning(&mut self.candidates, evicts);
         if self.candidates.is_empty() {
             return;
@@ -164,22 +161,17 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let region = g.region_of(g.block_of_page(page));
         let slots = self.ftl.valid_slots(page);
-        let lanes = self.ftl.buffer.lanes();
+        let evicts = self.migration.evicts_from(region);
         for (slot, lpn) in self.ftl.units_in_slots(page, slots) {
-            let (dest, updates) =
-                self.migration
-                    .destination(lpn, region, self.ftl.update_count(lpn));
-            self.ftl.set_update_count(lpn, updates);
-            // Copies keep their stored form, repacked with units of their kind (a compressed
-            // unit moves compressed: PR-SSD §4.2.3).
-            let (shape, lane) = if lanes == 1 {
-                // Units stored as written: all alike, one lane (no shape to look up).
-                (UnitShape::raw(self.ftl.geometry.unit_bytes), 0)
-            } else {
-                let shape = self.ftl.shape_in_slot(lpn, slot);
-                (shape, self.reduction.lane_of(shape))
-            };
-            self.gc[job].copies[dest * lanes + lane].push(UnitCopy { lpn, slot, shape });
+            let (list, copy) = self.ftl.gc_copy(
+                lpn,
+                slot,
+                region,
+                evicts,
+                self.migration.as_mut(),
+                self.reduction.as_ref(),
+            );
+            self.gc[job].copies[list].push(copy);
         }
         self.gc[job].reads_outstanding -= 1;
         // Full pages of copies go first, so they count in the window before more is read.
@@ -216,26 +208,30 @@ impl Simulation {
                 if n == 0 || (!full && !force) {
                     break;
                 }
-                // A unit the host rewrote (or trimmed) since it was read is not copied: its
-                // place in the page stays empty.
-                let mut live = std::mem::take(&mut self.scratch_copies);
-                live.clear();
-                let ftl = &self.ftl;
-                live.extend(
-                    self.gc[job].copies[list]
-                        .drain(..n)
-                        .enumerate()
-                        .filter(|(_, c)| ftl.maps_to(c.lpn, c.slot))
-                        .map(|(i, c)| UnitCopy {
-                            shape: UnitShape {
-                                offset: ftl.prefix_offset(lane, i),
-                                ..c.shape
-                            },
-                            ..c
-                        }),
-                );
-                if live.is_empty() {
-                    self.scratch_copies = live;
+                // Each copy: remapped by fill_page below (its old slot counted invalid now), or,
+                // if the host rewrote (or trimmed) it since it was read, not copied: its place
+                // in the page stays empty.
+                let mut units = std::mem::take(&mut self.scratch_units);
+                units.clear();
+                let ftl = &mut self.ftl;
+                #[cfg(test)]
+                let mut moved = Vec::new();
+                for (i, c) in self.gc[job].copies[list].drain(..n).enumerate() {
+                    if !ftl.maps_to(c.lpn, c.slot) {
+                        continue;
+                    }
+                    let version = ftl
+                        .oracle
+                        .as_ref()
+                        .map_or(0, |o| o.slot_version[c.slot as usize]);
+                    ftl.invalidate_slot(c.slot, c.lpn);
+                    let offset = ftl.prefix_offset(i);
+                    units.push(Some((c.lpn, version, UnitShape { offset, ..c.shape })));
+                    #[cfg(test)]
+                    moved.push((c.lpn, c.slot));
+                }
+                if units.is_empty() {
+                    self.scratch_units = units;
                     continue;
                 }
                 let Some(page) = self.ftl.alloc_page(dest_pool, writer, self.now) else {
@@ -246,32 +242,19 @@ impl Simulation {
                     return;
                 };
                 self.gc[job].copy_pages += u32::from(dest_pool == job);
-                let mut units = std::mem::take(&mut self.scratch_units);
-                units.clear();
-                for c in &live {
-                    let version = self
-                        .ftl
-                        .oracle
-                        .as_ref()
-                        .map_or(0, |o| o.slot_version[c.slot as usize]);
-                    // fill_page below remaps the unit.
-                    self.ftl.invalidate_slot(c.slot, c.lpn);
-                    units.push(Some((c.lpn, version, c.shape)));
-                }
                 match source {
-                    OpSource::Wl => self.device.wl_copied_units += live.len() as u64,
-                    _ => self.device.gc_copied_units += live.len() as u64,
+                    OpSource::Wl => self.device.wl_copied_units += units.len() as u64,
+                    _ => self.device.gc_copied_units += units.len() as u64,
                 }
                 self.ftl.fill_page(page, units.iter().copied());
                 self.scratch_units = units;
                 #[cfg(test)]
                 if self.planted_gc_remap_bug {
                     // The bug the oracle must catch: moved units keep pointing at the victim.
-                    for c in &live {
-                        self.ftl.l2p[c.lpn as usize] = c.slot + 1;
+                    for (lpn, slot) in moved {
+                        self.ftl.l2p[lpn as usize] = slot + 1;
                     }
                 }
-                self.scratch_copies = live;
                 let owner = self.new_program(ProgramRecord {
                     page,
                     units: 0,

@@ -124,7 +124,6 @@ pub struct Simulation {
     candidates: Vec<Candidate>,
     /// Scratch buffers reused across events (the event loop allocates nothing per request).
     scratch_groups: page_groups::PageGroups,
-    scratch_copies: Vec<UnitCopy>,
     scratch_sealed: Vec<Sealed>,
     scratch_split_pages: Vec<u32>,
     scratch_units: Vec<Option<(u32, u32, UnitShape)>>,
@@ -341,7 +340,6 @@ impl Simulation {
             write_waiters: VecDeque::new(),
             candidates: Vec::new(),
             scratch_groups: page_groups::PageGroups::default(),
-            scratch_copies: Vec::new(),
             scratch_sealed: Vec::new(),
             scratch_split_pages: Vec::new(),
             scratch_units: Vec::new(),

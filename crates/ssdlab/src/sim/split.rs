@@ -9,6 +9,7 @@ use crate::ftl::write_buffer::SealedPage;
 use super::{ProgramRecord, Simulation};
 
 impl Simulation {
+    #[inline(never)]
     pub(super) fn place_split(&mut self, rows: Vec<SealedPage>) {
         let Some(first) = rows.first() else {
             return;

@@ -4,7 +4,7 @@
 
 use crate::config::PartialWrite;
 use crate::flash::{FlashOp, OpKind, OpSource};
-use crate::ftl::admission::Sealed;
+use crate::ftl::admission::{Admitted, Sealed};
 use crate::ftl::shape::{UnitKind, UnitShape};
 use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::{table, Location, Writer};
@@ -129,10 +129,26 @@ impl Simulation {
         if a.waiting {
             self.requests[id as usize].pending += 1;
         }
-        let mut pages = sealed.drain(..);
-        for s in pages.by_ref().take(a.sealed_before) {
-            self.program_now(s);
+        // Pages sealed before the unit went in are programmed before its page's timeout is
+        // set, the rest after. (Most units seal nothing.)
+        if sealed.is_empty() {
+            self.start_buffer_timeout(a);
+        } else {
+            let mut pages = sealed.drain(..);
+            for s in pages.by_ref().take(a.sealed_before) {
+                self.program_now(s);
+            }
+            self.start_buffer_timeout(a);
+            for s in pages {
+                self.program_now(s);
+            }
         }
+        self.scratch_sealed = sealed;
+        reduced.encode_ns
+    }
+
+    /// The first unit into an empty open page starts its timeout (`write_buffer_timeout_ns`).
+    fn start_buffer_timeout(&mut self, a: Admitted) {
         let timeout = self.config.ftl.write_buffer_timeout_ns;
         if a.was_empty && timeout > 0 {
             let deadline = self.now + timeout;
@@ -144,16 +160,12 @@ impl Simulation {
                 },
             );
         }
-        for s in pages {
-            self.program_now(s);
-        }
-        self.scratch_sealed = sealed;
-        reduced.encode_ns
     }
 
     /// A write covering only part of unit `lpn` must merge the unit's other bytes: read them
     /// from the old copy on flash (and decompress it) before the write completes. A copy in
     /// the write buffer, an all-zero or unmapped unit, needs no read. Returns whether it read.
+    #[inline(never)]
     fn read_for_merge(&mut self, id: u32, lpn: u32) -> bool {
         let unit_bytes = self.ftl.geometry.unit_bytes;
         let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
@@ -266,6 +278,7 @@ impl Simulation {
     /// Program version `version` of `lpn` (of request `id`) into an erased slot of `page`,
     /// which holds its old copy, at once: a partial program of one unit, outside the write
     /// buffer.
+    #[inline(never)]
     fn update_in_place(&mut self, id: u32, lpn: u32, version: u32, page: u32) {
         self.ftl.unmap(lpn);
         let slots = self.ftl.fill_erased_slots(page, &[(lpn, version)]);
@@ -310,6 +323,7 @@ impl Simulation {
 
     /// Program `sealed`'s `live` units (`(lpn, version)`) into erased slots of `page` (on any
     /// plane: no page is allocated): one more program of the page, moving only their bytes.
+    #[inline(never)]
     fn program_partial(&mut self, page: u32, sealed: SealedPage, live: &[(u32, u32)]) {
         let pool = self
             .ftl

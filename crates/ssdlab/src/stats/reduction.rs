@@ -52,6 +52,7 @@ impl ReductionStats {
 
     /// Classify a host read by the channels its page reads use (Fig. 19): `pages` are its
     /// (page, codewords) reads, `split_pages` those that carry split parts.
+    #[inline(never)]
     pub fn classify_read(&mut self, g: &Geometry, pages: &[(u32, u64)], split_pages: &[u32]) {
         let channel = |page: u32| g.channel_of_die(g.page_addr(page).die);
         let mut conflict = false;
