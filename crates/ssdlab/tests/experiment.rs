@@ -701,3 +701,32 @@ fn the_ipu_experiment_names_the_slides_schemes_and_workloads() {
         }
     }
 }
+
+/// The IPU experiment's aging leaves every plane's MLC blocks one block under their GC threshold
+/// and its SLC-mode blocks at theirs, under each scheme: the run starts as a device at its GC
+/// threshold, neither fresh nor with a backlog of cleaning to do first
+/// (experiments/ipu/device.toml, `[precondition]`).
+#[test]
+fn the_ipu_device_starts_at_both_regions_gc_threshold() {
+    use ssdlab::sim::{RunOptions, Simulation};
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"));
+    let e = Experiment::load(&dir.join("ipu.toml")).unwrap();
+    for run in experiment::expand(&e, dir).unwrap() {
+        if run.workload_label != "msr-hm0" || run.seed != 1 {
+            continue;
+        }
+        let mut config = run.config.clone();
+        let flows = ssdlab::run::load_flows(&mut config).unwrap();
+        let sim = Simulation::new(config, flows, RunOptions::default()).unwrap();
+        for p in &sim.ftl.pools {
+            let free = p.free.len() as u32;
+            let region = &sim.ftl.geometry.regions[p.region].name;
+            let at = format!("{} plane {} region {region}", run.config_label, p.plane);
+            match region.as_str() {
+                "main" => assert_eq!(free + 1, p.gc_threshold_blocks, "{at}"),
+                "slc" => assert_eq!(free, p.gc_threshold_blocks, "{at}"),
+                _ => panic!("{at}"),
+            }
+        }
+    }
+}
