@@ -578,3 +578,155 @@ fn pr_ssd_runs_share_the_aged_device_and_span_it(e: &Experiment, dir: &Path) {
         assert!(matches!(g.arrival, Arrival::Poisson { .. }), "{at}");
     }
 }
+
+/// The IPU experiment names the slides' schemes (Baseline, MGA, IPU) and six traces exactly, over
+/// the named `ipu-*` workloads, plus the committed MSR Cambridge excerpts replayed as they are;
+/// each scheme is its mechanisms' keys on one scaled, aged device whose SLC-mode region takes
+/// partial programs (docs/reproductions/ipu).
+#[test]
+fn the_ipu_experiment_names_the_slides_schemes_and_workloads() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"));
+    let e = Experiment::load(&dir.join("ipu.toml")).unwrap();
+    let labels = |v: Vec<&str>| v.join(" ");
+    assert_eq!(
+        labels(e.configs.iter().map(|c| c.label.as_str()).collect()),
+        "Baseline MGA IPU"
+    );
+    assert_eq!(e.baseline.as_deref(), Some("Baseline"));
+    let traces = ["ts0", "wdev0", "lun1", "usr0", "lun2", "ads"];
+    let msr = [
+        ("msr-hm0", "msr_hm_0_first1000.csv.gz"),
+        ("msr-wdev1", "msr_wdev_1_full.csv.gz"),
+        ("msr-wdev3", "msr_wdev_3_full.csv.gz"),
+        ("msr-hm1", "msr_hm_1_first1000writes.csv.gz"),
+        ("msr-mds0", "msr_mds_0_first1000writes.csv.gz"),
+        ("msr-proj0", "msr_proj_0_first1000writes.csv.gz"),
+        ("msr-rsrch2", "msr_rsrch_2_first1000writes.csv.gz"),
+        (
+            "msr-heimdall",
+            "msrcut_heimdall_most_thpt_rand_iops_1006.trace.gz",
+        ),
+    ];
+    let expected: Vec<&str> = traces.iter().copied().chain(msr.map(|m| m.0)).collect();
+    assert_eq!(
+        labels(e.workloads.iter().map(|w| w.label.as_str()).collect()),
+        expected.join(" ")
+    );
+    for w in &e.workloads[..traces.len()] {
+        assert_eq!(
+            w.workload.as_deref(),
+            Some(format!("ipu-{}", w.label).as_str())
+        );
+    }
+    for (w, (_, file)) in e.workloads[traces.len()..].iter().zip(msr) {
+        assert_eq!(
+            w.trace.as_deref(),
+            Some(Path::new("../traces").join(file).as_path()),
+            "{}",
+            w.label
+        );
+        // As they are: the preset's open-loop replay at the trace's own times.
+        assert!(w.mode.is_none() && w.time_scale.is_none() && w.set.is_empty());
+    }
+    for m in [
+        "latency_ns.all.mean",
+        "latency_ns.read.mean",
+        "latency_ns.write.mean",
+        "waf",
+        "flash_ops.erase.total",
+        "flash_ops.program.partial",
+        "flash_ops.program.in_place_update",
+        "gc.invocations",
+    ] {
+        assert!(e.metrics.iter().any(|x| x == m), "{m}");
+    }
+    // Result(1/3): −11.9% against the Baseline and −7.3% against MGA.
+    let figures: Vec<(&str, f64)> = e
+        .paper
+        .as_ref()
+        .unwrap()
+        .figures
+        .iter()
+        .map(|f| (f.normalized_to.as_deref().unwrap_or(""), f.value))
+        .collect();
+    assert_eq!(figures, [("Baseline", 0.881), ("MGA", 0.927)]);
+
+    // Each scheme's mechanisms, as resolved on every run.
+    let schemes = [
+        ("Baseline", "cache", "evict", "greedy", "none"),
+        ("MGA", "cache", "evict", "greedy", "share"),
+        ("IPU", "levels", "degrade", "isr", "intra_page_update"),
+    ];
+    let filled = {
+        use ssdlab::flash::Geometry;
+        let c = &experiment::expand(&e, dir).unwrap()[0].config;
+        let units = ssdlab::ftl::logical_units(c, &Geometry::new(c)) as f64;
+        (c.precondition.fill_fraction * units).round() as u64
+            * u64::from(c.ftl.mapping_unit_kib)
+            * 1024
+    };
+    for run in experiment::expand(&e, dir).unwrap() {
+        let at = format!("{} × {}", run.config_label, run.workload_label);
+        let c = run.config.to_json();
+        let (_, placement, migration, victim, partial) =
+            schemes.iter().find(|s| s.0 == run.config_label).unwrap();
+        let ftl = &c["ftl"];
+        assert_eq!(ftl["placement"]["policy"], *placement, "{at}");
+        assert_eq!(ftl["placement"]["region"], "slc", "{at}");
+        assert_eq!(ftl["migration"]["policy"], *migration, "{at}");
+        assert_eq!(ftl["migration"]["from_region"], "slc", "{at}");
+        assert_eq!(ftl["migration"]["to_region"], "main", "{at}");
+        assert_eq!(ftl["gc_victim"]["policy"], *victim, "{at}");
+        // The default ("none") is left out of a resolved config.
+        assert_eq!(
+            ftl["partial_program"]["policy"].as_str().unwrap_or("none"),
+            *partial,
+            "{at}"
+        );
+        // The slides' 5% SLC-mode blocks, with NOP 4, on the scaled device.
+        let regions = &c["geometry"]["regions"];
+        assert_eq!(c["geometry"]["blocks_per_plane"], 400, "{at}");
+        assert_eq!(
+            (&regions[1]["name"], &regions[1]["cell_mode"]),
+            (&"slc".into(), &"slc".into()),
+            "{at}"
+        );
+        assert_eq!(regions[1]["blocks_per_plane"], 20, "{at}");
+        assert_eq!(regions[1]["nop"], 4, "{at}");
+        assert_eq!(ftl["gc_threshold"], 0.05, "{at}");
+        // Generators span exactly what preconditioning filled.
+        let g = &run.config.flows[0].generator;
+        if let Some(g) = g {
+            assert_eq!(g.working_set_bytes, filled, "{at}");
+        }
+    }
+}
+
+/// The IPU experiment's aging leaves every plane's MLC blocks one block under their GC threshold
+/// and its SLC-mode blocks at theirs, under each scheme: the run starts as a device at its GC
+/// threshold, neither fresh nor with a backlog of cleaning to do first
+/// (experiments/ipu/device.toml, `[precondition]`).
+#[test]
+fn the_ipu_device_starts_at_both_regions_gc_threshold() {
+    use ssdlab::sim::{RunOptions, Simulation};
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"));
+    let e = Experiment::load(&dir.join("ipu.toml")).unwrap();
+    for run in experiment::expand(&e, dir).unwrap() {
+        if run.workload_label != "msr-hm0" || run.seed != 1 {
+            continue;
+        }
+        let mut config = run.config.clone();
+        let flows = ssdlab::run::load_flows(&mut config).unwrap();
+        let sim = Simulation::new(config, flows, RunOptions::default()).unwrap();
+        for p in &sim.ftl.pools {
+            let free = p.free.len() as u32;
+            let region = &sim.ftl.geometry.regions[p.region].name;
+            let at = format!("{} plane {} region {region}", run.config_label, p.plane);
+            match region.as_str() {
+                "main" => assert_eq!(free + 1, p.gc_threshold_blocks, "{at}"),
+                "slc" => assert_eq!(free, p.gc_threshold_blocks, "{at}"),
+                _ => panic!("{at}"),
+            }
+        }
+    }
+}
