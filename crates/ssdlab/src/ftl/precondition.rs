@@ -503,6 +503,15 @@ impl<'a> Preconditioner<'a> {
                 self.ftl.pools[pool].plane
             )));
         }
+        // A region that took evicted units is cleaned back to its threshold too, as a timed
+        // run's GC would (the evictions start it there): else preconditioning would hand the
+        // run a region at its reserve, with the backlog of GC it never ran.
+        for (list, units) in moving.iter().enumerate() {
+            let dest_pool = self.ftl.pool_index(plane, list / lanes);
+            if dest_pool != pool && !units.is_empty() {
+                self.gc_while_needed(dest_pool)?;
+            }
+        }
         Ok(true)
     }
 }
