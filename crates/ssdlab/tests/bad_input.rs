@@ -649,3 +649,83 @@ fn compression_and_split_mistakes_name_the_key() {
         "{e}"
     );
 }
+
+#[test]
+fn ipu_mistakes_name_the_key() {
+    let cache = [
+        "ftl.placement={policy=\"cache\", region=\"slc\"}",
+        "ftl.migration={policy=\"evict\", from_region=\"slc\", to_region=\"main\"}",
+    ];
+    let ipu = |more: &[&str]| {
+        let mut sets = cache.to_vec();
+        sets.extend(more);
+        err("ipu", None, &sets)
+    };
+    let regions = |slc_blocks: u32, nop: u32| {
+        format!(
+            "geometry.regions=[{{name=\"main\", cell_mode=\"mlc\", blocks_per_plane={}}}, \
+             {{name=\"slc\", cell_mode=\"slc\", blocks_per_plane={slc_blocks}, nop={nop}}}]",
+            2048 - slc_blocks
+        )
+    };
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            ipu(&[&regions(102, 0)]),
+            "geometry.regions[1].nop",
+            "1 (whole pages) to 255",
+        ),
+        (
+            ipu(&[&regions(1, 4)]),
+            "region `slc` has 1 blocks per plane",
+            "GC keeps free",
+        ),
+        (
+            err(
+                "ipu",
+                None,
+                &["ftl.placement={policy=\"tiers\", region=\"slc\"}"],
+            ),
+            "ftl.placement.policy",
+            "tiers",
+        ),
+        (
+            ipu(&["reliability.model=\"gaussian\""]),
+            "reliability.model",
+            "gaussian",
+        ),
+        (
+            ipu(&["reliability.slc.epsilon=-1"]),
+            "reliability.slc.epsilon",
+            "at least 0",
+        ),
+        (
+            ipu(&["reliability.retry_error_divisor=1.0"]),
+            "reliability.retry_error_divisor",
+            "above 1",
+        ),
+        (
+            ipu(&["reliability.ecc_max_decode_ns=100"]),
+            "reliability.ecc_max_decode_ns",
+            "below",
+        ),
+        (
+            err(
+                "default",
+                None,
+                &[
+                    "reliability.model=\"power_law\"",
+                    "reliability.ecc_min_decode_ns=1",
+                    "reliability.ecc_max_decode_ns=2",
+                    "reliability.correctable_bits_per_codeword=8",
+                    "reliability.max_read_retries=1",
+                    "reliability.retry_error_divisor=2.0",
+                ],
+            ),
+            "reliability.tlc",
+            "give its RBER parameters",
+        ),
+    ];
+    for (e, key, reason) in cases {
+        assert!(e.contains(key) && e.contains(reason), "{key}: {e}");
+    }
+}

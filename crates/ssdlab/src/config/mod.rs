@@ -17,6 +17,7 @@ mod precondition;
 mod presets;
 mod read_policy;
 mod reduction;
+mod reliability;
 mod scheduler;
 mod split;
 mod timing;
@@ -35,6 +36,7 @@ pub use precondition::{FillPattern, PreconditionConfig};
 pub use presets::{preset_names, preset_source};
 pub use read_policy::ReadPolicyConfig;
 pub use reduction::ReductionConfig;
+pub use reliability::{PowerLawConfig, RberParams, ReliabilityConfig};
 pub use scheduler::SchedulerConfig;
 pub use split::{ReadHistory, SplitConfig};
 pub use timing::{MlcTiming, SlcTiming, TimingConfig, TlcTiming};
@@ -81,6 +83,10 @@ pub struct Config {
         deserialize_with = "crate::content::deserialize_defaulting_source"
     )]
     pub content: ContentConfig,
+    /// Raw bit errors and ECC decode time (`flash/reliability.rs`); left out of the config echo
+    /// when `fixed`.
+    #[serde(default, skip_serializing_if = "ReliabilityConfig::is_fixed")]
+    pub reliability: ReliabilityConfig,
 }
 
 impl Config {
@@ -144,6 +150,11 @@ impl Config {
         self.ftl.validate()?;
         self.energy.validate()?;
         self.precondition.validate()?;
+        let modes: Vec<CellMode> = match self.geometry.regions.is_empty() {
+            true => vec![self.geometry.cell_mode],
+            false => self.geometry.regions.iter().map(|r| r.cell_mode).collect(),
+        };
+        self.reliability.validate(&modes)?;
         self.host.validate()?;
         self.host_interface.validate()?;
         for (i, flow) in self.flows.iter().enumerate() {

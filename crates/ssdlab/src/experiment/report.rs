@@ -65,8 +65,18 @@ pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<(f
         .iter()
         .filter_map(|w| at(&w.label).map(|v| (v, w.label.clone())));
     if f.average {
+        // Over the workloads that have the metric (a read error rate needs reads), saying how
+        // many when some do not.
         let v: Vec<f64> = all.map(|(v, _)| v).collect();
-        return (v.len() == e.workloads.len()).then(|| (mean(&v), "average".into()));
+        let label = match v.len() == e.workloads.len() {
+            true => "average".into(),
+            false => format!(
+                "average of the {} of {} workloads with it",
+                v.len(),
+                e.workloads.len()
+            ),
+        };
+        return (!v.is_empty()).then(|| (mean(&v), label));
     }
     match f.best {
         Best::Highest => all.max_by(|a, b| a.0.total_cmp(&b.0)),
@@ -290,7 +300,8 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
             };
             let w = match (&f.workload, f.average, f.best) {
                 (Some(_), _, _) => w,
-                (None, true, _) => "average".into(),
+                (None, true, _) if w.is_empty() => "average".into(),
+                (None, true, _) => w,
                 (None, false, Best::Highest) => format!("best ({w})"),
                 (None, false, Best::Lowest) => format!("best, lowest ({w})"),
             };

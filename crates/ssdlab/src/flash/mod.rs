@@ -2,6 +2,7 @@
 //! resources (dies, channels) that serialise operations.
 
 pub mod geometry;
+pub mod reliability;
 pub mod scheduler;
 pub mod timing;
 

@@ -24,6 +24,11 @@ pub trait Placement: Send {
     fn counts_updates(&self) -> bool {
         false
     }
+    /// The stream of the hottest data, when the policy separates data by heat: the summary
+    /// counts the host writes that go there.
+    fn hot_stream(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// All host writes go to region 0 in one stream.
@@ -93,6 +98,9 @@ impl Placement for Levels {
     }
     fn counts_updates(&self) -> bool {
         true
+    }
+    fn hot_stream(&self) -> Option<usize> {
+        Some(HOT)
     }
 }
 

@@ -155,7 +155,7 @@ impl Simulation {
 
     /// A victim page's data is in controller memory: queue its still-valid units for copying.
     pub(super) fn on_gc_read_done(&mut self, job: usize) {
-        let Some(page) = self.gc[job].decoding.pop_front() else {
+        let Some((_, page)) = self.gc[job].decoding.pop_front() else {
             return;
         };
         let g = &self.ftl.geometry;
@@ -309,6 +309,9 @@ impl Simulation {
     pub(super) fn on_erase_done(&mut self, block: u32) {
         let pool = self.ftl.pool_of_block(block);
         self.ftl.erase(block);
+        if let Some(m) = &mut self.errors {
+            m.wear.erased(&self.ftl.geometry, block);
+        }
         let job = &mut self.gc[pool];
         job.running = false;
         self.device.gc_busy_ns += self.now - job.started_ns;

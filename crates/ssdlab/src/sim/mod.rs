@@ -21,9 +21,10 @@ use std::collections::VecDeque;
 
 use slab::Slab;
 
-use crate::config::{Config, UnmappedRead, WriteAck};
+use crate::config::{Config, ReliabilityConfig, UnmappedRead, WriteAck};
 use crate::error::Error;
 use crate::event_queue::EventQueue;
+use crate::flash::reliability::ErrorModel;
 use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, Timing};
 use crate::ftl::admission::Sealed;
 use crate::ftl::allocation::{self, PlaneAllocator};
@@ -76,8 +77,8 @@ struct GcJob {
     next_page: u32,
     end_page: u32,
     reads_outstanding: u32,
-    /// Pages read and being decoded, oldest first.
-    decoding: VecDeque<u32>,
+    /// Pages read and being decoded (when each is decoded, and the page), soonest first.
+    decoding: VecDeque<(u64, u32)>,
     programs_outstanding: u32,
     /// Pages programmed with copies in the job's own pool so far.
     copy_pages: u32,
@@ -105,6 +106,11 @@ pub struct Simulation {
     partial: Option<Box<dyn PartialProgram>>,
     /// PR-SSD's split decision, when the split FTL is on.
     split: Option<Box<dyn SplitDecision>>,
+    /// Raw bit errors and ECC decode times (`reliability.model = "power_law"`); every read
+    /// decodes in `timing.ecc_decode_ns` without it.
+    errors: Option<ErrorModel>,
+    /// The placement's stream of the hottest data, if it has one (`Placement::hot_stream`).
+    hot_stream: Option<usize>,
     /// Where the next split buffer's channels start (`Ftl::split_pages`).
     split_cursor: u32,
     placement: Box<dyn Placement>,
@@ -306,6 +312,13 @@ impl Simulation {
             reduction,
             partial,
             split,
+            hot_stream: placement.hot_stream(),
+            errors: match &config.reliability {
+                ReliabilityConfig::Fixed => None,
+                ReliabilityConfig::PowerLaw(c) => {
+                    Some(ErrorModel::new((**c).clone(), &ftl.geometry))
+                }
+            },
             split_cursor: pre_split_cursor,
             migration,
             placement,

@@ -179,7 +179,11 @@ impl Simulation {
     /// A read command's data is in controller memory: each requester's part is done once it is
     /// decoded.
     pub(super) fn on_read_done(&mut self, op: FlashOp) {
-        let decoded = self.now + self.timing.ecc_decode_ns;
+        let decode_ns = match self.errors.is_some() {
+            false => self.timing.ecc_decode_ns,
+            true => self.decode_with_errors(&op),
+        };
+        let decoded = self.now + decode_ns;
         let first = Requester {
             source: op.source,
             owner: op.owner,
@@ -197,14 +201,36 @@ impl Simulation {
         }
     }
 
+    /// The decode time of `op`'s data under the error model, counted in the summary.
+    #[inline(never)]
+    fn decode_with_errors(&mut self, op: &FlashOp) -> u64 {
+        let g = &self.ftl.geometry;
+        let block = &self.ftl.blocks[g.block_of_page(op.target) as usize];
+        let hours = self.now.saturating_sub(block.last_write_ns) as f64 / 3.6e12;
+        let model = (self.errors.as_mut()).unwrap_or_else(|| unreachable!("asked with a model"));
+        let (rber, d) = model.read(
+            g,
+            op.target,
+            op.codewords,
+            block.erase_count,
+            hours,
+            op.array_ns + op.transfer_ns,
+        );
+        (self.device.reliability).count(op.source == OpSource::Host, rber, &d);
+        d.decode_ns
+    }
+
     /// A requester's data of `page` is decoded at `decoded`.
     fn serve(&mut self, r: Requester, page: u32, decoded: u64) {
         match r.source {
             OpSource::Host => self.request_part_done(r.owner, decoded),
             OpSource::Gc | OpSource::Wl => {
-                // A job's reads end in the order they finish here, and all decode in the same
-                // time, so the job's FIFO of decoded pages stays in step with its events.
-                self.gc[r.owner as usize].decoding.push_back(page);
+                // Each decoded page has its event; pages wait in the order they finish
+                // decoding (reads that took longer to decode behind those that took less), so
+                // that the job's events take them in step.
+                let decoding = &mut self.gc[r.owner as usize].decoding;
+                let at = decoding.partition_point(|&(t, _)| t <= decoded);
+                decoding.insert(at, (decoded, page));
                 self.events
                     .push(decoded, Event::GcReadDone { job: r.owner });
             }

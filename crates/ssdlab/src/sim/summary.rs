@@ -124,6 +124,17 @@ impl Simulation {
         if self.split.is_some() {
             s["split"] = d.reduction.split_json();
         }
+        if self.hot_stream.is_some() {
+            // IPU's Result(3/3): the share of host writes held in the SLC-mode Hot blocks.
+            s["placement"] = json!({
+                "host_units": d.placed_units,
+                "hot_units": d.hot_units,
+                "hot_write_share": ratio(d.hot_units, d.placed_units),
+            });
+        }
+        if self.errors.is_some() {
+            s["reliability"] = d.reliability.to_json();
+        }
         if self.partial.is_some() {
             s["flash_ops"]["program"]["partial"] = json!(d.partial_programs);
             s["flash_ops"]["program"]["in_place_update"] = json!(d.in_place_updates);

@@ -104,6 +104,11 @@ impl Simulation {
             }
         }
         self.device.reduction.count(unit_bytes, Some(shape));
+        let dest = self.placement.place(lpn, updates);
+        if let Some(hot) = self.hot_stream {
+            self.device.placed_units += 1;
+            self.device.hot_units += u64::from(dest.stream == hot);
+        }
         // (The mapping is looked up only when pages take partial programs.)
         if let Some(policy) = &mut self.partial {
             if let Location::Flash(old) = self.ftl.lookup(lpn) {
@@ -113,7 +118,6 @@ impl Simulation {
                 }
             }
         }
-        let dest = self.placement.place(lpn, updates);
         let keys = self.ftl.buffer.keys(
             dest.region * self.streams + dest.stream,
             self.reduction.lane_of(shape),
@@ -386,6 +390,13 @@ impl Simulation {
         match partial_slots {
             0 => self.ftl.complete_program(page),
             slots => self.ftl.complete_partial(page, slots),
+        }
+        if let Some(m) = &mut self.errors {
+            let g = &self.ftl.geometry;
+            match partial_slots {
+                0 => m.wear.programmed(g, page, g.all_slots(), true),
+                slots => m.wear.programmed(g, page, slots, false),
+            }
         }
         // A block whose last program completes may be the victim a waiting GC needs.
         let block = self.ftl.geometry.block_of_page(page);

@@ -7,7 +7,9 @@ use crate::flash::{OpKind, OpSource};
 use crate::trace::Op;
 
 mod reduction;
+mod reliability;
 pub use reduction::ReductionStats;
+pub use reliability::ReliabilityStats;
 
 /// Latency distribution: exact mean, min and max, quantiles from an HDR histogram with 3
 /// significant digits. A quantile is the highest value of its histogram bucket (within 0.1% of
@@ -185,6 +187,10 @@ pub struct DeviceStats {
     pub partial_programs: u64,
     /// Host updates programmed into the page holding their old copy (IPU).
     pub in_place_updates: u64,
+    /// Host unit writes placed, and those placed in the hottest stream (when the placement
+    /// separates data by heat: IPU's Hot blocks).
+    pub placed_units: u64,
+    pub hot_units: u64,
     pub gc_invocations: u64,
     pub wl_invocations: u64,
     pub gc_copied_units: u64,
@@ -196,6 +202,7 @@ pub struct DeviceStats {
     pub merged_reads: u64,
     pub energy: Energy,
     pub reduction: ReductionStats,
+    pub reliability: ReliabilityStats,
 }
 
 /// Energy spent by flash operations, in picojoules (`config::EnergyConfig`). Summed in event
