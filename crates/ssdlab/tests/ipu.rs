@@ -1,0 +1,195 @@
+//! IPU end to end on real traces: the three schemes of the reproduction (`experiments/ipu.toml`:
+//! Baseline, MGA, IPU) replay every committed trace excerpt with the integrity oracle on, and run
+//! a GC-active steady state (preconditioned through the cache and aged) with the oracle on, the
+//! error model on. The device is the reproduction's (`experiments/ipu/device.toml`) with 200
+//! blocks of 64 pages per plane (20 of them SLC-mode) so that the oracle's sweep and the
+//! preconditioning stay fast.
+
+mod common;
+
+use std::path::Path;
+
+use ssdlab::config::{Config, FlowConfig};
+use ssdlab::experiment::spec::Experiment;
+use ssdlab::run::simulate;
+use ssdlab::trace::columns::ColumnsSpec;
+use ssdlab::trace::{Caller, TraceFormat};
+use ssdlab::RunOptions;
+
+fn experiments() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments")
+}
+
+/// Each scheme of the reproduction: (label, its overrides of the preset and device file).
+fn schemes() -> Vec<(String, Vec<String>)> {
+    let e = Experiment::load(&experiments().join("ipu.toml")).unwrap();
+    e.configs
+        .iter()
+        .map(|c| {
+            assert_eq!(c.preset, "ipu", "{}", c.label);
+            let sets = c.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            (c.label.clone(), sets)
+        })
+        .collect()
+}
+
+const SMALLER: &[&str] = &[
+    "geometry.blocks_per_plane=200",
+    "geometry.pages_per_block=64",
+    "geometry.regions=[{name=\"main\", cell_mode=\"mlc\", blocks_per_plane=180}, {name=\"slc\", cell_mode=\"slc\", blocks_per_plane=20, nop=4}]",
+];
+
+fn config(sets: &[String], more: &[&str]) -> Config {
+    let mut all: Vec<String> = sets.to_vec();
+    all.extend(SMALLER.iter().chain(more).map(|s| s.to_string()));
+    let device = experiments().join("ipu/device.toml");
+    Config::resolve("ipu", Some(&device), &all).unwrap()
+}
+
+fn verified(config: &Config) -> serde_json::Value {
+    let opts = RunOptions {
+        verify: true,
+        request_log: false,
+    };
+    let s = simulate(config, &opts).unwrap().summary;
+    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
+    s
+}
+
+/// The committed excerpts with the format each needs (None: detected).
+fn traces() -> Vec<(&'static str, Option<TraceFormat>, Option<&'static str>)> {
+    use TraceFormat::*;
+    vec![
+        ("blkparse_hadoop_java_first5000lines.txt.gz", None, None),
+        ("blkparse_ycsb_btrfs.txt.gz", None, None),
+        (
+            "cloudphysics_vscsi_first5000.csv.gz",
+            Some(Columns),
+            Some("separator=, time_us=1 op=2 size_bytes=4 offset_sectors=5 read=R write=W"),
+        ),
+        ("fiu_mail_cheetah_day2_first2000.blkparse.gz", None, None),
+        ("msr_hm_0_first1000.csv.gz", None, None),
+        ("msr_hm_1_first1000writes.csv.gz", None, None),
+        ("msr_mds_0_first1000writes.csv.gz", None, None),
+        ("msr_proj_0_first1000writes.csv.gz", None, None),
+        ("msr_rsrch_2_first1000writes.csv.gz", None, None),
+        ("msr_wdev_1_full.csv.gz", None, None),
+        ("msr_wdev_3_full.csv.gz", None, None),
+        (
+            "msrcut_heimdall_most_thpt_rand_iops_1006.trace.gz",
+            Some(Columns),
+            Some("time_ms=1 offset_bytes=3 size_bytes=4 op=5 read=1 write=0"),
+        ),
+        ("tpcc_small_mqsim.trace.gz", Some(Mqsim), None),
+        ("umass_websearch1_first10.spc.gz", None, None),
+        (
+            "umass_websearch1_first24783_mqsim.trace.gz",
+            Some(Mqsim),
+            None,
+        ),
+        (
+            "umass_websearch1_first5000_flashsim.trace.gz",
+            Some(Flashsim),
+            None,
+        ),
+        (
+            "ycsb_rocksdb_ssdtrace_first2000lines.blkparse.gz",
+            None,
+            None,
+        ),
+    ]
+}
+
+#[test]
+fn every_scheme_is_verify_clean_on_every_committed_trace() {
+    let schemes = schemes();
+    assert_eq!(schemes.len(), 3);
+    for (file, format, columns) in traces() {
+        for (label, sets) in &schemes {
+            // A fresh device (what the trace reads first is written first): the steady state
+            // below runs GC.
+            let mut c = config(sets, &["precondition.fill_fraction=0.0"]);
+            let mut flow = FlowConfig::trace(common::trace(file), format, Caller::Toml);
+            flow.columns = columns.map(|s| ColumnsSpec::from_cli(s).unwrap());
+            c.flows.push(flow);
+            let s = verified(&c);
+            let reads = s["requests"]["read"].as_u64().unwrap();
+            assert!(
+                s["integrity"]["checked_reads"].as_u64().unwrap() > 0 || reads == 0,
+                "{label} on {file}"
+            );
+            // The error model saw every flash read.
+            let error_rate = s["reliability"]["read_error_rate"].as_f64();
+            let flash_reads = s["read_units"]["flash"].as_u64().unwrap();
+            assert_eq!(error_rate.is_some(), flash_reads > 0, "{label} on {file}");
+            // Only IPU has levels.
+            assert_eq!(
+                s.get("placement").is_some(),
+                label == "IPU",
+                "{label} on {file}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_scheme_is_verify_clean_in_a_gc_active_steady_state() {
+    let mut in_place = 0;
+    for (label, sets) in schemes() {
+        let c = config(
+            &sets,
+            &[
+                "precondition.fill_fraction=0.9",
+                "precondition.overwrite_fraction=1.0",
+                "flows=[{workload=\"ipu-ts0\", generator={requests=4000, working_set_bytes=2147483648}}]",
+            ],
+        );
+        let s = verified(&c);
+        assert!(
+            s["gc"]["invocations"].as_u64().unwrap() > 0,
+            "{label}: no GC ran"
+        );
+        let partial = s["flash_ops"]["program"]["partial"].as_u64();
+        match label.as_str() {
+            "Baseline" => assert_eq!(partial, None, "{label}"),
+            _ => assert!(partial.unwrap() > 0, "{label}: no partial program"),
+        }
+        if label == "IPU" {
+            in_place = s["flash_ops"]["program"]["in_place_update"]
+                .as_u64()
+                .unwrap();
+            let share = s["placement"]["hot_write_share"].as_f64().unwrap();
+            assert!(share > 0.0 && share < 1.0, "{share}");
+        }
+        let decode = s["reliability"]["ecc_decode_ns"]["mean"].as_f64().unwrap();
+        assert!((500.0..=96_800.0).contains(&decode), "{label}: {decode}");
+    }
+    assert!(in_place > 0, "IPU updated nothing in place");
+}
+
+/// Reads of SLC-mode pages programmed in part find the disturb of their later programs: MGA's
+/// read error rate falls when the model's program-disturb terms are set to zero (and the
+/// Baseline, which programs every page once, has no in-page term to lose).
+#[test]
+fn partial_programs_raise_the_read_error_rate_through_their_disturb() {
+    let rate = |label: &str, more: &[&str]| {
+        let (_, sets) = schemes().into_iter().find(|(l, _)| l == label).unwrap();
+        let mut all = vec![
+            "precondition.fill_fraction=0.9",
+            "precondition.overwrite_fraction=1.0",
+            "flows=[{workload=\"ipu-ts0\", generator={requests=4000, working_set_bytes=2147483648}}]",
+        ];
+        all.extend(more);
+        let s = verified(&config(&sets, &all));
+        s["reliability"]["read_error_rate"].as_f64().unwrap()
+    };
+    let quiet = [
+        "reliability.slc.partial_program_disturb=0.0",
+        "reliability.slc.neighbour_program_disturb=0.0",
+    ];
+    let (mga, mga_quiet) = (rate("MGA", &[]), rate("MGA", &quiet));
+    assert!(mga > mga_quiet, "{mga} vs {mga_quiet}");
+    let in_page_only = ["reliability.slc.neighbour_program_disturb=0.0"];
+    let (base, base_quiet) = (rate("Baseline", &in_page_only), rate("Baseline", &quiet));
+    assert_eq!(base, base_quiet, "the Baseline programs no page in part");
+}
