@@ -213,12 +213,7 @@ impl<'a> Preconditioner<'a> {
             return self.write_as_written(lpn);
         }
         let updates = self.ftl.count_update(lpn);
-        let unit_bytes = self.ftl.geometry.unit_bytes;
-        let version = self
-            .ftl
-            .oracle
-            .as_mut()
-            .map_or(0, |o| o.write(lpn, 0, unit_bytes));
+        let version = self.next_version(lpn);
         let Some(mut shape) = self.reduction.reduce(lpn).shape else {
             self.ftl.map_zero(lpn, version);
             return Ok(());
@@ -247,17 +242,18 @@ impl<'a> Preconditioner<'a> {
         result
     }
 
+    /// The version a whole-unit write of `lpn` gives it (the oracle's; 0 without one).
+    fn next_version(&mut self, lpn: u32) -> u32 {
+        let unit_bytes = self.ftl.geometry.unit_bytes;
+        (self.ftl.oracle.as_mut()).map_or(0, |o| o.write(lpn, 0, unit_bytes))
+    }
+
     /// `write` when units are stored as written into a single open page: what `buffer_unit`
     /// and `program` do, without the buffer's entries. A unit rewritten while in the open page
     /// keeps its place there (as `WriteBuffer::rewrite_in_place` does); the page is programmed
     /// once it holds a unit per slot.
     fn write_as_written(&mut self, lpn: u32) -> Result<(), Error> {
-        let unit_bytes = self.ftl.geometry.unit_bytes;
-        let version = self
-            .ftl
-            .oracle
-            .as_mut()
-            .map_or(0, |o| o.write(lpn, 0, unit_bytes));
+        let version = self.next_version(lpn);
         match self.open_units.iter_mut().find(|(l, _)| *l == lpn) {
             Some(unit) => unit.1 = version,
             None => {

@@ -87,3 +87,51 @@ pub fn address_range(requests: &[TraceRequest]) -> (u64, u64) {
         .unwrap();
     (min, max)
 }
+
+/// The committed excerpts with the format each needs (None: detected).
+pub fn committed_traces() -> Vec<(
+    &'static str,
+    Option<ssdlab::trace::TraceFormat>,
+    Option<&'static str>,
+)> {
+    use ssdlab::trace::TraceFormat::*;
+    vec![
+        ("blkparse_hadoop_java_first5000lines.txt.gz", None, None),
+        ("blkparse_ycsb_btrfs.txt.gz", None, None),
+        (
+            "cloudphysics_vscsi_first5000.csv.gz",
+            Some(Columns),
+            Some("separator=, time_us=1 op=2 size_bytes=4 offset_sectors=5 read=R write=W"),
+        ),
+        ("fiu_mail_cheetah_day2_first2000.blkparse.gz", None, None),
+        ("msr_hm_0_first1000.csv.gz", None, None),
+        ("msr_hm_1_first1000writes.csv.gz", None, None),
+        ("msr_mds_0_first1000writes.csv.gz", None, None),
+        ("msr_proj_0_first1000writes.csv.gz", None, None),
+        ("msr_rsrch_2_first1000writes.csv.gz", None, None),
+        ("msr_wdev_1_full.csv.gz", None, None),
+        ("msr_wdev_3_full.csv.gz", None, None),
+        (
+            "msrcut_heimdall_most_thpt_rand_iops_1006.trace.gz",
+            Some(Columns),
+            Some("time_ms=1 offset_bytes=3 size_bytes=4 op=5 read=1 write=0"),
+        ),
+        ("tpcc_small_mqsim.trace.gz", Some(Mqsim), None),
+        ("umass_websearch1_first10.spc.gz", None, None),
+        (
+            "umass_websearch1_first24783_mqsim.trace.gz",
+            Some(Mqsim),
+            None,
+        ),
+        (
+            "umass_websearch1_first5000_flashsim.trace.gz",
+            Some(Flashsim),
+            None,
+        ),
+        (
+            "ycsb_rocksdb_ssdtrace_first2000lines.blkparse.gz",
+            None,
+            None,
+        ),
+    ]
+}
