@@ -11,10 +11,8 @@ use std::path::Path;
 
 use ssdlab::config::{Config, FlowConfig};
 use ssdlab::experiment::spec::Experiment;
-use ssdlab::run::simulate;
 use ssdlab::trace::columns::ColumnsSpec;
 use ssdlab::trace::Caller;
-use ssdlab::RunOptions;
 
 fn experiments() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments")
@@ -46,16 +44,6 @@ fn config(sets: &[String], more: &[&str]) -> Config {
     Config::resolve("ipu", Some(&device), &all).unwrap()
 }
 
-fn verified(config: &Config) -> serde_json::Value {
-    let opts = RunOptions {
-        verify: true,
-        request_log: false,
-    };
-    let s = simulate(config, &opts).unwrap().summary;
-    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
-    s
-}
-
 #[test]
 fn every_scheme_is_verify_clean_on_every_committed_trace() {
     let schemes = schemes();
@@ -68,7 +56,7 @@ fn every_scheme_is_verify_clean_on_every_committed_trace() {
             let mut flow = FlowConfig::trace(common::trace(file), format, Caller::Toml);
             flow.columns = columns.map(|s| ColumnsSpec::from_cli(s).unwrap());
             c.flows.push(flow);
-            let s = verified(&c);
+            let s = common::verified(&c);
             let reads = s["requests"]["read"].as_u64().unwrap();
             assert!(
                 s["integrity"]["checked_reads"].as_u64().unwrap() > 0 || reads == 0,
@@ -100,7 +88,7 @@ fn every_scheme_is_verify_clean_in_a_gc_active_steady_state() {
                 "flows=[{workload=\"ipu-ts0\", generator={requests=4000, working_set_bytes=2147483648}}]",
             ],
         );
-        let s = verified(&c);
+        let s = common::verified(&c);
         assert!(
             s["gc"]["invocations"].as_u64().unwrap() > 0,
             "{label}: no GC ran"
@@ -136,7 +124,7 @@ fn partial_programs_raise_the_read_error_rate_through_their_disturb() {
             "flows=[{workload=\"ipu-ts0\", generator={requests=4000, working_set_bytes=2147483648}}]",
         ];
         all.extend(more);
-        let s = verified(&config(&sets, &all));
+        let s = common::verified(&config(&sets, &all));
         s["reliability"]["read_error_rate"].as_f64().unwrap()
     };
     let quiet = [

@@ -38,16 +38,6 @@ fn config(sets: &[String], more: &[&str]) -> Config {
     Config::resolve("pr-ssd", None, &all).unwrap()
 }
 
-fn verified(config: &Config) -> serde_json::Value {
-    let opts = RunOptions {
-        verify: true,
-        request_log: false,
-    };
-    let s = simulate(config, &opts).unwrap().summary;
-    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
-    s
-}
-
 #[test]
 fn every_scheme_is_verify_clean_on_every_committed_trace() {
     let schemes = schemes();
@@ -58,7 +48,7 @@ fn every_scheme_is_verify_clean_on_every_committed_trace() {
             let mut flow = FlowConfig::trace(common::trace(file), format, Caller::Toml);
             flow.columns = columns.map(|s| ColumnsSpec::from_cli(s).unwrap());
             c.flows.push(flow);
-            let s = verified(&c);
+            let s = common::verified(&c);
             assert!(
                 s["integrity"]["checked_reads"].as_u64().unwrap() > 0 || s["requests"]["read"] == 0,
                 "{label} on {file}"
@@ -100,7 +90,7 @@ fn every_scheme_is_verify_clean_in_a_gc_active_steady_state() {
                 "flows=[{workload=\"pr-ssd-copy\", generator={requests=3000, working_set_bytes=2147483648}}]",
             ],
         );
-        let s = verified(&c);
+        let s = common::verified(&c);
         assert!(
             s["gc"]["invocations"].as_u64().unwrap() > 0,
             "{label}: no GC ran"

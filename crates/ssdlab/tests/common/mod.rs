@@ -135,3 +135,14 @@ pub fn committed_traces() -> Vec<(
         ),
     ]
 }
+
+/// Run `config` with the integrity oracle on; its summary, whose integrity check must be clean.
+pub fn verified(config: &Config) -> serde_json::Value {
+    let opts = ssdlab::RunOptions {
+        verify: true,
+        request_log: false,
+    };
+    let s = ssdlab::run::simulate(config, &opts).unwrap().summary;
+    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
+    s
+}
