@@ -182,11 +182,22 @@ pub enum PartialProgramConfig {
     /// Into the erased slots of the last page its writer programmed in part, while they hold
     /// it and the page's NOP allows, else a fresh page whose rest stays erased: units of
     /// different logical pages share a physical page (MGA, Feng et al., DATE 2017).
-    Share,
+    Share {
+        /// MGA's subpage merging: a write that would leave its logical page (a flash page's
+        /// worth of mapping units) spread over more than this many physical pages reads the
+        /// page's other units and rewrites them with it, into one page. 0 = no merging.
+        /// (Techniques.md §3.3: the threshold is not public; 2 is our assumption.)
+        #[serde(default, skip_serializing_if = "is_zero")]
+        merge_threshold_pages: u32,
+    },
     /// `share`, and an update of a unit whose old copy sits in a page with an erased slot and
     /// programs left goes into that page at once, beside its old version (IPU, Li et al.,
     /// ICPP 2021).
     IntraPageUpdate,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl PartialProgramConfig {

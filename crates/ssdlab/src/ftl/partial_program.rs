@@ -149,6 +149,11 @@ pub trait PartialProgram: Send {
     fn counts_updates(&self) -> bool {
         false
     }
+    /// MGA's subpage merging: the most physical pages a logical page may be spread over
+    /// before a write merges it back into one (None: no merging).
+    fn merge_threshold_pages(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// MGA's sharing (Feng et al., DATE 2017): a writer fills the erased slots of the last page it
@@ -157,6 +162,7 @@ pub struct Share {
     /// Per open-page key, the last page it programmed in part and its block's erase count then
     /// (the page is stale once its block has been erased).
     last: Vec<Option<(PageId, u32)>>,
+    merge_threshold_pages: Option<u32>,
 }
 
 impl PartialProgram for Share {
@@ -171,6 +177,9 @@ impl PartialProgram for Share {
         self.last[key] = ftl
             .partial_page(page)
             .map(|_| (page, ftl.blocks[block as usize].erase_count));
+    }
+    fn merge_threshold_pages(&self) -> Option<u32> {
+        self.merge_threshold_pages
     }
 }
 
@@ -201,12 +210,17 @@ impl PartialProgram for IntraPageUpdate {
 
 /// The policy `config` names, for `keys` open pages; None when pages are programmed whole.
 pub fn build(config: &PartialProgramConfig, keys: usize) -> Option<Box<dyn PartialProgram>> {
-    let share = || Share {
+    let share = |merge: u32| Share {
         last: vec![None; keys],
+        merge_threshold_pages: (merge > 0).then_some(merge),
     };
     match config {
         PartialProgramConfig::None => None,
-        PartialProgramConfig::Share => Some(Box::new(share())),
-        PartialProgramConfig::IntraPageUpdate => Some(Box::new(IntraPageUpdate { share: share() })),
+        PartialProgramConfig::Share {
+            merge_threshold_pages,
+        } => Some(Box::new(share(*merge_threshold_pages))),
+        PartialProgramConfig::IntraPageUpdate => {
+            Some(Box::new(IntraPageUpdate { share: share(0) }))
+        }
     }
 }

@@ -138,6 +138,7 @@ impl Simulation {
         if self.partial.is_some() {
             s["flash_ops"]["program"]["partial"] = json!(d.partial_programs);
             s["flash_ops"]["program"]["in_place_update"] = json!(d.in_place_updates);
+            s["flash_ops"]["program"]["merged_units"] = json!(d.merged_units);
         }
         if self.config.ftl.partial_write == crate::config::PartialWrite::ReadModifyWrite {
             s["write_buffer"]["merge_read_units"] = json!(d.merge_read_units);

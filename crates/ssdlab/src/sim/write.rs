@@ -122,6 +122,9 @@ impl Simulation {
             dest.region * self.streams + dest.stream,
             self.reduction.lane_of(shape),
         );
+        if let Some(limit) = (self.partial.as_ref()).and_then(|p| p.merge_threshold_pages()) {
+            self.merge_logical_page(id, lpn, keys.clone(), limit);
+        }
         let mut sealed = std::mem::take(&mut self.scratch_sealed);
         let waiter = self.ack_on_program().then_some(id);
         let a = self
@@ -149,6 +152,80 @@ impl Simulation {
         }
         self.scratch_sealed = sealed;
         reduced.encode_ns
+    }
+
+    /// MGA's subpage merging (Feng et al., DATE 2017; techniques.md §3.3): when a write of `lpn`
+    /// into open pages `keys` would leave its logical page (a flash page's worth of mapping
+    /// units) spread over more than `limit` physical pages, the logical page's other units on
+    /// flash are read (request `id` waits for the reads) and rewritten into the same open page,
+    /// so that the logical page lies in one physical page again. (The rewritten units join the
+    /// buffer at once; their page's program does not wait for the reads, as a read-modify-write's
+    /// does not.)
+    #[inline(never)]
+    fn merge_logical_page(&mut self, id: u32, lpn: u32, keys: std::ops::Range<usize>, limit: u32) {
+        let g = &self.ftl.geometry;
+        let per_page = g.page_bytes / g.unit_bytes;
+        let first = lpn / per_page * per_page;
+        let last = (first + per_page).min(self.ftl.logical_units);
+        let mut others = Vec::new();
+        let mut pages: Vec<u32> = Vec::new();
+        // Only the region written to shares pages (MGA's subpage-mapped data: the small writes);
+        // units elsewhere were written, or moved, a page at a time.
+        let region = self.ftl.buffer.destination(keys.start, self.streams).0;
+        for u in (first..last).filter(|&u| u != lpn) {
+            if let Location::Flash(slot) = self.ftl.lookup(u) {
+                if g.region_of(g.block_of_slot(slot)) != region {
+                    continue;
+                }
+                others.push((u, slot));
+                let page = g.page_of_slot(slot);
+                if !pages.contains(&page) {
+                    pages.push(page);
+                }
+            }
+        }
+        // The pages its other units are on, and the one the write goes to, past the limit?
+        if (pages.len() as u32) < limit {
+            return;
+        }
+        let unit_bytes = g.unit_bytes;
+        let mut groups = std::mem::take(&mut self.scratch_groups);
+        groups.clear();
+        for &(u, slot) in &others {
+            if self.ftl.unit_programmed(u, slot) {
+                self.ftl
+                    .read_pages(u, slot, 0, unit_bytes, |page, codewords| {
+                        groups.add(page, codewords)
+                    });
+            }
+        }
+        self.requests[id as usize].pending += groups.as_slice().len() as u32;
+        for &(page, codewords) in groups.as_slice() {
+            self.read_page(page, codewords, OpSource::Host, id);
+        }
+        self.scratch_groups = groups;
+        let mut sealed = std::mem::take(&mut self.scratch_sealed);
+        for (u, slot) in others {
+            let version = (self.ftl.oracle.as_ref()).map_or(0, |o| o.slot_version[slot as usize]);
+            let shape = UnitShape {
+                offset: 0,
+                ..self.ftl.shape_in_slot(u, slot)
+            };
+            let a = self
+                .ftl
+                .buffer_unit(u, version, shape, keys.clone(), None, &mut sealed);
+            self.device.merged_units += 1;
+            let mut pages = sealed.drain(..);
+            for s in pages.by_ref().take(a.sealed_before) {
+                self.program_now(s);
+            }
+            // A merged unit may be the first into its open page: its timeout starts now.
+            self.start_buffer_timeout(a);
+            for s in pages {
+                self.program_now(s);
+            }
+        }
+        self.scratch_sealed = sealed;
     }
 
     /// The first unit into an empty open page starts its timeout (`write_buffer_timeout_ns`).

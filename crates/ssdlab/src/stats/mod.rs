@@ -187,6 +187,8 @@ pub struct DeviceStats {
     pub partial_programs: u64,
     /// Host updates programmed into the page holding their old copy (IPU).
     pub in_place_updates: u64,
+    /// Units rewritten by MGA's subpage merging to gather their logical page into one page.
+    pub merged_units: u64,
     /// Host unit writes placed, and those placed in the hottest stream (when the placement
     /// separates data by heat: IPU's Hot blocks).
     pub placed_units: u64,
