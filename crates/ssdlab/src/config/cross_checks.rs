@@ -189,7 +189,7 @@ impl Config {
         let migration = crate::ftl::migration::build(&f.migration, geo)?;
         let mut i = 0;
         while i < host_regions.len() {
-            for r in migration.targets(host_regions[i]) {
+            if let Some(r) = migration.target(host_regions[i]) {
                 if !host_regions.contains(&r) {
                     host_regions.push(r);
                 }

@@ -10,11 +10,9 @@ pub trait Migration: Send {
     /// Destination region of a valid unit copied out of a block of `from_region`, and the unit's
     /// update count after the move (`updates` before it; a policy may demote the unit).
     fn destination(&mut self, lpn: u32, from_region: usize, updates: u8) -> (usize, u8);
-    /// Regions GC may move data into from `from_region` (for capacity checks).
-    fn targets(&self, from_region: usize) -> Vec<usize>;
-    /// Whether GC of `from_region` moves any unit elsewhere (`targets` is not empty). Where it
-    /// does not, `destination` keeps every unit and its count, and GC need not ask it.
-    fn evicts_from(&self, from_region: usize) -> bool;
+    /// The region GC may move data into from `from_region`, if any (for capacity checks). Where
+    /// there is none, `destination` keeps every unit and its count, and GC need not ask it.
+    fn target(&self, from_region: usize) -> Option<usize>;
     /// Does the policy need the FTL to count each unit's updates?
     fn counts_updates(&self) -> bool {
         false
@@ -28,11 +26,8 @@ impl Migration for NoMigration {
     fn destination(&mut self, _lpn: u32, from_region: usize, updates: u8) -> (usize, u8) {
         (from_region, updates)
     }
-    fn targets(&self, _from_region: usize) -> Vec<usize> {
-        Vec::new()
-    }
-    fn evicts_from(&self, _from_region: usize) -> bool {
-        false
+    fn target(&self, _from_region: usize) -> Option<usize> {
+        None
     }
 }
 
@@ -49,14 +44,8 @@ impl Migration for Evict {
             false => (from_region, updates),
         }
     }
-    fn targets(&self, from_region: usize) -> Vec<usize> {
-        match from_region == self.from {
-            true => vec![self.to],
-            false => Vec::new(),
-        }
-    }
-    fn evicts_from(&self, from_region: usize) -> bool {
-        from_region == self.from
+    fn target(&self, from_region: usize) -> Option<usize> {
+        (from_region == self.from).then_some(self.to)
     }
 }
 
@@ -80,14 +69,8 @@ impl Migration for Degrade {
             (true, n) => (self.from, n.min(2) - 1),
         }
     }
-    fn targets(&self, from_region: usize) -> Vec<usize> {
-        match from_region == self.from {
-            true => vec![self.to],
-            false => Vec::new(),
-        }
-    }
-    fn evicts_from(&self, from_region: usize) -> bool {
-        from_region == self.from
+    fn target(&self, from_region: usize) -> Option<usize> {
+        (from_region == self.from).then_some(self.to)
     }
     fn counts_updates(&self) -> bool {
         true
@@ -156,6 +139,6 @@ mod tests {
         let mut e = Evict { from: 1, to: 0 };
         assert_eq!(e.destination(3, 1, 4), (0, 4));
         assert_eq!(e.destination(3, 0, 4), (0, 4));
-        assert_eq!((e.targets(1), e.targets(0)), (vec![0], vec![]));
+        assert_eq!((e.target(1), e.target(0)), (Some(0), None));
     }
 }

@@ -418,7 +418,7 @@ impl<'a> Preconditioner<'a> {
     /// One instant GC of `pool`; returns false if it could not reclaim any space.
     fn gc(&mut self, pool: usize) -> Result<bool, Error> {
         self.ftl.victim_candidates(pool, &mut self.candidates);
-        let evicts = self.migration.evicts_from(self.ftl.pools[pool].region);
+        let evicts = self.migration.target(self.ftl.pools[pool].region).is_some();
         keep_worth_cleaning(&mut self.candidates, evicts);
         if self.candidates.is_empty() {
             return Ok(false);

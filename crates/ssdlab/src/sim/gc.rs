@@ -39,7 +39,7 @@ impl Simulation {
         // region): offer the policy only blocks that free space. If there are none the data does
         // not fit (or no full block has finished programming yet: a completing program retries),
         // and the run reports what is stuck.
-        let evicts = self.migration.evicts_from(self.ftl.pools[pool].region);
+        let evicts = self.migration.target(self.ftl.pools[pool].region).is_some();
         keep_worth_cleaning(&mut self.candidates, evicts);
         if self.candidates.is_empty() {
             return;
@@ -161,7 +161,7 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let region = g.region_of(g.block_of_page(page));
         let slots = self.ftl.valid_slots(page);
-        let evicts = self.migration.evicts_from(region);
+        let evicts = self.migration.target(region).is_some();
         for (slot, lpn) in self.ftl.units_in_slots(page, slots) {
             let (list, copy) = self.ftl.gc_copy(
                 lpn,

@@ -4,7 +4,6 @@
 //! crosses back (a read's data first); response time = completion seen by the host − arrival.
 
 use crate::config::ReplayMode;
-use crate::flash::OpSource;
 use crate::ftl::shape::UnitKind;
 use crate::ftl::Location;
 use crate::trace::Op;
@@ -248,10 +247,7 @@ impl Simulation {
             );
         }
         self.scratch_split_pages = split_pages;
-        self.requests[id as usize].pending += groups.as_slice().len() as u32;
-        for &(page, codewords) in groups.as_slice() {
-            self.read_page(page, codewords, OpSource::Host, id);
-        }
+        self.read_groups(id, &groups);
         self.scratch_groups = groups;
         self.request_part_done(id, self.now);
     }

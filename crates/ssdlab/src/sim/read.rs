@@ -14,6 +14,7 @@ use crate::ftl::read_policy::{PageRead, ReadPolicy};
 use crate::stats::DeviceStats;
 
 use super::event::Event;
+use super::page_groups::PageGroups;
 use super::Simulation;
 
 /// Buckets of the per-die record of queued read pages.
@@ -174,6 +175,14 @@ impl Simulation {
             transfer_ns: 0,
             owner,
         });
+    }
+
+    /// Read `groups`' pages for host request `id`, which waits for each.
+    pub(super) fn read_groups(&mut self, id: u32, groups: &PageGroups) {
+        self.requests[id as usize].pending += groups.as_slice().len() as u32;
+        for &(page, codewords) in groups.as_slice() {
+            self.read_page(page, codewords, OpSource::Host, id);
+        }
     }
 
     /// A read command's data is in controller memory: each requester's part is done once it is

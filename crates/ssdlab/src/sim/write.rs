@@ -136,20 +136,7 @@ impl Simulation {
         if a.waiting {
             self.requests[id as usize].pending += 1;
         }
-        // Pages sealed before the unit went in are programmed before its page's timeout is
-        // set, the rest after. (Most units seal nothing.)
-        if sealed.is_empty() {
-            self.start_buffer_timeout(a);
-        } else {
-            let mut pages = sealed.drain(..);
-            for s in pages.by_ref().take(a.sealed_before) {
-                self.program_now(s);
-            }
-            self.start_buffer_timeout(a);
-            for s in pages {
-                self.program_now(s);
-            }
-        }
+        self.program_admitted(&mut sealed, a);
         self.scratch_sealed = sealed;
         reduced.encode_ns
     }
@@ -199,10 +186,7 @@ impl Simulation {
                     });
             }
         }
-        self.requests[id as usize].pending += groups.as_slice().len() as u32;
-        for &(page, codewords) in groups.as_slice() {
-            self.read_page(page, codewords, OpSource::Host, id);
-        }
+        self.read_groups(id, &groups);
         self.scratch_groups = groups;
         let mut sealed = std::mem::take(&mut self.scratch_sealed);
         for (u, slot) in others {
@@ -215,17 +199,27 @@ impl Simulation {
                 .ftl
                 .buffer_unit(u, version, shape, keys.clone(), None, &mut sealed);
             self.device.merged_units += 1;
-            let mut pages = sealed.drain(..);
-            for s in pages.by_ref().take(a.sealed_before) {
-                self.program_now(s);
-            }
-            // A merged unit may be the first into its open page: its timeout starts now.
-            self.start_buffer_timeout(a);
-            for s in pages {
-                self.program_now(s);
-            }
+            // (A merged unit may be the first into its open page: its timeout starts then.)
+            self.program_admitted(&mut sealed, a);
         }
         self.scratch_sealed = sealed;
+    }
+
+    /// After a unit's admission `a`: program the pages it `sealed` and start its page's timeout.
+    /// Pages sealed before the unit went in are programmed before the timeout is set, the rest
+    /// after. (Most units seal nothing.)
+    fn program_admitted(&mut self, sealed: &mut Vec<Sealed>, a: Admitted) {
+        if sealed.is_empty() {
+            return self.start_buffer_timeout(a);
+        }
+        let mut pages = sealed.drain(..);
+        for s in pages.by_ref().take(a.sealed_before) {
+            self.program_now(s);
+        }
+        self.start_buffer_timeout(a);
+        for s in pages {
+            self.program_now(s);
+        }
     }
 
     /// The first unit into an empty open page starts its timeout (`write_buffer_timeout_ns`).
@@ -275,10 +269,7 @@ impl Simulation {
                 self.requests[id as usize].after_read_ns += self.reduction.decompress_ns();
             }
         }
-        self.requests[id as usize].pending += groups.as_slice().len() as u32;
-        for &(page, codewords) in groups.as_slice() {
-            self.read_page(page, codewords, OpSource::Host, id);
-        }
+        self.read_groups(id, &groups);
         self.scratch_groups = groups;
         read
     }
