@@ -47,7 +47,9 @@ pub struct PagePacker {
     page_bytes: u32,
     max_units: usize,
     align_bytes: u32,
-    used: u32,
+    /// Where the next unit would start: the end of the units placed, rounded up to the
+    /// alignment (kept, not derived, as the write buffer asks several times per unit written).
+    next: u32,
     /// Units placed so far.
     units: usize,
 }
@@ -72,7 +74,7 @@ impl PagePacker {
             page_bytes,
             max_units,
             align_bytes,
-            used: 0,
+            next: 0,
             units: 0,
         })
     }
@@ -86,43 +88,48 @@ impl PagePacker {
         if len > self.page_bytes {
             return Err(Refusal::TooLarge);
         }
-        let offset = self.next_offset();
         if !self.fits(len) {
             return Err(Refusal::PageFull);
         }
-        let slot = Slot { offset, len };
-        self.used = offset + len;
+        let slot = Slot {
+            offset: self.next,
+            len,
+        };
+        let end = self.next + len;
+        // (Units packed back to back, the common case, need no division. The alignment divides
+        // the page, so `next` stays within it.)
+        self.next = match self.align_bytes {
+            1 => end,
+            align => end.next_multiple_of(align),
+        };
         self.units += 1;
         Ok(slot)
-    }
-
-    /// Where the next unit would start. (Units packed back to back, the common case, need no
-    /// division: the write buffer asks this several times per unit written.)
-    #[inline(always)]
-    fn next_offset(&self) -> u32 {
-        if self.align_bytes == 1 {
-            self.used
-        } else {
-            self.used.next_multiple_of(self.align_bytes)
-        }
     }
 
     /// Whether a unit of `len` (1 ..= page) stored bytes fits in what is left of the page.
     #[inline(always)]
     pub fn fits(&self, len: u32) -> bool {
-        self.units < self.max_units
-            && self.next_offset() as u64 + len as u64 <= self.page_bytes as u64
+        // (`next` never passes the page's end.)
+        self.units < self.max_units && len <= self.page_bytes - self.next
     }
 
     /// Whether no further unit fits: every unit place or every byte is used.
     #[inline(always)]
     pub fn is_full(&self) -> bool {
-        self.units >= self.max_units || self.next_offset() >= self.page_bytes
+        self.units >= self.max_units || self.next >= self.page_bytes
+    }
+
+    /// The fewest units of at most `max_len` stored bytes that can fill a page (leave it full,
+    /// or not all fit in it): fewer always fit with room to spare, so a caller need not pack
+    /// them to know.
+    pub fn fewest_to_fill(&self, max_len: u32) -> usize {
+        let room = max_len.next_multiple_of(self.align_bytes);
+        (self.page_bytes.div_ceil(room) as usize).min(self.max_units)
     }
 
     /// Start an empty page.
     pub fn clear(&mut self) {
-        self.used = 0;
+        self.next = 0;
         self.units = 0;
     }
 
@@ -177,6 +184,27 @@ mod tests {
         }
         assert!(p.is_full(), "twelve units fill it whatever bytes are left");
         assert_eq!(p.push(100), Err(Refusal::PageFull));
+    }
+
+    #[test]
+    fn fewer_units_than_fewest_to_fill_never_fill_a_page() {
+        // 16 KiB pages of 4 KiB units: four fill one. Of 5,000-byte units aligned to 16 bytes
+        // (5,008 each), three take 15,024 bytes and the fourth does not fit. At most two units
+        // a page: two.
+        assert_eq!(
+            PagePacker::new(16384, 4, 1).unwrap().fewest_to_fill(4096),
+            4
+        );
+        let p = PagePacker::new(16384, 12, 16).unwrap();
+        assert_eq!(p.fewest_to_fill(5000), 4);
+        let mut q = p.clone();
+        for _ in 0..3 {
+            q.push(5000).unwrap();
+        }
+        assert!(!q.is_full() && !q.fits(5000));
+        assert_eq!(PagePacker::new(16384, 2, 1).unwrap().fewest_to_fill(100), 2);
+        // Units as large as the page: one.
+        assert_eq!(p.fewest_to_fill(16384), 1);
     }
 
     #[test]

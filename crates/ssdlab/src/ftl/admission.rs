@@ -44,7 +44,7 @@ impl Ftl {
     /// request acknowledged when the page is programmed) on the page it goes to; pages to
     /// program now are added to `sealed`, in the order they must be programmed.
     /// (Inline: every written unit passes here; the split buffer's rows are out of line.)
-    #[inline]
+    #[inline(always)]
     pub fn buffer_unit(
         &mut self,
         lpn: u32,

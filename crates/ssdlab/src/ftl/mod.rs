@@ -169,6 +169,9 @@ pub struct Ftl {
     copy_packers: Vec<PagePacker>,
     /// Where the copies of the last `page_prefix` go in their page.
     copy_offsets: Vec<u32>,
+    /// Per lane, the fewest copies that can fill a page (`PagePacker::fewest_to_fill` of units
+    /// of at most `unit_bytes`, as every stored unit is).
+    copy_fill_units: Vec<usize>,
     /// The parts of split units (`split_map.rs`), by unit.
     split_parts: HashMap<u32, Vec<split_map::SplitPart>, FixedState>,
     /// Per unit, how many times the host has rewritten it since its first write (saturating),
@@ -283,6 +286,11 @@ impl Ftl {
                 .map(|l| l.packer(g.page_bytes))
                 .collect(),
             copy_offsets: Vec::new(),
+            copy_fill_units: reduction
+                .lanes()
+                .iter()
+                .map(|l| l.packer(g.page_bytes).fewest_to_fill(g.unit_bytes))
+                .collect(),
             oracle,
             logical_units,
             geometry,
@@ -664,6 +672,10 @@ impl Ftl {
         packer.clear();
         self.copy_offsets.clear();
         for len in lens {
+            debug_assert!(
+                len <= self.geometry.unit_bytes,
+                "`copy_fill_units` counts on it"
+            );
             match packer.push(len) {
                 Ok(slot) => self.copy_offsets.push(slot.offset),
                 Err(_) => return (self.copy_offsets.len(), true),
@@ -703,6 +715,12 @@ impl Ftl {
             false => region,
         };
         (dest * lanes + lane, UnitCopy { lpn, slot, shape })
+    }
+
+    /// Whether `copies` copies of `lane` may fill a page (else they all fit with room to
+    /// spare, and `page_prefix` need not pack them to know).
+    pub fn copies_may_fill_page(&self, lane: usize, copies: usize) -> bool {
+        copies >= self.copy_fill_units[lane]
     }
 
     /// The offset in the page of the `i`-th copy of the last [`Ftl::page_prefix`].

@@ -202,6 +202,12 @@ impl Simulation {
                     self.maybe_start_gc(dest_pool);
                     return;
                 }
+                // (Too few copies to fill a page: nothing to program yet, without packing them;
+                // GC asks after every read.)
+                let waiting = self.gc[job].copies[list].len();
+                if !force && !self.ftl.copies_may_fill_page(lane, waiting) {
+                    break;
+                }
                 // As many copies as one page of their lane takes, in the order they were read.
                 let lens = self.gc[job].copies[list].iter().map(|c| c.shape.len);
                 let (n, full) = self.ftl.page_prefix(lane, lens);

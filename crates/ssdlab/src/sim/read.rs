@@ -229,21 +229,30 @@ impl Simulation {
         d.decode_ns
     }
 
-    /// A requester's data of `page` is decoded at `decoded`.
+    /// A requester's data of `page` is decoded at `decoded`. (Inline: once per page read.)
+    #[inline(always)]
     fn serve(&mut self, r: Requester, page: u32, decoded: u64) {
         match r.source {
             OpSource::Host => self.request_part_done(r.owner, decoded),
-            OpSource::Gc | OpSource::Wl => {
-                // Each decoded page has its event; pages wait in the order they finish
-                // decoding (reads that took longer to decode behind those that took less), so
-                // that the job's events take them in step.
-                let decoding = &mut self.gc[r.owner as usize].decoding;
+            OpSource::Gc | OpSource::Wl => self.gc_page_decoded(r.owner, page, decoded),
+        }
+    }
+
+    /// GC / WL job `job`'s read of `page` is decoded at `decoded`. Each decoded page has its
+    /// event; pages wait in the order they finish decoding (reads that took longer to decode
+    /// behind those that took less), so that the job's events take them in step.
+    #[inline(never)]
+    fn gc_page_decoded(&mut self, job: u32, page: u32, decoded: u64) {
+        let decoding = &mut self.gc[job as usize].decoding;
+        // (With a fixed decode time pages finish in the order they were read: append.)
+        match decoding.back() {
+            Some(&(last, _)) if last > decoded => {
                 let at = decoding.partition_point(|&(t, _)| t <= decoded);
                 decoding.insert(at, (decoded, page));
-                self.events
-                    .push(decoded, Event::GcReadDone { job: r.owner });
             }
+            _ => decoding.push_back((decoded, page)),
         }
+        self.events.push(decoded, Event::GcReadDone { job });
     }
 
     /// Start the idle dies that have work, timing the read commands they start.

@@ -125,19 +125,15 @@ impl Simulation {
         if let Some(limit) = (self.partial.as_ref()).and_then(|p| p.merge_threshold_pages()) {
             self.merge_logical_page(id, lpn, keys.clone(), limit);
         }
-        let mut sealed = std::mem::take(&mut self.scratch_sealed);
         let waiter = self.ack_on_program().then_some(id);
-        let a = self
-            .ftl
-            .buffer_unit(lpn, version, shape, keys, waiter, &mut sealed);
+        let a = (self.ftl).buffer_unit(lpn, version, shape, keys, waiter, &mut self.scratch_sealed);
         if a.rewritten {
             self.device.coalesced_write_units += 1;
         }
         if a.waiting {
             self.requests[id as usize].pending += 1;
         }
-        self.program_admitted(&mut sealed, a);
-        self.scratch_sealed = sealed;
+        self.program_admitted(a);
         reduced.encode_ns
     }
 
@@ -188,30 +184,29 @@ impl Simulation {
         }
         self.read_groups(id, &groups);
         self.scratch_groups = groups;
-        let mut sealed = std::mem::take(&mut self.scratch_sealed);
         for (u, slot) in others {
             let version = (self.ftl.oracle.as_ref()).map_or(0, |o| o.slot_version[slot as usize]);
             let shape = UnitShape {
                 offset: 0,
                 ..self.ftl.shape_in_slot(u, slot)
             };
-            let a = self
-                .ftl
-                .buffer_unit(u, version, shape, keys.clone(), None, &mut sealed);
+            let sealed = &mut self.scratch_sealed;
+            let a = (self.ftl).buffer_unit(u, version, shape, keys.clone(), None, sealed);
             self.device.merged_units += 1;
             // (A merged unit may be the first into its open page: its timeout starts then.)
-            self.program_admitted(&mut sealed, a);
+            self.program_admitted(a);
         }
-        self.scratch_sealed = sealed;
     }
 
-    /// After a unit's admission `a`: program the pages it `sealed` and start its page's timeout.
-    /// Pages sealed before the unit went in are programmed before the timeout is set, the rest
-    /// after. (Most units seal nothing.)
-    fn program_admitted(&mut self, sealed: &mut Vec<Sealed>, a: Admitted) {
-        if sealed.is_empty() {
+    /// After a unit's admission `a`: program the pages it sealed (`scratch_sealed`) and start
+    /// its page's timeout. Pages sealed before the unit went in are programmed before the
+    /// timeout is set, the rest after. (Most units seal nothing.)
+    #[inline(always)]
+    fn program_admitted(&mut self, a: Admitted) {
+        if self.scratch_sealed.is_empty() {
             return self.start_buffer_timeout(a);
         }
+        let mut sealed = std::mem::take(&mut self.scratch_sealed);
         let mut pages = sealed.drain(..);
         for s in pages.by_ref().take(a.sealed_before) {
             self.program_now(s);
@@ -220,6 +215,7 @@ impl Simulation {
         for s in pages {
             self.program_now(s);
         }
+        self.scratch_sealed = sealed;
     }
 
     /// The first unit into an empty open page starts its timeout (`write_buffer_timeout_ns`).
