@@ -91,6 +91,13 @@ impl PagePacker {
         if !self.fits(len) {
             return Err(Refusal::PageFull);
         }
+        Ok(self.place(len))
+    }
+
+    /// `push` of a unit the caller knows fits (1 ..= page bytes, and [`PagePacker::fits`]).
+    #[inline(always)]
+    pub fn place(&mut self, len: u32) -> Slot {
+        debug_assert!(len > 0 && self.fits(len), "{len} bytes do not fit");
         let slot = Slot {
             offset: self.next,
             len,
@@ -103,7 +110,7 @@ impl PagePacker {
             align => end.next_multiple_of(align),
         };
         self.units += 1;
-        Ok(slot)
+        slot
     }
 
     /// Whether a unit of `len` (1 ..= page) stored bytes fits in what is left of the page.

@@ -22,8 +22,6 @@ pub enum Sealed {
 /// Where an admitted unit went.
 #[derive(Clone, Copy, Debug)]
 pub struct Admitted {
-    /// The open page holding it.
-    pub key: usize,
     /// The open page whose deadline (`ftl.write_buffer_timeout_ns`) covers it: its own, or the
     /// split buffer's first row.
     pub deadline_key: usize,
@@ -64,7 +62,6 @@ impl Ftl {
                 .rewrite_in_place(e, keys.clone(), version, shape)
             {
                 return Admitted {
-                    key,
                     deadline_key: keys.start,
                     was_empty: false,
                     rewritten: true,
@@ -87,7 +84,6 @@ impl Ftl {
                 sealed.push(Sealed::Page(s));
             }
             return Admitted {
-                key,
                 deadline_key: key,
                 was_empty,
                 rewritten: false,
@@ -129,7 +125,6 @@ impl Ftl {
             sealed.push(Sealed::Split(self.buffer.seal_all(keys.clone())));
         }
         Admitted {
-            key,
             deadline_key: keys.start,
             was_empty,
             rewritten: false,

@@ -226,10 +226,8 @@ impl WriteBuffer {
     #[inline(always)]
     pub fn push(&mut self, key: usize, lpn: u32, version: u32, shape: UnitShape) -> (u32, bool) {
         let page = &mut self.open[key];
-        let slot = page
-            .packer
-            .push(shape.len)
-            .unwrap_or_else(|r| unreachable!("a sealed page makes room: {r:?}"));
+        // (A sealed page makes room: `seal_if_cannot_fit`, `first_fit`.)
+        let slot = page.packer.place(shape.len);
         // A split buffer's row is the partial index its units' parts take in their pages.
         let row = if self.split_rows.is_empty() {
             0
