@@ -53,9 +53,6 @@ impl Ftl {
         sealed: &mut Vec<Sealed>,
     ) -> Admitted {
         let already = sealed.len();
-        let wait = |buffer: &mut super::write_buffer::WriteBuffer, key: usize| {
-            waiter.is_some_and(|w| buffer.add_waiter(key, w))
-        };
         if let Location::Buffered(e) = self.lookup(lpn) {
             if let Some(key) = self
                 .buffer
@@ -66,7 +63,7 @@ impl Ftl {
                     was_empty: false,
                     rewritten: true,
                     sealed_before: 0,
-                    waiting: wait(&mut self.buffer, key),
+                    waiting: self.buffer.add_waiter(key, waiter),
                 };
             }
         }
@@ -79,7 +76,7 @@ impl Ftl {
             let sealed_before = sealed.len() - already;
             let (e, was_empty) = self.buffer.push(key, lpn, version, shape);
             self.map_buffered(lpn, e);
-            let waiting = wait(&mut self.buffer, key);
+            let waiting = self.buffer.add_waiter(key, waiter);
             if let Some(s) = self.buffer.seal_if_full(key) {
                 sealed.push(Sealed::Page(s));
             }
@@ -106,9 +103,6 @@ impl Ftl {
         sealed: &mut Vec<Sealed>,
     ) -> Admitted {
         let already = sealed.len();
-        let wait = |buffer: &mut super::write_buffer::WriteBuffer, key: usize| {
-            waiter.is_some_and(|w| buffer.add_waiter(key, w))
-        };
         let key = match self.buffer.first_fit(keys.clone(), shape.len) {
             Some(key) => key,
             None => {
@@ -120,7 +114,7 @@ impl Ftl {
         let was_empty = self.buffer.all_empty(keys.clone());
         let (e, _) = self.buffer.push(key, lpn, version, shape);
         self.map_buffered(lpn, e);
-        let waiting = wait(&mut self.buffer, key);
+        let waiting = self.buffer.add_waiter(key, waiter);
         if self.buffer.all_full(keys.clone()) {
             sealed.push(Sealed::Split(self.buffer.seal_all(keys.clone())));
         }

@@ -251,9 +251,12 @@ impl WriteBuffer {
         (id, was_empty)
     }
 
-    /// Register request `req` to be acknowledged when open page `key` is programmed; returns
-    /// true if it was newly registered.
-    pub fn add_waiter(&mut self, key: usize, req: u32) -> bool {
+    /// Register request `waiter`, if any, to be acknowledged when open page `key` is
+    /// programmed; returns true if it was newly registered.
+    pub fn add_waiter(&mut self, key: usize, waiter: Option<u32>) -> bool {
+        let Some(req) = waiter else {
+            return false;
+        };
         let w = &mut self.open[key].waiters;
         if w.last() == Some(&req) {
             return false;
