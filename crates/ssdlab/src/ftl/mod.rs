@@ -7,6 +7,7 @@ pub mod admission;
 pub mod allocation;
 pub mod gc_victim;
 pub mod migration;
+pub mod page_units;
 pub mod partial_program;
 pub mod placement;
 pub mod precondition;
@@ -28,6 +29,7 @@ use crate::config::Config;
 use crate::flash::{BlockId, Geometry, PageId, PlaneId, SlotId};
 use gc_victim::Candidate;
 use migration::Migration;
+use page_units::PageUnits;
 use reduction::DataReduction;
 use shape::{UnitKind, UnitShape};
 use write_buffer::WriteBuffer;
@@ -248,6 +250,7 @@ impl Ftl {
             g.regions.len() * streams,
             reduction.lanes(),
             reduction.split_rows(),
+            reduction.keeps_shapes(),
         );
         Ftl {
             // Zeroed tables cost memory only where touched: a fresh 512 GiB device is cheap.
@@ -314,6 +317,11 @@ impl Ftl {
             v if v & BUFFERED != 0 => Location::Buffered(v & !BUFFERED),
             v => Location::Flash(v - 1),
         }
+    }
+
+    /// Whether units are shaped (`DataReduction::keeps_shapes`), or all stored as written.
+    pub fn keeps_shapes(&self) -> bool {
+        !self.shapes.is_empty()
     }
 
     /// How `lpn`, stored in `slot`, is stored: its shape, or (units stored as written) the
@@ -578,54 +586,52 @@ impl Ftl {
         Some(page)
     }
 
-    /// Map the units (`Some((lpn, version, shape))`, `None` = padding) into consecutive slots of
-    /// `page`, each stored as its shape says (its offset in the page given by the packing); every
-    /// remaining slot is padding. The caller has already unmapped each unit's old copy.
-    pub fn fill_page(
-        &mut self,
-        page: PageId,
-        units: impl IntoIterator<Item = Option<(u32, u32, UnitShape)>>,
-    ) {
+    /// Map `units` into consecutive slots of `page`, each stored as its shape says (its offset
+    /// in the page given by the packing); every remaining slot is padding. The caller has
+    /// already unmapped each unit's old copy.
+    pub fn fill_page(&mut self, page: PageId, units: &PageUnits) {
         let spp = self.geometry.slots_per_page;
         let block = self.geometry.block_of_page(page);
         let pool = self.pool_of_block(block);
-        let mut used = 0;
         let mut valid = 0;
         let mut stored = 0u8;
         // Units stored as written (no shapes kept) take a slot each and are never split.
         let shaped = !self.shapes.is_empty();
-        for unit in units {
-            let slot = self.geometry.slot_id(page, used);
-            match unit {
-                Some((lpn, version, shape)) => {
-                    self.p2l[slot as usize] = lpn;
-                    if shaped {
-                        let part = match shape.kind {
-                            UnitKind::Split => {
-                                self.record_split_part(lpn, shape.row as usize, slot, shape.offset);
-                                shape.row
-                            }
-                            _ => 0,
-                        };
-                        // A split unit's entry names its first part.
-                        if part == 0 {
-                            self.l2p[lpn as usize] = slot + 1;
-                            self.shapes[lpn as usize] = shape.pack();
-                        }
-                        valid += shape.len;
-                    } else {
-                        self.l2p[lpn as usize] = slot + 1;
-                        valid += 1;
-                    }
-                    if let Some(o) = &mut self.oracle {
-                        o.slot_version[slot as usize] = version;
-                    }
-                    stored += 1;
-                }
-                None => self.p2l[slot as usize] = NO_LPN,
+        debug_assert!(
+            !shaped || units.shapes.len() == units.len(),
+            "shapes missing"
+        );
+        for (i, &(lpn, version)) in units.units.iter().enumerate() {
+            let slot = self.geometry.slot_id(page, i as u32);
+            self.p2l[slot as usize] = lpn;
+            if lpn == NO_LPN {
+                continue;
             }
-            used += 1;
+            if shaped {
+                let shape = units.shapes[i];
+                let part = match shape.kind {
+                    UnitKind::Split => {
+                        self.record_split_part(lpn, shape.row as usize, slot, shape.offset);
+                        shape.row
+                    }
+                    _ => 0,
+                };
+                // A split unit's entry names its first part.
+                if part == 0 {
+                    self.l2p[lpn as usize] = slot + 1;
+                    self.shapes[lpn as usize] = shape.pack();
+                }
+                valid += shape.len;
+            } else {
+                self.l2p[lpn as usize] = slot + 1;
+                valid += 1;
+            }
+            if let Some(o) = &mut self.oracle {
+                o.slot_version[slot as usize] = version;
+            }
+            stored += 1;
         }
+        let used = units.len() as u32;
         for i in used..spp {
             self.p2l[self.geometry.slot_id(page, i) as usize] = NO_LPN;
         }
@@ -662,12 +668,17 @@ impl Ftl {
 
     /// How many units of the stored lengths `lens` (in order) one page of `lane` takes, and
     /// whether that page is then full (the next unit, if any, would not fit).
-    /// [`Ftl::prefix_offset`] gives where each goes.
+    /// [`Ftl::prefix_offset`] gives where each goes (of shaped units).
     pub fn page_prefix(
         &mut self,
         lane: usize,
-        lens: impl IntoIterator<Item = u32>,
+        lens: impl ExactSizeIterator<Item = u32>,
     ) -> (usize, bool) {
+        if self.shapes.is_empty() {
+            // Units stored as written are all alike: a page takes a slot's worth of them.
+            let spp = self.geometry.slots_per_page as usize;
+            return (lens.len().min(spp), lens.len() >= spp);
+        }
         let packer = &mut self.copy_packers[lane];
         packer.clear();
         self.copy_offsets.clear();
@@ -723,7 +734,8 @@ impl Ftl {
         copies >= self.copy_fill_units[lane]
     }
 
-    /// The offset in the page of the `i`-th copy of the last [`Ftl::page_prefix`].
+    /// The offset in the page of the `i`-th copy of the last [`Ftl::page_prefix`] of shaped
+    /// units.
     pub fn prefix_offset(&self, i: usize) -> u32 {
         self.copy_offsets[i]
     }
@@ -1016,7 +1028,12 @@ mod tests {
         let block = g.block_of_page(page);
         // Units 7 and 9, then padding.
         let unit = UnitShape::raw(g.unit_bytes);
-        ftl.fill_page(page, [Some((7, 0, unit)), Some((9, 0, unit))]);
+        ftl.fill_page(
+            page,
+            &[Some((7, 0, unit)), Some((9, 0, unit))]
+                .into_iter()
+                .collect(),
+        );
         let (s7, s9, pad) = (g.slot_id(page, 0), g.slot_id(page, 1), g.slot_id(page, 2));
         assert!(ftl.slot_is_valid(s7) && ftl.slot_is_valid(s9) && !ftl.slot_is_valid(pad));
         assert_eq!(ftl.valid_slots(page), 0b11);
@@ -1024,7 +1041,7 @@ mod tests {
         // Overwrite 7 (its new copy elsewhere), trim 9.
         ftl.unmap(7);
         let next = ftl.alloc_page(0, host, 0).unwrap();
-        ftl.fill_page(next, [Some((7, 0, unit))]);
+        ftl.fill_page(next, &[Some((7, 0, unit))].into_iter().collect());
         ftl.unmap(9);
         assert_eq!(ftl.valid_slots(page), 0);
         assert!(ftl.slot_is_valid(g.slot_id(next, 0)));

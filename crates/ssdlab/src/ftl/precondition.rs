@@ -13,6 +13,7 @@ use super::admission::Sealed;
 use super::allocation::PlaneAllocator;
 use super::gc_victim::{keep_worth_cleaning, Candidate, VictimPolicy};
 use super::migration::Migration;
+use super::page_units::PageUnits;
 use super::placement::Placement;
 use super::reduction::DataReduction;
 use super::split::SplitDecision;
@@ -54,7 +55,7 @@ pub struct Preconditioner<'a> {
     pub migration: &'a mut dyn Migration,
     pub sched: &'a Scheduler,
     streams: usize,
-    page_units: Vec<Option<(u32, u32, UnitShape)>>,
+    page_units: PageUnits,
     /// Units are stored as written (one slot each, in slot order) and go to a single open page:
     /// the write buffer's packing is then the identity, and preconditioning keeps that page's
     /// units itself (`open_units`) instead of passing each through the buffer's entries.
@@ -100,6 +101,7 @@ impl<'a> Preconditioner<'a> {
     ) -> Self {
         let stored_as_written =
             !reduction.keeps_shapes() && ftl.buffer.open.len() == 1 && !ftl.counts_updates();
+        let page_units = PageUnits::new(ftl.keeps_shapes());
         Preconditioner {
             stored_as_written,
             open_units: Vec::new(),
@@ -114,7 +116,7 @@ impl<'a> Preconditioner<'a> {
             placement,
             migration,
             sched,
-            page_units: Vec::new(),
+            page_units,
             sealed: Vec::new(),
             candidates: Vec::new(),
             report: PreconditionReport::default(),
@@ -271,19 +273,12 @@ impl<'a> Preconditioner<'a> {
     fn program_open_units(&mut self) -> Result<(), Error> {
         let (region, writer) = self.destination(0);
         let (pool, page) = self.page_for(region, writer)?;
-        let unit_bytes = self.ftl.geometry.unit_bytes;
-        let units = self.open_units.iter().enumerate().map(|(i, &(lpn, v))| {
-            let offset = i as u32 * unit_bytes;
-            Some((
-                lpn,
-                v,
-                UnitShape {
-                    offset,
-                    ..UnitShape::raw(unit_bytes)
-                },
-            ))
-        });
-        self.ftl.fill_page(page, units);
+        self.page_units.clear();
+        for &(lpn, v) in &self.open_units {
+            self.page_units
+                .push(lpn, v, || unreachable!("units stored as written"));
+        }
+        self.ftl.fill_page(page, &self.page_units);
         self.open_units.clear();
         self.ftl.complete_program(page);
         self.gc_while_needed(pool)
@@ -318,7 +313,7 @@ impl<'a> Preconditioner<'a> {
                 self.ftl.buffer.retire(entries);
                 self.ftl.buffer.release(units);
                 for (page, column) in pages.into_iter().zip(columns) {
-                    self.ftl.fill_page(page, column);
+                    self.ftl.fill_page(page, &column);
                     self.ftl.complete_program(page);
                     let pool = self
                         .ftl
@@ -371,7 +366,7 @@ impl<'a> Preconditioner<'a> {
         let units = sealed.entries.len() as u32;
         self.ftl.buffer.retire(sealed.entries);
         self.ftl.buffer.release(units);
-        self.ftl.fill_page(page, self.page_units.iter().copied());
+        self.ftl.fill_page(page, &self.page_units);
         self.ftl.complete_program(page);
         self.gc_while_needed(pool)
     }
@@ -481,11 +476,13 @@ impl<'a> Preconditioner<'a> {
                 self.page_units.clear();
                 for (i, &(c, v)) in rest[..n].iter().enumerate() {
                     self.ftl.invalidate_slot(c.slot, c.lpn);
-                    let offset = self.ftl.prefix_offset(i);
-                    self.page_units
-                        .push(Some((c.lpn, v, UnitShape { offset, ..c.shape })));
+                    let ftl = &self.ftl;
+                    self.page_units.push(c.lpn, v, || UnitShape {
+                        offset: ftl.prefix_offset(i),
+                        ..c.shape
+                    });
                 }
-                self.ftl.fill_page(page, self.page_units.iter().copied());
+                self.ftl.fill_page(page, &self.page_units);
                 self.ftl.complete_program(page);
                 rest = &rest[n..];
             }

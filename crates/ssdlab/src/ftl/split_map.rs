@@ -7,6 +7,7 @@
 //! valid while the table lists it. GC moves parts one by one: "the other split data, which are
 //! stored in different channels, will be maintained".
 
+use super::page_units::PageUnits;
 use super::shape::{UnitKind, UnitShape};
 use super::write_buffer::SealedPage;
 use super::{Ftl, Writer, NO_LPN};
@@ -19,9 +20,6 @@ pub struct SplitPart {
     pub slot: SlotId,
     pub offset: u32,
 }
-
-/// The units of one page: `(lpn, version, shape)` per slot, `None` = padding.
-pub type PageUnits = Vec<Option<(u32, u32, UnitShape)>>;
 
 impl Ftl {
     /// The parts of split `lpn`, in the order of its non-zero partial units.
@@ -58,7 +56,7 @@ impl Ftl {
         width: usize,
         partial_bytes: u32,
     ) -> Vec<PageUnits> {
-        let mut columns = vec![vec![None; width]; width];
+        let mut columns = vec![PageUnits::padded(width); width];
         for sealed in rows {
             for &e in &sealed.entries {
                 let entry = self.buffer.entry(e);
@@ -66,21 +64,18 @@ impl Ftl {
                 if !live {
                     continue;
                 }
-                let s = entry.shape;
+                let s = self.buffer.shape(e);
                 let row = s.row as usize;
                 let first = (s.offset / partial_bytes) as usize;
                 for part in 0..(s.len / partial_bytes) as usize {
-                    columns[first + part][row] = Some((
-                        entry.lpn,
-                        entry.version,
-                        UnitShape {
-                            kind: UnitKind::Split,
-                            offset: row as u32 * partial_bytes,
-                            len: partial_bytes,
-                            zero_bitmap: s.zero_bitmap,
-                            row: part as u8,
-                        },
-                    ));
+                    let shape = UnitShape {
+                        kind: UnitKind::Split,
+                        offset: row as u32 * partial_bytes,
+                        len: partial_bytes,
+                        zero_bitmap: s.zero_bitmap,
+                        row: part as u8,
+                    };
+                    columns[first + part].set(row, entry.lpn, entry.version, shape);
                 }
             }
         }
@@ -105,7 +100,7 @@ impl Ftl {
                     kind: UnitKind::Raw,
                     offset: 0,
                     row: 0,
-                    ..entry.shape
+                    ..self.buffer.shape(e)
                 },
             );
             pages.push(SealedPage {
@@ -124,11 +119,13 @@ impl Ftl {
     /// trimmed while buffered as padding.
     pub fn sealed_units(&self, sealed: &SealedPage, out: &mut PageUnits) {
         out.clear();
-        out.extend(sealed.entries.iter().map(|&e| {
+        for &e in &sealed.entries {
             let entry = self.buffer.entry(e);
-            let live = entry.lpn != NO_LPN && self.holds_buffered(entry.lpn, e);
-            live.then_some((entry.lpn, entry.version, entry.shape))
-        }));
+            match entry.lpn != NO_LPN && self.holds_buffered(entry.lpn, e) {
+                true => out.push(entry.lpn, entry.version, || self.buffer.shape(e)),
+                false => out.pad(),
+            }
+        }
     }
 
     /// The page type `writer`'s next page in `pool` would have.

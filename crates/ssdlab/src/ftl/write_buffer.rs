@@ -33,8 +33,6 @@ pub struct Entry {
     /// `NO_LPN` once overwritten or trimmed while buffered.
     pub lpn: u32,
     pub version: u32,
-    /// How the unit is stored, its offset that of its place in the open page.
-    pub shape: UnitShape,
     /// Open page (stream key) holding the entry, or `u32::MAX` once sealed.
     pub open_key: u32,
 }
@@ -61,6 +59,11 @@ pub struct SealedPage {
 
 pub struct WriteBuffer {
     entries: Slab<Entry>,
+    /// Per entry, when units are shaped: how its unit is stored, its offset that of its place in
+    /// the open page. Units stored as written need none (kept apart from `entries` so that
+    /// they do not carry one).
+    shapes: Vec<UnitShape>,
+    shaped: bool,
     pub open: Vec<OpenPage>,
     /// Emptied entry lists of retired pages, reused by pages sealed later: sealing and placing a
     /// page then allocates nothing.
@@ -78,6 +81,8 @@ impl WriteBuffer {
     pub fn new(config: &Config, g: &Geometry) -> WriteBuffer {
         WriteBuffer {
             entries: Slab::new(),
+            shapes: Vec::new(),
+            shaped: false,
             open: Vec::new(),
             spare_lists: Vec::new(),
             page_bytes: g.page_bytes,
@@ -89,13 +94,16 @@ impl WriteBuffer {
     }
 
     /// Open a page for each of `streams` stream keys in each of `lanes`: key = stream key ·
-    /// lanes + lane. Lanes `split_rows` are the rows of a split buffer.
+    /// lanes + lane. Lanes `split_rows` are the rows of a split buffer. `shaped`: units are
+    /// shaped (`DataReduction::keeps_shapes`), else all stored as written.
     pub fn open_streams(
         &mut self,
         streams: usize,
         lanes: &[Lane],
         split_rows: std::ops::Range<usize>,
+        shaped: bool,
     ) {
+        self.shaped = shaped;
         self.lanes = lanes.to_vec();
         self.split_rows = split_rows;
         self.open = (0..streams * lanes.len())
@@ -162,6 +170,12 @@ impl WriteBuffer {
         &self.entries[e as usize]
     }
 
+    /// How shaped entry `e`'s unit is stored, its offset that of its place in its open page.
+    pub fn shape(&self, e: u32) -> UnitShape {
+        debug_assert!(self.shaped, "units stored as written keep no shape");
+        self.shapes[e as usize]
+    }
+
     pub fn has_room(&self) -> bool {
         self.in_use_units < self.capacity_units
     }
@@ -183,21 +197,27 @@ impl WriteBuffer {
     ) -> Option<usize> {
         let entry = &mut self.entries[e as usize];
         let key = entry.open_key as usize;
-        if !keys.contains(&key) || entry.shape.len != shape.len || entry.shape.kind != shape.kind {
+        if !keys.contains(&key) {
             return None;
         }
+        if self.shaped {
+            let old = &mut self.shapes[e as usize];
+            if old.len != shape.len || old.kind != shape.kind {
+                return None;
+            }
+            *old = UnitShape {
+                offset: old.offset,
+                row: old.row,
+                ..shape
+            };
+        }
         entry.version = version;
-        entry.shape = UnitShape {
-            offset: entry.shape.offset,
-            row: entry.shape.row,
-            ..shape
-        };
         Some(key)
     }
 
     /// A buffered split unit could not be split after all: it is written as a raw unit.
     pub fn set_shape(&mut self, e: u32, shape: UnitShape) {
-        self.entries[e as usize].shape = shape;
+        self.shapes[e as usize] = shape;
     }
 
     /// Seal open page `key` if a unit of `stored_bytes` would not fit in it (PR-SSD Fig. 9: "if
@@ -228,23 +248,33 @@ impl WriteBuffer {
         let page = &mut self.open[key];
         // (A sealed page makes room: `seal_if_cannot_fit`, `first_fit`.)
         let slot = page.packer.place(shape.len);
-        // A split buffer's row is the partial index its units' parts take in their pages.
-        let row = if self.split_rows.is_empty() {
-            0
-        } else {
-            (key % self.lanes.len()).saturating_sub(self.split_rows.start)
-        };
         let entry = Entry {
             lpn,
             version,
-            shape: UnitShape {
-                offset: slot.offset,
-                row: row as u8,
-                ..shape
-            },
             open_key: key as u32,
         };
         let id = self.entries.insert(entry) as u32;
+        if self.shaped {
+            // A split buffer's row is the partial index its units' parts take in their pages.
+            let row = if self.split_rows.is_empty() {
+                0
+            } else {
+                (key % self.lanes.len()).saturating_sub(self.split_rows.start)
+            };
+            let shaped = UnitShape {
+                offset: slot.offset,
+                row: row as u8,
+                ..shape
+            };
+            match self.shapes.get_mut(id as usize) {
+                Some(s) => *s = shaped,
+                None => {
+                    // (A slab's new entry takes the next id: the table grows with it.)
+                    debug_assert_eq!(id as usize, self.shapes.len());
+                    self.shapes.push(shaped);
+                }
+            }
+        }
         let was_empty = page.entries.is_empty();
         page.entries.push(id);
         self.in_use_units += 1;
@@ -317,7 +347,7 @@ mod tests {
             max_units: 12,
             align_bytes: 1,
         };
-        b.open_streams(1, &[lane], 0..0);
+        b.open_streams(1, &[lane], 0..0, true);
         b
     }
 
@@ -338,7 +368,7 @@ mod tests {
         for (lpn, len) in [(908, 5000), (909, 6000), (910, 4000)] {
             assert!(b.seal_if_cannot_fit(0, len).is_none(), "{lpn} fits");
             let (e, _) = b.push(0, lpn, 1, compressed(len));
-            offsets.push(b.entry(e).shape.offset);
+            offsets.push(b.shape(e).offset);
             assert!(b.seal_if_full(0).is_none());
         }
         assert_eq!(offsets, [0, 5000, 11000], "packed back to back");
@@ -351,7 +381,7 @@ mod tests {
         assert_eq!(lpns, [908, 909, 910]);
         let (e, was_empty) = b.push(0, 911, 1, compressed(1385));
         assert!(was_empty);
-        assert_eq!(b.entry(e).shape.offset, 0, "911 opens the next page");
+        assert_eq!(b.shape(e).offset, 0, "911 opens the next page");
     }
 
     #[test]

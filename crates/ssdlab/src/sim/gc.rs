@@ -231,8 +231,10 @@ impl Simulation {
                         .as_ref()
                         .map_or(0, |o| o.slot_version[c.slot as usize]);
                     ftl.invalidate_slot(c.slot, c.lpn);
-                    let offset = ftl.prefix_offset(i);
-                    units.push(Some((c.lpn, version, UnitShape { offset, ..c.shape })));
+                    units.push(c.lpn, version, || UnitShape {
+                        offset: ftl.prefix_offset(i),
+                        ..c.shape
+                    });
                     #[cfg(test)]
                     moved.push((c.lpn, c.slot));
                 }
@@ -252,7 +254,7 @@ impl Simulation {
                     OpSource::Wl => self.device.wl_copied_units += units.len() as u64,
                     _ => self.device.gc_copied_units += units.len() as u64,
                 }
-                self.ftl.fill_page(page, units.iter().copied());
+                self.ftl.fill_page(page, &units);
                 self.scratch_units = units;
                 #[cfg(test)]
                 if self.planted_gc_remap_bug {

@@ -30,12 +30,12 @@ use crate::ftl::admission::Sealed;
 use crate::ftl::allocation::{self, PlaneAllocator};
 use crate::ftl::gc_victim::{self, Candidate, VictimPolicy};
 use crate::ftl::migration::{self, Migration};
+use crate::ftl::page_units::PageUnits;
 use crate::ftl::partial_program::{self, PartialProgram};
 use crate::ftl::placement::{self, Placement};
 use crate::ftl::precondition::{mark_footprint, PreconditionReport, Preconditioner};
 use crate::ftl::read_policy::{self, ReadPolicy};
 use crate::ftl::reduction::{self, DataReduction};
-use crate::ftl::shape::UnitShape;
 use crate::ftl::split::{self as split_decision, SplitDecision};
 use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::{Ftl, UnitCopy};
@@ -132,7 +132,7 @@ pub struct Simulation {
     scratch_groups: page_groups::PageGroups,
     scratch_sealed: Vec<Sealed>,
     scratch_split_pages: Vec<u32>,
-    scratch_units: Vec<Option<(u32, u32, UnitShape)>>,
+    scratch_units: PageUnits,
     streams: usize,
     /// Commands crossing the host interface or in firmware (their `CommandReady` is queued).
     commands_in_flight: u32,
@@ -298,6 +298,7 @@ impl Simulation {
         }
         let precondition = pre.report;
         let pre_split_cursor = pre.split_cursor;
+        let shaped = ftl.keeps_shapes();
 
         let mut sim = Simulation {
             read_policy: read_policy::build(
@@ -355,7 +356,7 @@ impl Simulation {
             scratch_groups: page_groups::PageGroups::default(),
             scratch_sealed: Vec::new(),
             scratch_split_pages: Vec::new(),
-            scratch_units: Vec::new(),
+            scratch_units: PageUnits::new(shaped),
             streams,
             commands_in_flight: 0,
             final_flush_done: false,

@@ -33,9 +33,9 @@ impl Simulation {
                 let waiters = self.share_waiters(waiters, pages.len() as u32);
                 let units = entries.len() as u32;
                 for (j, (page, column)) in pages.into_iter().zip(columns).enumerate() {
-                    let live = column.iter().flatten().count() as u64;
+                    let live = column.live().count() as u64;
                     self.device.padded_slots += width as u64 - live;
-                    self.ftl.fill_page(page, column);
+                    self.ftl.fill_page(page, &column);
                     let pool = self
                         .ftl
                         .pool_of_block(self.ftl.geometry.block_of_page(page));

@@ -5,6 +5,7 @@
 use crate::config::PartialWrite;
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::admission::{Admitted, Sealed};
+use crate::ftl::page_units::PageUnits;
 use crate::ftl::shape::{UnitKind, UnitShape};
 use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::{table, Location, Writer};
@@ -304,7 +305,7 @@ impl Simulation {
         let mut units = std::mem::take(&mut self.scratch_units);
         self.ftl.sealed_units(&sealed, &mut units);
         if let Some(page) = self.partial_target(&sealed, &units) {
-            let live: Vec<(u32, u32)> = units.iter().flatten().map(|&(l, v, _)| (l, v)).collect();
+            let live: Vec<(u32, u32)> = units.live().collect();
             self.scratch_units = units;
             return self.program_partial(page, sealed, &live);
         }
@@ -314,9 +315,9 @@ impl Simulation {
             self.stalled_pages[pool].push_front(sealed);
             return;
         };
-        let live = units.iter().flatten().count() as u64;
+        let live = units.live().count() as u64;
         self.device.padded_slots += self.ftl.geometry.slots_per_page as u64 - live;
-        self.ftl.fill_page(page, units.iter().copied());
+        self.ftl.fill_page(page, &units);
         let mut bytes = self.ftl.geometry.page_bytes as u64;
         if let Some(policy) = &mut self.partial {
             // The slots left stay erased for later partial programs, and only the slots
@@ -377,13 +378,9 @@ impl Simulation {
 
     /// The page already programmed in part that the partial-program policy sends `sealed`'s
     /// live `units` to, if any.
-    fn partial_target(
-        &mut self,
-        sealed: &SealedPage,
-        units: &[Option<(u32, u32, UnitShape)>],
-    ) -> Option<u32> {
+    fn partial_target(&mut self, sealed: &SealedPage, units: &PageUnits) -> Option<u32> {
         let policy = self.partial.as_mut()?;
-        let live = units.iter().flatten().count() as u32;
+        let live = units.live().count() as u32;
         (live > 0 && live < self.ftl.geometry.slots_per_page)
             .then(|| policy.target(&self.ftl, sealed.key, live))
             .flatten()

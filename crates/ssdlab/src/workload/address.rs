@@ -50,6 +50,7 @@ impl AddressSampler {
         }
     }
 
+    #[inline(always)]
     pub(super) fn sample(&self, rng: &mut impl Rng) -> u64 {
         match self {
             AddressSampler::Uniform { slots } => rng.gen_range(0..*slots),

@@ -121,12 +121,14 @@ impl GeneratorSource {
         let mut start = if random {
             stream.run_left = c.sequential_run_bytes;
             match (&mut self.updates, read) {
-                (Some(updates), false) => {
-                    let (address, slot_bytes) = (&self.address, self.slot_bytes);
-                    updates.start(size, &mut self.rng, place, |rng| {
-                        place(address.sample(rng) * slot_bytes)
-                    })
-                }
+                (Some(updates), false) => update_start(
+                    updates,
+                    &self.address,
+                    self.slot_bytes,
+                    &mut self.rng,
+                    size,
+                    place,
+                ),
                 _ => place(self.address.sample(&mut self.rng) * self.slot_bytes),
             }
         } else {
@@ -168,6 +170,23 @@ impl GeneratorSource {
             op: if read { Op::Read } else { Op::Write },
         }
     }
+}
+
+/// The start of a random write of `size` bytes when writes choose between new data and updates
+/// ([`UpdateState::start`]); `place` keeps a start inside the working set. (Out of line: the
+/// address sampler is then inlined where it is drawn without updates.)
+#[inline(never)]
+fn update_start(
+    updates: &mut UpdateState,
+    address: &AddressSampler,
+    slot_bytes: u64,
+    rng: &mut Pcg64Mcg,
+    size: u64,
+    place: impl Fn(u64) -> u64,
+) -> u64 {
+    updates.start(size, rng, &place, |rng| {
+        place(address.sample(rng) * slot_bytes)
+    })
 }
 
 impl RequestSource for GeneratorSource {

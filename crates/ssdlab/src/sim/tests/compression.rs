@@ -34,8 +34,8 @@ fn lay_out(sim: &mut Simulation, units: &[(u32, UnitShape)]) -> u32 {
         .ftl
         .alloc_page(0, Writer::Host { stream: 0 }, 0)
         .unwrap();
-    sim.ftl
-        .fill_page(page, units.iter().map(|&(lpn, s)| Some((lpn, 0, s))));
+    let units = units.iter().map(|&(lpn, s)| Some((lpn, 0, s))).collect();
+    sim.ftl.fill_page(page, &units);
     sim.ftl.complete_program(page);
     page
 }

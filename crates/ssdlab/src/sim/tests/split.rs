@@ -120,7 +120,7 @@ fn lay_out_split(sim: &mut Simulation, lpn: u32, at: &[(u32, u32)]) -> Vec<u32> 
         // One part per fill, in slot `index` (a page given two parts gets two fills).
         let mut units = vec![None; index as usize + 1];
         units[index as usize] = Some((lpn, 0, shape));
-        sim.ftl.fill_page(page, units);
+        sim.ftl.fill_page(page, &units.into_iter().collect());
     }
     for &(_, page) in &pages {
         sim.ftl.complete_program(page);
@@ -173,8 +173,8 @@ fn gc_moves_one_part_and_leaves_the_others() {
             .alloc_page(pool, Writer::Host { stream: 0 }, 0)
             .unwrap();
         sim.ftl.unmap(9);
-        sim.ftl
-            .fill_page(page, [Some((9, 0, UnitShape::raw(16384)))]);
+        let units = [Some((9, 0, UnitShape::raw(16384)))];
+        sim.ftl.fill_page(page, &units.into_iter().collect());
         sim.ftl.complete_program(page);
     }
     sim.ftl.unmap(9);
