@@ -53,7 +53,8 @@ impl Ftl {
         sealed: &mut Vec<Sealed>,
     ) -> Admitted {
         let already = sealed.len();
-        if let Location::Buffered(e) = self.lookup(lpn) {
+        let current = self.lookup(lpn);
+        if let Location::Buffered(e) = current {
             if let Some(key) = self
                 .buffer
                 .rewrite_in_place(e, keys.clone(), version, shape)
@@ -67,7 +68,7 @@ impl Ftl {
                 };
             }
         }
-        self.unmap(lpn);
+        self.unmap_from(lpn, current);
         if keys.len() == 1 {
             let key = keys.start;
             if let Some(s) = self.buffer.seal_if_cannot_fit(key, shape.len) {

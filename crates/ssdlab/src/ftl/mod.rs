@@ -312,10 +312,11 @@ impl Ftl {
 
     pub fn lookup(&self, lpn: u32) -> Location {
         match self.l2p[lpn as usize] {
+            // (A slot, the common answer, first: one comparison.)
+            v @ 1..BUFFERED => Location::Flash(v - 1),
             UNMAPPED => Location::Unmapped,
             ZERO_UNIT => Location::Zero,
-            v if v & BUFFERED != 0 => Location::Buffered(v & !BUFFERED),
-            v => Location::Flash(v - 1),
+            v => Location::Buffered(v & !BUFFERED),
         }
     }
 
@@ -395,7 +396,14 @@ impl Ftl {
     /// buffered entry dead.
     #[inline(always)]
     pub fn unmap(&mut self, lpn: u32) {
-        match self.lookup(lpn) {
+        self.unmap_from(lpn, self.lookup(lpn));
+    }
+
+    /// `unmap` of `lpn`, whose current copy is at `current` (its `lookup`, which a caller that
+    /// has it need not repeat).
+    #[inline(always)]
+    pub fn unmap_from(&mut self, lpn: u32, current: Location) {
+        match current {
             Location::Unmapped | Location::Zero => {}
             Location::Buffered(e) => self.buffer.kill(e),
             // (The split table is empty unless the split FTL is on: no lookup then.)
