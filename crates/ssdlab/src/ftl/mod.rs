@@ -475,7 +475,7 @@ impl Ftl {
 
     /// The space (`valid_space`'s measure) the copy of `lpn` in `slot` takes.
     pub fn space_of(&self, lpn: u32, slot: SlotId) -> u32 {
-        if self.shapes.is_empty() {
+        if !self.keeps_shapes() {
             1
         } else {
             self.shape_in_slot(lpn, slot).len
@@ -604,7 +604,7 @@ impl Ftl {
         let mut valid = 0;
         let mut stored = 0u8;
         // Units stored as written (no shapes kept) take a slot each and are never split.
-        let shaped = !self.shapes.is_empty();
+        let shaped = self.keeps_shapes();
         debug_assert!(
             !shaped || units.shapes.len() == units.len(),
             "shapes missing"
@@ -676,13 +676,13 @@ impl Ftl {
 
     /// How many units of the stored lengths `lens` (in order) one page of `lane` takes, and
     /// whether that page is then full (the next unit, if any, would not fit).
-    /// [`Ftl::prefix_offset`] gives where each goes (of shaped units).
+    /// [`Ftl::copy_shape`] gives how each is stored there (of shaped units).
     pub fn page_prefix(
         &mut self,
         lane: usize,
         lens: impl ExactSizeIterator<Item = u32>,
     ) -> (usize, bool) {
-        if self.shapes.is_empty() {
+        if !self.keeps_shapes() {
             // Units stored as written are all alike: a page takes a slot's worth of them.
             let spp = self.geometry.slots_per_page as usize;
             return (lens.len().min(spp), lens.len() >= spp);
@@ -742,10 +742,13 @@ impl Ftl {
         copies >= self.copy_fill_units[lane]
     }
 
-    /// The offset in the page of the `i`-th copy of the last [`Ftl::page_prefix`] of shaped
-    /// units.
-    pub fn prefix_offset(&self, i: usize) -> u32 {
-        self.copy_offsets[i]
+    /// How `copy`, the `i`-th copy of the last [`Ftl::page_prefix`] of shaped units, is stored
+    /// in its new page: as before, at the offset the packing gave it.
+    pub fn copy_shape(&self, i: usize, copy: &UnitCopy) -> UnitShape {
+        UnitShape {
+            offset: self.copy_offsets[i],
+            ..copy.shape
+        }
     }
 
     /// Erase a victim whose units have all moved; it returns to its pool's free list.
@@ -778,7 +781,7 @@ impl Ftl {
         let g = &self.geometry;
         let r = &g.regions[p.region];
         // Units stored as written are counted against the units a page holds uncompressed.
-        let per_page = if self.shapes.is_empty() {
+        let per_page = if !self.keeps_shapes() {
             g.units_per_page
         } else {
             self.space_per_page
@@ -896,7 +899,7 @@ impl Ftl {
         mut f: impl FnMut(PageId, u64),
     ) -> u32 {
         let g = &self.geometry;
-        if self.shapes.is_empty() {
+        if !self.keeps_shapes() {
             // (Units stored as written, inline: every host read asks this of every unit.)
             let i = g.slot_in_page(slot);
             f(
@@ -966,7 +969,7 @@ impl Ftl {
     pub fn codewords_of_slots(&self, page: PageId, slots: u64) -> u64 {
         let mut m = 0;
         let mut s = slots;
-        let shaped = !self.shapes.is_empty();
+        let shaped = self.keeps_shapes();
         while s != 0 {
             let i = s.trailing_zeros();
             s &= s - 1;

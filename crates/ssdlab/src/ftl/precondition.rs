@@ -477,10 +477,7 @@ impl<'a> Preconditioner<'a> {
                 for (i, &(c, v)) in rest[..n].iter().enumerate() {
                     self.ftl.invalidate_slot(c.slot, c.lpn);
                     let ftl = &self.ftl;
-                    self.page_units.push(c.lpn, v, || UnitShape {
-                        offset: ftl.prefix_offset(i),
-                        ..c.shape
-                    });
+                    self.page_units.push(c.lpn, v, || ftl.copy_shape(i, &c));
                 }
                 self.ftl.fill_page(page, &self.page_units);
                 self.ftl.complete_program(page);

@@ -7,7 +7,6 @@
 
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::gc_victim::keep_worth_cleaning;
-use crate::ftl::shape::UnitShape;
 use crate::ftl::{table, BlockState, Writer};
 
 use super::{ProgramRecord, Simulation};
@@ -231,10 +230,7 @@ impl Simulation {
                         .as_ref()
                         .map_or(0, |o| o.slot_version[c.slot as usize]);
                     ftl.invalidate_slot(c.slot, c.lpn);
-                    units.push(c.lpn, version, || UnitShape {
-                        offset: ftl.prefix_offset(i),
-                        ..c.shape
-                    });
+                    units.push(c.lpn, version, || ftl.copy_shape(i, &c));
                     #[cfg(test)]
                     moved.push((c.lpn, c.slot));
                 }
