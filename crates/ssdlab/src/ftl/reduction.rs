@@ -52,12 +52,19 @@ pub struct Identity {
     lanes: [Lane; 1],
 }
 
-impl DataReduction for Identity {
-    fn reduce(&mut self, _lpn: u32) -> Reduced {
+impl Reduced {
+    /// A unit stored as written: raw, whole, at no cost (what `identity` gives every unit).
+    pub fn as_written(unit_bytes: u32) -> Reduced {
         Reduced {
-            shape: Some(UnitShape::raw(self.unit_bytes)),
+            shape: Some(UnitShape::raw(unit_bytes)),
             encode_ns: 0,
         }
+    }
+}
+
+impl DataReduction for Identity {
+    fn reduce(&mut self, _lpn: u32) -> Reduced {
+        Reduced::as_written(self.unit_bytes)
     }
     fn decompress_ns(&self) -> u64 {
         0

@@ -136,12 +136,18 @@ impl WriteBuffer {
     /// The open pages a unit of `lane` for `stream_key` may go to: its lane's, or every row of
     /// the split buffer.
     pub fn keys(&self, stream_key: usize, lane: usize) -> std::ops::Range<usize> {
-        let base = stream_key * self.lanes.len();
         if self.split_rows.contains(&lane) {
+            let base = stream_key * self.lanes.len();
             base + self.split_rows.start..base + self.split_rows.end
         } else {
-            base + lane..base + lane + 1
+            self.lane_keys(stream_key, lane)
         }
+    }
+
+    /// The open page of `lane` (not a split buffer's row) for `stream_key`, as a range of keys.
+    pub fn lane_keys(&self, stream_key: usize, lane: usize) -> std::ops::Range<usize> {
+        let key = stream_key * self.lanes.len() + lane;
+        key..key + 1
     }
 
     /// The first open page of `keys` a unit of `stored_bytes` fits in (PR-SSD Fig. 11: a

@@ -6,6 +6,7 @@ use crate::config::PartialWrite;
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::admission::{Admitted, Sealed};
 use crate::ftl::page_units::PageUnits;
+use crate::ftl::reduction::Reduced;
 use crate::ftl::shape::{UnitKind, UnitShape};
 use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::{table, Location, Writer};
@@ -54,6 +55,14 @@ impl Simulation {
     /// Admit as many units as fit (a trim takes effect at once); returns the index of the first
     /// unit left over, if any.
     fn admit_units(&mut self, id: u32, from: u32) -> Option<u32> {
+        match self.plain {
+            true => self.admit_units_as::<true>(id, from),
+            false => self.admit_units_as::<false>(id, from),
+        }
+    }
+
+    /// `admit_units`, compiled without the techniques' hooks when `PLAIN` ([`Simulation::plain`]).
+    fn admit_units_as<const PLAIN: bool>(&mut self, id: u32, from: u32) -> Option<u32> {
         let (first, units, op) = {
             let r = &self.requests[id as usize];
             (r.first_lpn, r.units, r.op)
@@ -67,7 +76,7 @@ impl Simulation {
             if !self.ftl.buffer.has_room() {
                 return Some(i);
             }
-            encode_ns += self.admit_unit(id, first + i);
+            encode_ns += self.admit_unit::<PLAIN>(id, first + i);
         }
         // All units are in: drop the admission guard (and acknowledge, for write_ack = "buffer").
         self.request_part_done(id, self.now + encode_ns);
@@ -75,8 +84,9 @@ impl Simulation {
     }
 
     /// Put one unit into the write buffer (an all-zero one only into the mapping); returns its
-    /// encode time.
-    fn admit_unit(&mut self, id: u32, lpn: u32) -> u64 {
+    /// encode time. (`PLAIN`: every technique is off, and the unit is stored as written.)
+    #[inline(always)]
+    fn admit_unit<const PLAIN: bool>(&mut self, id: u32, lpn: u32) -> u64 {
         let unit_bytes = self.ftl.geometry.unit_bytes;
         let version = match &mut self.ftl.oracle {
             Some(o) => {
@@ -85,10 +95,16 @@ impl Simulation {
             }
             None => 0,
         };
-        let updates = self.ftl.count_update(lpn);
-        let merged = self.config.ftl.partial_write == PartialWrite::ReadModifyWrite
+        let updates = if PLAIN { 0 } else { self.ftl.count_update(lpn) };
+        let merged = !PLAIN
+            && self.config.ftl.partial_write == PartialWrite::ReadModifyWrite
             && self.read_for_merge(id, lpn);
-        let reduced = self.reduction.reduce(lpn);
+        let reduced = if PLAIN {
+            debug_assert_eq!(self.reduction.reduce(lpn), Reduced::as_written(unit_bytes));
+            Reduced::as_written(unit_bytes)
+        } else {
+            self.reduction.reduce(lpn)
+        };
         if merged {
             // The merged unit is compressed once its old bytes are in.
             self.requests[id as usize].after_read_ns += reduced.encode_ns;
@@ -98,14 +114,23 @@ impl Simulation {
             self.ftl.map_zero(lpn, version);
             return reduced.encode_ns;
         };
-        // A failed compression may be split across channels (§4.3.1).
-        if let (UnitKind::Raw, Some(split)) = (shape.kind, &mut self.split) {
-            if split.split(lpn, self.requests[id as usize].bytes) {
-                shape.kind = UnitKind::Split;
+        if !PLAIN {
+            // A failed compression may be split across channels (§4.3.1).
+            if let (UnitKind::Raw, Some(split)) = (shape.kind, &mut self.split) {
+                if split.split(lpn, self.requests[id as usize].bytes) {
+                    shape.kind = UnitKind::Split;
+                }
             }
         }
         self.device.reduction.count(unit_bytes, Some(shape));
         let dest = self.placement.place(lpn, updates);
+        let stream_key = dest.region * self.streams + dest.stream;
+        if PLAIN {
+            // (Stored as written: the one lane's open page.)
+            let keys = self.ftl.buffer.lane_keys(stream_key, 0);
+            self.buffer_admitted(id, lpn, version, shape, keys);
+            return reduced.encode_ns;
+        }
         if let Some(hot) = self.hot_stream {
             self.device.placed_units += 1;
             self.device.hot_units += u64::from(dest.stream == hot);
@@ -119,13 +144,25 @@ impl Simulation {
                 }
             }
         }
-        let keys = self.ftl.buffer.keys(
-            dest.region * self.streams + dest.stream,
-            self.reduction.lane_of(shape),
-        );
+        let keys = (self.ftl.buffer).keys(stream_key, self.reduction.lane_of(shape));
         if let Some(limit) = (self.partial.as_ref()).and_then(|p| p.merge_threshold_pages()) {
             self.merge_logical_page(id, lpn, keys.clone(), limit);
         }
+        self.buffer_admitted(id, lpn, version, shape, keys);
+        reduced.encode_ns
+    }
+
+    /// Put version `version` of `lpn` (of request `id`), stored as `shape`, into one of open
+    /// pages `keys`, and program what that seals.
+    #[inline(always)]
+    fn buffer_admitted(
+        &mut self,
+        id: u32,
+        lpn: u32,
+        version: u32,
+        shape: UnitShape,
+        keys: std::ops::Range<usize>,
+    ) {
         let waiter = self.ack_on_program().then_some(id);
         let a = (self.ftl).buffer_unit(lpn, version, shape, keys, waiter, &mut self.scratch_sealed);
         if a.rewritten {
@@ -135,7 +172,6 @@ impl Simulation {
             self.requests[id as usize].pending += 1;
         }
         self.program_admitted(a);
-        reduced.encode_ns
     }
 
     /// MGA's subpage merging (Feng et al., DATE 2017; techniques.md §3.3): when a write of `lpn`
