@@ -304,10 +304,11 @@ impl Simulation {
         let precondition = pre.report;
         let pre_split_cursor = pre.split_cursor;
         let shaped = ftl.keeps_shapes();
+        let hot_stream = placement.hot_stream();
         let plain = !reduction.keeps_shapes()
             && partial.is_none()
             && split.is_none()
-            && placement.hot_stream().is_none()
+            && hot_stream.is_none()
             && !ftl.counts_updates()
             && config.ftl.partial_write != PartialWrite::ReadModifyWrite
             && (0..regions).all(|r| migration.target(r).is_none());
@@ -325,7 +326,7 @@ impl Simulation {
             reduction,
             partial,
             split,
-            hot_stream: placement.hot_stream(),
+            hot_stream,
             plain,
             errors: match &config.reliability {
                 ReliabilityConfig::Fixed => None,

@@ -125,44 +125,29 @@ impl Simulation {
         self.device.reduction.count(unit_bytes, Some(shape));
         let dest = self.placement.place(lpn, updates);
         let stream_key = dest.region * self.streams + dest.stream;
-        if PLAIN {
+        let keys = if PLAIN {
             // (Stored as written: the one lane's open page.)
-            let keys = self.ftl.buffer.lane_keys(stream_key, 0);
-            self.buffer_admitted(id, lpn, version, shape, keys);
-            return reduced.encode_ns;
-        }
-        if let Some(hot) = self.hot_stream {
-            self.device.placed_units += 1;
-            self.device.hot_units += u64::from(dest.stream == hot);
-        }
-        // (The mapping is looked up only when pages take partial programs.)
-        if let Some(policy) = &mut self.partial {
-            if let Location::Flash(old) = self.ftl.lookup(lpn) {
-                if let Some(page) = policy.update_in_place(&self.ftl, old, updates) {
-                    self.update_in_place(id, lpn, version, page);
-                    return reduced.encode_ns;
+            self.ftl.buffer.lane_keys(stream_key, 0)
+        } else {
+            if let Some(hot) = self.hot_stream {
+                self.device.placed_units += 1;
+                self.device.hot_units += u64::from(dest.stream == hot);
+            }
+            // (The mapping is looked up only when pages take partial programs.)
+            if let Some(policy) = &mut self.partial {
+                if let Location::Flash(old) = self.ftl.lookup(lpn) {
+                    if let Some(page) = policy.update_in_place(&self.ftl, old, updates) {
+                        self.update_in_place(id, lpn, version, page);
+                        return reduced.encode_ns;
+                    }
                 }
             }
-        }
-        let keys = (self.ftl.buffer).keys(stream_key, self.reduction.lane_of(shape));
-        if let Some(limit) = (self.partial.as_ref()).and_then(|p| p.merge_threshold_pages()) {
-            self.merge_logical_page(id, lpn, keys.clone(), limit);
-        }
-        self.buffer_admitted(id, lpn, version, shape, keys);
-        reduced.encode_ns
-    }
-
-    /// Put version `version` of `lpn` (of request `id`), stored as `shape`, into one of open
-    /// pages `keys`, and program what that seals.
-    #[inline(always)]
-    fn buffer_admitted(
-        &mut self,
-        id: u32,
-        lpn: u32,
-        version: u32,
-        shape: UnitShape,
-        keys: std::ops::Range<usize>,
-    ) {
+            let keys = (self.ftl.buffer).keys(stream_key, self.reduction.lane_of(shape));
+            if let Some(limit) = (self.partial.as_ref()).and_then(|p| p.merge_threshold_pages()) {
+                self.merge_logical_page(id, lpn, keys.clone(), limit);
+            }
+            keys
+        };
         let waiter = self.ack_on_program().then_some(id);
         let a = (self.ftl).buffer_unit(lpn, version, shape, keys, waiter, &mut self.scratch_sealed);
         if a.rewritten {
@@ -172,6 +157,7 @@ impl Simulation {
             self.requests[id as usize].pending += 1;
         }
         self.program_admitted(a);
+        reduced.encode_ns
     }
 
     /// MGA's subpage merging (Feng et al., DATE 2017; techniques.md §3.3): when a write of `lpn`
