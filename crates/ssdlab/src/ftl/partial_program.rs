@@ -5,7 +5,7 @@
 //! programs it has had and which slots a program is still writing; a policy
 //! ([`PartialProgram`]) names the page a sealed page of few units goes into.
 
-use super::Ftl;
+use super::{BlockState, Ftl};
 use crate::config::PartialProgramConfig;
 use crate::flash::{BlockId, PageId};
 
@@ -41,12 +41,19 @@ impl Ftl {
     }
 
     /// Can `page` take `units` more units in one more program?
+    ///
+    /// Not once its block is a GC (or wear-levelling) victim: the job has fixed which pages it
+    /// reads, and may already have read this one, so a unit programmed into it now would be left
+    /// behind in a block about to be erased.
     pub fn partial_room(&self, page: PageId, units: u32) -> bool {
         let g = &self.geometry;
-        let nop = g.regions[g.region_of(g.block_of_page(page))].nop;
-        self.partial_pages
-            .get(&page)
-            .is_some_and(|p| p.programs < nop && p.erased.count_ones() >= units)
+        let block = g.block_of_page(page);
+        let nop = g.regions[g.region_of(block)].nop;
+        self.blocks[block as usize].state != BlockState::Victim
+            && self
+                .partial_pages
+                .get(&page)
+                .is_some_and(|p| p.programs < nop && p.erased.count_ones() >= units)
     }
 
     /// Program `units` (`(lpn, version)`, each unit's old copy already unmapped) into the first
