@@ -4,6 +4,7 @@
 //! crosses back (a read's data first); response time = completion seen by the host − arrival.
 
 use crate::config::ReplayMode;
+use crate::flash::OpSource;
 use crate::ftl::shape::UnitKind;
 use crate::ftl::Location;
 use crate::trace::Op;
@@ -256,7 +257,7 @@ impl Simulation {
             );
         }
         self.scratch_split_pages = split_pages;
-        self.read_groups(id, &groups);
+        self.read_groups(id, &groups, OpSource::Host);
         self.scratch_groups = groups;
         self.request_part_done(id, self.now);
     }

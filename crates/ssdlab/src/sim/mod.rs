@@ -547,8 +547,12 @@ impl Simulation {
             Event::DieDone(die) => {
                 let sensing = self.sched.is_sensing(die);
                 match self.sched.current_op(die, 0).map(|op| (op.kind, op.source)) {
-                    Some((OpKind::Read, OpSource::Host)) if sensing => Work::HostReadSensed,
-                    Some((OpKind::Read, OpSource::Host)) => Work::HostReadTransferred,
+                    Some((OpKind::Read, OpSource::Host | OpSource::Rmw)) if sensing => {
+                        Work::HostReadSensed
+                    }
+                    Some((OpKind::Read, OpSource::Host | OpSource::Rmw)) => {
+                        Work::HostReadTransferred
+                    }
                     Some((OpKind::Read, _)) if sensing => Work::GcReadSensed,
                     Some((OpKind::Read, _)) => Work::GcReadTransferred,
                     Some((OpKind::Erase, _)) => Work::EraseEnd,

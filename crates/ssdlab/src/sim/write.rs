@@ -205,7 +205,7 @@ impl Simulation {
                     });
             }
         }
-        self.read_groups(id, &groups);
+        self.read_groups(id, &groups, OpSource::Rmw);
         self.scratch_groups = groups;
         for (u, slot) in others {
             let version = (self.ftl.oracle.as_ref()).map_or(0, |o| o.slot_version[slot as usize]);
@@ -288,7 +288,7 @@ impl Simulation {
                 self.requests[id as usize].after_read_ns += self.reduction.decompress_ns();
             }
         }
-        self.read_groups(id, &groups);
+        self.read_groups(id, &groups, OpSource::Rmw);
         self.scratch_groups = groups;
         read
     }
@@ -499,6 +499,7 @@ impl Simulation {
                 self.gc[pool].programs_outstanding -= 1;
                 self.advance_gc(pool);
             }
+            OpSource::Rmw => unreachable!("merged units are programmed as host writes"),
         }
     }
 

@@ -231,8 +231,12 @@ fn a_partial_write_reads_the_rest_of_its_logical_page_first() {
         lay_out(&mut sim, &[(1, compressed(0, 3000))]);
         sim.run().unwrap();
         let d = &sim.device;
+        // A write's read of its old data is no host read: RAF's numerator and the host read
+        // count stay the host's (issue 30 §4).
+        assert_eq!(d.ops[OpKind::Read.index()][OpSource::Host.index()], 0);
+        assert_eq!(d.host_sensed_bytes, 0);
         (
-            d.ops[OpKind::Read.index()][OpSource::Host.index()],
+            d.ops[OpKind::Read.index()][OpSource::Rmw.index()],
             d.merge_read_units,
             sim.flows[0].stats.write.to_json()["max"].as_u64().unwrap(),
         )
