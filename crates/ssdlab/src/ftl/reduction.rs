@@ -244,8 +244,11 @@ pub fn build(config: &Config, g: &Geometry) -> Result<Box<dyn DataReduction>, Er
                         max_units: g.slots_per_page,
                         align_bytes: *align_bytes,
                     },
+                    // Units that failed to compress are stored as any FTL stores raw units:
+                    // as many to a page as fit uncompressed (one when the unit is the page,
+                    // PR-SSD's "normal page request").
                     Lane {
-                        max_units: 1,
+                        max_units: g.units_per_page,
                         align_bytes: partial_bytes,
                     },
                 ]
