@@ -485,6 +485,9 @@ fn msr_bad_lines_name_line_and_field() {
             "999999999999999999,hm,0,Write,9056014336,2048,2833",
             "Timestamp",
         ),
+        // fields not interpreted are still numbers: a line of foreign columns is no request
+        ("128166385295514663,hm,x,Write,9056014336,2048,2833", "DiskNumber"),
+        ("128166385295514663,hm,0,Write,9056014336,2048,fast", "ResponseTime"),
     ];
     for (i, (bad, field)) in cases.iter().enumerate() {
         let line = 1 + i % 20;
@@ -1583,6 +1586,24 @@ const BAD_LINES: &[(TraceFormat, &str, &str, &str)] = &[
         TraceFormat::Fio,
         "fio version 2 iolog",
         "/dev/sdb write 0 8 9",
+        "length",
+    ),
+    (
+        TraceFormat::Fio,
+        "fio version 2 iolog",
+        "/dev/sdb sync x 0",
+        "offset",
+    ),
+    (
+        TraceFormat::Fio,
+        "fio version 2 iolog",
+        "/dev/sdb wait 100 x",
+        "length",
+    ),
+    (
+        TraceFormat::Fio,
+        "fio version 3 iolog",
+        "5 /dev/sdb datasync 0 -1",
         "length",
     ),
     (
