@@ -486,8 +486,14 @@ fn msr_bad_lines_name_line_and_field() {
             "Timestamp",
         ),
         // fields not interpreted are still numbers: a line of foreign columns is no request
-        ("128166385295514663,hm,x,Write,9056014336,2048,2833", "DiskNumber"),
-        ("128166385295514663,hm,0,Write,9056014336,2048,fast", "ResponseTime"),
+        (
+            "128166385295514663,hm,x,Write,9056014336,2048,2833",
+            "DiskNumber",
+        ),
+        (
+            "128166385295514663,hm,0,Write,9056014336,2048,fast",
+            "ResponseTime",
+        ),
     ];
     for (i, (bad, field)) in cases.iter().enumerate() {
         let line = 1 + i % 20;
@@ -1188,7 +1194,8 @@ fn spc_asus_are_laid_out_disjointly() {
 #[test]
 fn an_spc_layout_past_2_64_names_the_line_holding_the_value() {
     // The committed WebSearch1 excerpt (ASUs 0, 1, 2; line 2 is ASU 1) sixteen times over.
-    let excerpt = String::from_utf8(gunzip(&trace_path("umass_websearch1_first10.spc.gz"))).unwrap();
+    let excerpt =
+        String::from_utf8(gunzip(&trace_path("umass_websearch1_first10.spc.gz"))).unwrap();
     let lines: Vec<&str> = excerpt.lines().cycle().take(160).collect();
     let with = |line_no: usize, field: usize, value: &str| {
         let mut lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
@@ -1495,7 +1502,8 @@ fn blkparse_reads_every_rwbs_spelling_and_refuses_other_letters() {
 #[test]
 fn blkparse_packet_commands_are_skipped_and_stray_tokens_refused() {
     // SCSI packet commands carry a byte count and a CDB, not a sector range.
-    let text = "  8,0    1        1     0.000000000  100  D   R 36 (12 00 00 00 24 00 ..) [smartctl]\n\
+    let text =
+        "  8,0    1        1     0.000000000  100  D   R 36 (12 00 00 00 24 00 ..) [smartctl]\n\
                   8,0    1        2     0.000001000  100  C   R (12 00 00 00 24 00 ..) [0]\n\
                   8,0    1        3     0.000002000  100  C   W (    1234) [0]\n\
                   8,0    1        4     0.000003000  100  C   W 64 + 8 (    1234) [0]\n\

@@ -144,9 +144,7 @@ const RWBS_OPS: [(&str, RwbsOp); 12] = [
     ("N", RwbsOp::NoData),
     (
         "ZA",
-        RwbsOp::Zoned(
-            "a zone append, whose sector is its zone's start, not where the data lands",
-        ),
+        RwbsOp::Zoned("a zone append, whose sector is its zone's start, not where the data lands"),
     ),
     (
         "ZRA",
@@ -171,7 +169,9 @@ const RWBS_FLAGS: [&str; 5] = ["F", "A", "B", "S", "M"];
 fn rwbs_op(rwbs: &str) -> Result<Option<Op>, FieldError> {
     let mut rest = rwbs;
     let preflush = eat(&mut rest, "F");
-    let op = RWBS_OPS.iter().find(|(spelling, _)| eat(&mut rest, spelling));
+    let op = RWBS_OPS
+        .iter()
+        .find(|(spelling, _)| eat(&mut rest, spelling));
     for flag in RWBS_FLAGS {
         eat(&mut rest, flag);
     }
