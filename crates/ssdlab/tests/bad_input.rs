@@ -311,6 +311,28 @@ fn cli_reports_bad_traces_with_file_line_and_field() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
     assert_eq!(v["requests"]["count"], 1);
+    // A request ending past 2^64 bytes has no address to fold: `run` with wrap refuses it as
+    // `trace-info` does, with the same file, line and field.
+    let f = dir.join("past_2_64.csv");
+    std::fs::write(
+        &f,
+        "128166385295514663,hm,0,Write,9056014336,2048,2833\n\
+         128166385295514700,hm,0,Write,18446744073709547520,8192,10\n",
+    )
+    .unwrap();
+    let path = f.to_str().unwrap();
+    let (code, _, info_err) = ssdlab(&["trace-info", path, "--format", "msr"]);
+    assert_eq!(code, 2, "{info_err}");
+    let wrap = ["--set", "host.out_of_range=wrap"];
+    let (code, _, run_err) =
+        ssdlab(&[&["run", "--trace", path, "--format", "msr"][..], &wrap].concat());
+    assert_eq!(code, 2, "{run_err}");
+    assert!(
+        run_err.contains("past_2_64.csv:2: field `Offset`"),
+        "{run_err}"
+    );
+    assert!(run_err.contains("past 2^64"), "{run_err}");
+    assert_eq!(run_err, info_err);
 }
 
 #[test]
