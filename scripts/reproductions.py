@@ -139,7 +139,7 @@ def installed_package_problem(root: Path = ROOT) -> str | None:
     ]
     if stale:
         return (
-            f"the ssdlab package at {installed} is not this tree's ({', '.join(stale)} differ): "
+            f"the ssdlab package at {installed} is not this tree's (differing: {', '.join(stale)}): "
             f"pip install -e '{root}[test]'"
         )
     return None

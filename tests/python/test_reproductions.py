@@ -116,3 +116,12 @@ def test_a_long_listing_is_cut_with_counts():
     problems = [f"runs/r{i}.json: differs" for i in range(15)] + ["plots/a.svg: differs"]
     text = reproductions.listing(problems, limit=12)
     assert text.splitlines()[-1] == "... and 4 more (3 in runs/, 1 in plots/)"
+
+
+def test_a_package_that_is_not_the_trees_is_named(tmp_path):
+    # A tree whose plots.py differs from the installed one, as after `pip install .` and an edit.
+    source = tmp_path / "python" / "ssdlab"
+    source.mkdir(parents=True)
+    (source / "plots.py").write_text("# drawn differently\n")
+    problem = reproductions.installed_package_problem(tmp_path)
+    assert problem is not None and "(differing: plots.py)" in problem
