@@ -201,7 +201,7 @@ impl Ftl {
         reduction: &dyn DataReduction,
     ) -> Ftl {
         let g = &geometry;
-        let logical_units = logical_units(config, g);
+        let logical_units = config.ftl.logical_units(g.physical_units());
         let regions = g.regions.len();
         let space_per_page = if reduction.keeps_shapes() {
             g.page_bytes
@@ -230,7 +230,7 @@ impl Ftl {
                     host_active: vec![None; streams],
                     gc_active: None,
                     pages_per_block: r.pages_per_block,
-                    gc_threshold_blocks: gc_threshold_blocks(config, r.blocks_per_plane),
+                    gc_threshold_blocks: config.ftl.gc_threshold_blocks(r.blocks_per_plane),
                     gc_without_gain: 0,
                     valid_space: 0,
                     invalid_space: 0,
@@ -1006,18 +1006,6 @@ fn codewords_of_bytes(g: &Geometry, start: u32, end: u32) -> u64 {
     let first = (start / cw).min(64);
     let last = end.div_ceil(cw).min(64);
     (first..last).fold(0u64, |m, c| m | (1 << c))
-}
-
-/// Logical capacity: the physical mapping units less the over-provisioned share.
-pub fn logical_units(config: &Config, g: &Geometry) -> u32 {
-    let physical = g.physical_units() as f64;
-    (physical * (1.0 - config.ftl.overprovisioning_ratio)).floor() as u32
-}
-
-/// Free-block count under which a pool of `blocks` blocks starts GC.
-pub fn gc_threshold_blocks(config: &Config, blocks: u32) -> u32 {
-    let t = (config.ftl.gc_threshold * blocks as f64).ceil() as u32;
-    t.max(config.ftl.gc_reserved_blocks + 1)
 }
 
 #[cfg(test)]

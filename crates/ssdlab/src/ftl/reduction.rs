@@ -260,7 +260,9 @@ pub fn build(config: &Config, g: &Geometry) -> Result<Box<dyn DataReduction>, Er
                     align_bytes: partial_bytes,
                 }))
                 .collect(),
-                versions: super::table::zeroed_u32(super::logical_units(config, g) as usize),
+                versions: super::table::zeroed_u32(
+                    config.ftl.logical_units(g.physical_units()) as usize
+                ),
                 seen: HashMap::default(),
                 page: vec![0; g.unit_bytes as usize],
                 nonzero: Vec::with_capacity(g.unit_bytes as usize),
