@@ -619,11 +619,7 @@ impl Ftl {
             !shaped || units.shapes.len() == units.len(),
             "shapes missing"
         );
-        self.p2l.fill(
-            &self.geometry,
-            page,
-            units.units.iter().map(|&(lpn, _)| lpn),
-        );
+        self.p2l.fill(&self.geometry, page, &units.units);
         for (i, &(lpn, version)) in units.units.iter().enumerate() {
             let slot = self.geometry.slot_id(page, i as u32);
             if lpn == NO_LPN {
@@ -814,7 +810,9 @@ impl Ftl {
         }
     }
 
-    /// Bitmap of the slots of `page` holding valid units.
+    /// Bitmap of the slots of `page` holding valid units. (Inline: GC asks it of every victim
+    /// page, twice.)
+    #[inline(always)]
     pub fn valid_slots(&self, page: PageId) -> u64 {
         // Without a branch: about half the slots of a victim page are valid, at random, so a
         // branch per slot would be mispredicted every other time.

@@ -60,18 +60,20 @@ impl ReverseMap {
         })
     }
 
-    /// Record the units written into `page`'s first slots (`NO_LPN` for a dead entry); its other
-    /// slots hold nothing. Pages of a block are filled in page order, once per erase.
-    pub fn fill(&mut self, g: &Geometry, page: PageId, units: impl ExactSizeIterator<Item = u32>) {
+    /// Record the units (`(lpn, version)`, `NO_LPN` for a dead entry) written into `page`'s
+    /// first slots; its other slots hold nothing. Pages of a block are filled in page order,
+    /// once per erase.
+    #[inline]
+    pub fn fill(&mut self, g: &Geometry, page: PageId, units: &[(u32, u32)]) {
         match self {
             ReverseMap::Dense(p2l) => {
                 let first = g.slot_id(page, 0) as usize;
                 let slots = &mut p2l[first..first + g.slots_per_page as usize];
-                let used = units.len();
-                for (slot, lpn) in slots.iter_mut().zip(units) {
+                let (written, padding) = slots.split_at_mut(units.len());
+                for (slot, &(lpn, _)) in written.iter_mut().zip(units) {
                     *slot = lpn;
                 }
-                slots[used..].fill(NO_LPN);
+                padding.fill(NO_LPN);
             }
             ReverseMap::Packed(p) => p.fill(g, page, units),
         }
@@ -151,8 +153,11 @@ impl ReverseMap {
     }
 }
 
+// (Out of line: the dense map's callers, on every device without shaped units, stay small
+// enough to inline theirs.)
 impl Packed {
-    fn fill(&mut self, g: &Geometry, page: PageId, units: impl ExactSizeIterator<Item = u32>) {
+    #[inline(never)]
+    fn fill(&mut self, g: &Geometry, page: PageId, units: &[(u32, u32)]) {
         let (block, index) = g.block_and_index(page);
         let stored = &mut self.units[block as usize];
         let n = units.len();
@@ -174,12 +179,12 @@ impl Packed {
                 .max(stored.len() + n);
             stored.reserve_exact(target - stored.len());
         }
-        stored.extend(units);
+        stored.extend(units.iter().map(|&(lpn, _)| lpn));
         // (A page holds at most 64 slots: validated.)
         self.counts[page as usize] = n as u8;
     }
 
-    #[inline]
+    #[inline(never)]
     fn page(&self, g: &Geometry, page: PageId) -> &[u32] {
         let (block, index) = g.block_and_index(page);
         let in_group = index % GROUP_PAGES;
@@ -221,19 +226,15 @@ mod tests {
         for block in [3, 40] {
             for index in 0..g.max_pages_per_block {
                 let n = (index * 7 + block) % 12 + 1;
-                let units: Vec<u32> = (0..n)
+                let units: Vec<(u32, u32)> = (0..n)
                     .map(|i| {
                         lpn += 1;
-                        if i == 1 {
-                            NO_LPN
-                        } else {
-                            lpn
-                        }
+                        (if i == 1 { NO_LPN } else { lpn }, 0)
                     })
                     .collect();
                 let page = g.page_id(block, index);
-                dense.fill(&g, page, units.iter().copied());
-                packed.fill(&g, page, units.iter().copied());
+                dense.fill(&g, page, &units);
+                packed.fill(&g, page, &units);
             }
         }
         for block in [3, 40] {
@@ -263,7 +264,7 @@ mod tests {
         let mut packed = ReverseMap::new(&g, true);
         // Units that fail to compress take a page each: one entry a page, not twelve.
         for index in 0..g.max_pages_per_block {
-            packed.fill(&g, g.page_id(5, index), [index].into_iter());
+            packed.fill(&g, g.page_id(5, index), &[(index, 0)]);
         }
         let held = packed.unit_entry_bytes();
         let one_a_page = g.max_pages_per_block as usize * 4;
@@ -275,7 +276,7 @@ mod tests {
         packed.erase(&g, 5);
         assert!(packed.page(&g, g.page_id(5, 0)).is_empty());
         assert_eq!(packed.unit_entry_bytes(), held);
-        packed.fill(&g, g.page_id(5, 0), [7, 8].into_iter());
+        packed.fill(&g, g.page_id(5, 0), &[(7, 0), (8, 0)]);
         assert_eq!(packed.page(&g, g.page_id(5, 0)), [7, 8]);
         packed.release(&g, 5);
         assert_eq!(packed.unit_entry_bytes(), 0);
