@@ -73,7 +73,7 @@ impl Ftl {
             let slot = g.slot_id(page, i);
             mask |= 1 << i;
             p.erased &= !(1 << i);
-            self.p2l[slot as usize] = lpn;
+            self.p2l.set(slot, lpn);
             self.l2p[lpn as usize] = slot + 1;
             if let Some(o) = &mut self.oracle {
                 o.slot_version[slot as usize] = version;

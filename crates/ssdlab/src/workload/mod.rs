@@ -295,7 +295,13 @@ impl GeneratorConfig {
         }
         address::validate(&self.address, &key("address"))?;
         if let Some(u) = &self.updates {
-            updates::validate(u, &key("updates"), self.sequential_run_bytes)?;
+            updates::validate(
+                u,
+                &key("updates"),
+                self.sequential_run_bytes,
+                (&key("working_set_bytes"), self.working_set_bytes),
+                self.alignment_bytes,
+            )?;
         }
         match self.arrival {
             Arrival::Poisson { iops } | Arrival::Fixed { iops } | Arrival::Bursts { iops, .. }
