@@ -103,7 +103,7 @@ fn compression_costs_memory_per_logical_unit_not_per_slot_a_page_could_hold() {
     let on = pr_ssd(PR_SSD);
     let g = Geometry::new(&on);
     let pages = g.blocks() as usize * g.max_pages_per_block as usize;
-    let logical_units = ssdlab::ftl::logical_units(&on, &g) as usize;
+    let logical_units = on.ftl.logical_units(g.physical_units()) as usize;
     let (peak_off, peak_on) = (run(&off), run(&on));
     // Compression's own tables are per logical unit: its shape (8 bytes) and write count (4).
     let per_page = (peak_on.saturating_sub(peak_off + 12 * logical_units)) as f64 / pages as f64;
