@@ -404,7 +404,8 @@ pub fn draw(seed: u64) -> Draw {
     // Partial programming, placement and migration, on the drawn regions.
     let nop_region = regions.iter().find(|g| g.nop > 1).map(|g| g.name);
     let partial_fits = nop_region.is_some() && !compress;
-    let partial = match partial_fits && chance(r, 0.5) || chance(r, 0.04) {
+    let partial_on = partial_fits && chance(r, 0.5) || chance(r, 0.04);
+    let partial = match partial_on {
         true => match chance(r, 0.5) {
             true => table(&[
                 ("policy", "share".into()),
@@ -423,10 +424,15 @@ pub fn draw(seed: u64) -> Draw {
             _ => pick(r, &names),
         }),
     };
+    // Partial programming mostly with writes placed where pages take it.
+    let cached = match partial_on {
+        true => 90,
+        false => 64,
+    };
     let placement = match (host_region, r.gen_range(0..100)) {
         (_, 0..=1) => Some(("cache", "nowhere")),
         (None, 2..=9) => Some((pick(r, &["cache", "levels"]), "main")),
-        (Some(region), 2..=64) => Some((pick(r, &["cache", "levels"]), region)),
+        (Some(region), k) if k <= cached => Some((pick(r, &["cache", "levels"]), region)),
         _ => None,
     };
     s.set(
@@ -573,7 +579,17 @@ pub fn draw(seed: u64) -> Draw {
     );
 
     // The host and its link.
-    s.set("host.mode", pick(r, &["open", "open", "open", "closed"]));
+    let closed = match partial_on {
+        true => 0.1,
+        false => 0.25,
+    };
+    s.set(
+        "host.mode",
+        match chance(r, closed) {
+            true => "closed",
+            false => "open",
+        },
+    );
     s.set("host.queue_depth", pick(r, &[1u32, 4, 32]));
     s.set(
         "host.time_scale",
@@ -672,8 +688,9 @@ pub fn draw(seed: u64) -> Draw {
         invalid = Some(format!("{key}.{field}"));
     }
 
+    // Partial programming needs writes alone in time, which the harness's traces have.
     let flows = (0..pick(r, &[1usize, 1, 1, 2]))
-        .map(|_| FlowPlan::draw(r))
+        .map(|_| FlowPlan::draw(r, partial_on))
         .collect();
     Draw {
         seed,

@@ -28,7 +28,11 @@ pub enum FlowPlan {
 }
 
 impl FlowPlan {
-    pub fn draw(r: &mut Pcg64Mcg) -> FlowPlan {
+    /// A flow; `written` tips the choice towards a trace of the harness's (with probes).
+    pub fn draw(r: &mut Pcg64Mcg, written: bool) -> FlowPlan {
+        if written && r.gen_bool(0.6) {
+            return FlowPlan::Written(r.gen());
+        }
         match r.gen_range(0..10) {
             0..=3 => FlowPlan::Committed(r.gen_range(0..common::committed_traces().len())),
             4..=7 => FlowPlan::Written(r.gen()),
@@ -104,8 +108,8 @@ pub fn materialise(
     (format!("flows={}", Value::Array(flows)), committed, files)
 }
 
-/// A native trace over `span` bytes: requests of every kind and size, a few hot units
-/// rewritten again and again, and one or two probes.
+/// A native trace over `span` bytes: requests of every kind and size (reads of at most a unit,
+/// in most of them), a few hot units rewritten again and again, and one or two probes.
 fn written_trace(seed: u64, span: u64, d: &Device) -> String {
     let r = &mut Pcg64Mcg::seed_from_u64(seed);
     let sector = 512;
@@ -116,6 +120,8 @@ fn written_trace(seed: u64, span: u64, d: &Device) -> String {
     let mean_gap_ns = [1_000.0, 20_000.0, 500_000.0][r.gen_range(0..3)];
     let (read_share, trim_share) =
         [(0.3, 0.05), (0.5, 0.1), (0.1, 0.0), (0.0, 0.2)][r.gen_range(0..4)];
+    // Most traces read a unit or less at a time, so that the read policies' savings show.
+    let small_reads = r.gen_bool(0.6);
     let units = working / unit;
     let hot: Vec<u64> = (0..8).map(|_| r.gen_range(0..units)).collect();
     let probes: Vec<usize> = (0..r.gen_range(1..=2))
@@ -138,22 +144,27 @@ fn written_trace(seed: u64, span: u64, d: &Device) -> String {
             "write"
         };
         // Within a unit (a sector or more), one unit, several units, about a page.
-        let size = match r.gen_range(0..4) {
+        let kinds = match op == "read" && small_reads {
+            true => 2,
+            false => 4,
+        };
+        let size = match r.gen_range(0..kinds) {
             0 if unit > sector => sector * r.gen_range(1..unit / sector),
             1 => unit,
             2 => unit * r.gen_range(2..=8),
             _ => (d.page_bytes + sector * r.gen_range(0..3)).saturating_sub(sector),
         }
         .clamp(sector, working);
-        let start = if r.gen_bool(0.3) {
-            let u = hot[r.gen_range(0..hot.len())];
-            let within = match size < unit {
-                true => sector * r.gen_range(0..=(unit - size) / sector),
-                false => 0,
-            };
-            (u * unit + within).min(working - size)
-        } else {
-            sector * r.gen_range(0..=(working - size) / sector)
+        // A hot unit, or any; a request of a unit or less mostly within one unit (a small
+        // read always), the others anywhere on the sector grid.
+        let u = match r.gen_bool(0.3) {
+            true => hot[r.gen_range(0..hot.len())],
+            false => r.gen_range(0..units),
+        };
+        let in_one_unit = size <= unit && (op == "read" && small_reads || r.gen_bool(0.7));
+        let start = match in_one_unit {
+            true => u * unit + sector * r.gen_range(0..=(unit - size) / sector),
+            false => (u * unit).min(working - size) / sector * sector,
         };
         let _ = writeln!(out, "{t},{start},{size},{op}");
     }

@@ -48,6 +48,9 @@ pub struct Judged {
     pub command: String,
     /// The harness's trace files, kept when the run failed (they are in the command).
     pub files: Vec<PathBuf>,
+    /// The checks the run considered, and those it armed (`checks.rs`).
+    pub considered: Vec<&'static str>,
+    pub armed: Vec<&'static str>,
 }
 
 /// The `ssdlab run` command of `preset` with `sets`.
@@ -134,6 +137,8 @@ pub fn judge(draw: &Draw, dir: &Path) -> Judged {
         outcome: Outcome::Stopped,
         command: command(draw.preset, &draw.sets),
         files: Vec::new(),
+        considered: Vec::new(),
+        armed: Vec::new(),
     };
     let refused_as_it_should = |outcome: Outcome| match (&draw.invalid, outcome) {
         (Some(key), Outcome::Passed(_) | Outcome::Stopped) => failed(
@@ -168,7 +173,7 @@ pub fn judge(draw: &Draw, dir: &Path) -> Judged {
     }
     sets.push(flows);
     judged.command = command(draw.preset, &sets);
-    let outcome = match catch_unwind(AssertUnwindSafe(|| run(draw, &sets))) {
+    let outcome = match catch_unwind(AssertUnwindSafe(|| run(draw, &sets, &mut judged))) {
         Ok(outcome) => outcome,
         Err(_) => failed("panic", panic_message()),
     };
@@ -176,8 +181,9 @@ pub fn judge(draw: &Draw, dir: &Path) -> Judged {
     judged
 }
 
-/// Resolve, read the workload's facts, run twice, check.
-fn run(draw: &Draw, sets: &[String]) -> Outcome {
+/// Resolve, read the workload's facts, run twice, check (noting the checks considered and
+/// armed in `judged`).
+fn run(draw: &Draw, sets: &[String], judged: &mut Judged) -> Outcome {
     let invalid = draw.invalid.as_deref();
     let config = match Config::resolve(draw.preset, None, sets) {
         Ok(c) => c,
@@ -205,7 +211,10 @@ fn run(draw: &Draw, sets: &[String]) -> Outcome {
         Ok(s) => s,
         Err(e) => return judge_error(&e, Some(&config), invalid),
     };
-    let mut failures = check(&config, &facts, &first);
+    let verdict = check(&config, &facts, &first);
+    judged.considered = verdict.considered;
+    judged.armed = verdict.armed;
+    let mut failures = verdict.failures;
     match once() {
         Ok(again) if again == first => {}
         Ok(again) => failures.push(Failure {

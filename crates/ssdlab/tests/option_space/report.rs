@@ -47,6 +47,8 @@ pub struct Report {
     passed_with: BTreeMap<(String, String), u64>,
     classes: BTreeMap<(String, String), Class>,
     slowest: Vec<(Duration, u64)>,
+    /// Runs that armed each check, for every check some run considered.
+    armed: BTreeMap<&'static str, u64>,
 }
 
 /// A message with its numbers taken out, so that one defect's runs fall in one class.
@@ -73,6 +75,7 @@ impl Report {
             passed_with: BTreeMap::new(),
             classes: BTreeMap::new(),
             slowest: Vec::new(),
+            armed: BTreeMap::new(),
         }
     }
 
@@ -81,6 +84,12 @@ impl Report {
         self.slowest.sort_by(|a, b| b.cmp(a));
         self.slowest.truncate(5);
         let keep_files = matches!(judged.outcome, Outcome::Failed(_));
+        for check in &judged.considered {
+            self.armed.entry(check).or_default();
+        }
+        for check in &judged.armed {
+            *self.armed.entry(check).or_default() += 1;
+        }
         match judged.outcome {
             Outcome::Refused(key, reason) => self.refused.entry(key).or_insert((0, reason)).0 += 1,
             Outcome::Stopped => self.stopped += 1,
@@ -125,6 +134,15 @@ impl Report {
         self.classes.len()
     }
 
+    /// The checks some run considered and none armed: checks that proved nothing.
+    pub fn never_armed(&self) -> Vec<&'static str> {
+        self.armed
+            .iter()
+            .filter(|(_, n)| **n == 0)
+            .map(|(c, _)| *c)
+            .collect()
+    }
+
     pub fn print(&self, took: Duration) {
         let total = self.seeds.end - self.seeds.start;
         let refused: u64 = self.refused.values().map(|(n, _)| n).sum();
@@ -164,6 +182,8 @@ impl Report {
             .map(|(d, s)| format!("seed {s} {:.2} s", d.as_secs_f64()))
             .collect();
         println!("slowest: {}", slow.join(", "));
+        let armed: Vec<String> = self.armed.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        println!("runs that armed each check: {}", armed.join(", "));
         println!("failure classes: {}", self.classes.len());
         for ((check, _), c) in &self.classes {
             println!(
