@@ -174,7 +174,7 @@ pub fn draw(seed: u64) -> Draw {
     let lower = |r: &mut Pcg64Mcg| {
         let fits: Vec<&str> = modes
             .into_iter()
-            .filter(|m| bits(mode) % bits(m) == 0)
+            .filter(|m| bits(mode).is_multiple_of(bits(m)))
             .collect();
         pick(r, &fits)
     };
@@ -283,7 +283,7 @@ pub fn draw(seed: u64) -> Draw {
         true => {
             let widths: Vec<u32> = [2u32, 4, 8]
                 .into_iter()
-                .filter(|w| *w <= channels && page_kib % w == 0)
+                .filter(|w| *w <= channels && page_kib.is_multiple_of(*w))
                 .collect();
             (!widths.is_empty()).then(|| pick(r, &widths))
         }
@@ -294,7 +294,7 @@ pub fn draw(seed: u64) -> Draw {
         None => {
             let fits: Vec<u32> = [2u32, 4, 4, 8, 16, 32]
                 .into_iter()
-                .filter(|u| page_kib % u == 0 && (u * 1024) % codeword == 0)
+                .filter(|u| page_kib.is_multiple_of(*u) && (u * 1024).is_multiple_of(codeword))
                 .collect();
             match fits.is_empty() || chance(r, 0.03) {
                 true => pick(r, &[2u32, 4, 8]),
@@ -311,7 +311,7 @@ pub fn draw(seed: u64) -> Draw {
             None => {
                 let fits: Vec<u32> = [1u32, 2, 4, 8, 16, 32]
                     .into_iter()
-                    .filter(|p| unit_kib % p == 0 && unit_kib / p <= 16)
+                    .filter(|p| unit_kib.is_multiple_of(*p) && unit_kib / p <= 16)
                     .collect();
                 match fits.is_empty() {
                     true => 4,
@@ -488,7 +488,11 @@ pub fn draw(seed: u64) -> Draw {
         2 => {
             let units: Vec<u32> = [1u32, 2, 4, 8, 16]
                 .into_iter()
-                .filter(|u| u * 1024 % codeword == 0 && page_kib % u == 0 && *u < page_kib)
+                .filter(|u| {
+                    (u * 1024).is_multiple_of(codeword)
+                        && page_kib.is_multiple_of(*u)
+                        && *u < page_kib
+                })
                 .collect();
             let unit = match units.is_empty() {
                 true => 4,

@@ -17,6 +17,10 @@ use super::common;
 /// most 10 ms) and any queue a small device builds up, even at `host.time_scale = 0.5`.
 pub const PROBE_GAP_NS: u64 = 4_000_000_000;
 
+/// The least share of a device a committed excerpt replays on (its largest requests are a
+/// few MiB; a share smaller than one request cannot replay it, wrapped or not).
+const COMMITTED_SHARE_BYTES: u64 = 16 << 20;
+
 #[derive(Clone, Copy, Debug)]
 pub enum FlowPlan {
     /// The committed excerpt at this index of `common::committed_traces()`.
@@ -66,7 +70,12 @@ pub fn materialise(
         .map(|(i, plan)| {
             let offset = share * i as u64;
             let mut flow = toml::Table::new();
-            match *plan {
+            // An excerpt's requests (up to a few MiB) must fit the flow's share of the device.
+            let plan = match *plan {
+                FlowPlan::Committed(_) if share < COMMITTED_SHARE_BYTES => FlowPlan::Written(seed),
+                plan => plan,
+            };
+            match plan {
                 FlowPlan::Committed(k) => {
                     committed = true;
                     let (file, format, columns) = common::committed_traces()[k];

@@ -33,7 +33,7 @@ use outcome::judge;
 use report::Report;
 
 /// Draws the CI sample runs: about two minutes in the test profile on one core.
-const CI_SAMPLE: u64 = 600;
+const CI_SAMPLE: u64 = 1000;
 
 /// Draws the coverage tests look at (no run: a draw is cheap).
 const COVERAGE_DRAWS: u64 = 3000;

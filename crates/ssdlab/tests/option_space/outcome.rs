@@ -35,8 +35,11 @@ impl Outcome {
             Outcome::Stopped => "stopped (ftl.unmapped_read = \"error\")".to_string(),
             Outcome::Passed(_) => "passed".to_string(),
             Outcome::Failed(f) => {
-                let checks: Vec<&str> = f.iter().map(|f| f.check).collect();
-                format!("failed: {}", checks.join(", "))
+                let checks: Vec<String> = f
+                    .iter()
+                    .map(|f| format!("[{}] {}", f.check, f.detail))
+                    .collect();
+                format!("failed: {}", checks.join("; "))
             }
         }
     }
