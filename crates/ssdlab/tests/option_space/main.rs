@@ -8,7 +8,10 @@
 //! cargo test -p ssdlab --test option_space                          # the CI sample
 //! SSDLAB_COMBOS=20000 cargo test --release -p ssdlab --test option_space -- --nocapture
 //! SSDLAB_COMBO=1234 cargo test -p ssdlab --test option_space -- --nocapture   # one seed
+//! SSDLAB_COMBO=1234 cargo test --release -p ssdlab --test option_space -- --ignored --nocapture
 //! ```
+//!
+//! The last gives each failure of the seed with its fewest overrides (`minimise.rs`).
 //!
 //! `SSDLAB_COMBOS_FROM=N` starts at seed N; `SSDLAB_COMBOS_VERBOSE=1` prints every seed's
 //! outcome and command.
@@ -21,6 +24,7 @@ mod coverage;
 mod draw;
 mod facts;
 mod flows;
+mod minimise;
 mod outcome;
 mod report;
 
@@ -184,6 +188,34 @@ fn every_config_key_is_drawn_or_held() {
 }
 
 type BTreeSetOf = std::collections::BTreeSet<String>;
+
+/// The failures of seed `SSDLAB_COMBO`, each with the fewest overrides that still fail alike.
+#[test]
+#[ignore = "a tool: give SSDLAB_COMBO"]
+fn minimise_the_failures_of_a_seed() {
+    let seed = env("SSDLAB_COMBO").expect("SSDLAB_COMBO=seed");
+    outcome::quiet_panics();
+    let d = draw(seed);
+    let judged = judge(&d, &scratch());
+    println!(
+        "seed {seed}: {}\n  {}",
+        judged.outcome.describe(),
+        judged.command
+    );
+    if let outcome::Outcome::Failed(failures) = &judged.outcome {
+        for f in failures {
+            let class = report::class_of(&f.detail);
+            let shortest = minimise::minimise(
+                d.preset,
+                &judged.sets,
+                d.invalid.as_deref(),
+                f.check,
+                &class,
+            );
+            println!("[{}] {}\n  {shortest}", f.check, f.detail);
+        }
+    }
+}
 
 #[test]
 fn a_draw_follows_from_its_seed() {

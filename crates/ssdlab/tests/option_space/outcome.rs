@@ -47,13 +47,28 @@ impl Outcome {
 
 pub struct Judged {
     pub outcome: Outcome,
-    /// The command that reproduces the run.
+    /// The command that reproduces the run, and its overrides.
     pub command: String,
+    pub sets: Vec<String>,
     /// The harness's trace files, kept when the run failed (they are in the command).
     pub files: Vec<PathBuf>,
     /// The checks the run considered, and those it armed (`checks.rs`).
     pub considered: Vec<&'static str>,
     pub armed: Vec<&'static str>,
+}
+
+impl Judged {
+    /// A run of `preset` with `sets`, not judged yet.
+    pub fn new(preset: &str, sets: &[String]) -> Judged {
+        Judged {
+            outcome: Outcome::Stopped,
+            command: command(preset, sets),
+            sets: sets.to_vec(),
+            files: Vec::new(),
+            considered: Vec::new(),
+            armed: Vec::new(),
+        }
+    }
 }
 
 /// The `ssdlab run` command of `preset` with `sets`.
@@ -136,20 +151,7 @@ fn panic_message() -> String {
 
 /// Run `draw`, writing its traces into `dir`.
 pub fn judge(draw: &Draw, dir: &Path) -> Judged {
-    let mut judged = Judged {
-        outcome: Outcome::Stopped,
-        command: command(draw.preset, &draw.sets),
-        files: Vec::new(),
-        considered: Vec::new(),
-        armed: Vec::new(),
-    };
-    let refused_as_it_should = |outcome: Outcome| match (&draw.invalid, outcome) {
-        (Some(key), Outcome::Passed(_) | Outcome::Stopped) => failed(
-            "an invalid key is refused",
-            format!("`{key}` holds what no config accepts, and the run was accepted"),
-        ),
-        (_, outcome) => outcome,
-    };
+    let mut judged = Judged::new(draw.preset, &draw.sets);
     // The device alone first: the flows are sized to its logical capacity.
     let device = match Config::resolve(draw.preset, None, &draw.sets) {
         Ok(c) => c,
@@ -176,19 +178,32 @@ pub fn judge(draw: &Draw, dir: &Path) -> Judged {
     }
     sets.push(flows);
     judged.command = command(draw.preset, &sets);
-    let outcome = match catch_unwind(AssertUnwindSafe(|| run(draw, &sets, &mut judged))) {
-        Ok(outcome) => outcome,
-        Err(_) => failed("panic", panic_message()),
-    };
-    judged.outcome = refused_as_it_should(outcome);
+    judged.outcome = run(draw.preset, &sets, draw.invalid.as_deref(), &mut judged);
+    judged.sets = sets;
     judged
 }
 
-/// Resolve, read the workload's facts, run twice, check (noting the checks considered and
-/// armed in `judged`).
-fn run(draw: &Draw, sets: &[String], judged: &mut Judged) -> Outcome {
-    let invalid = draw.invalid.as_deref();
-    let config = match Config::resolve(draw.preset, None, sets) {
+/// Run `preset` with `sets` (`invalid`: a key set on purpose that must be refused), a panic
+/// being a failure; the checks considered and armed go into `judged`.
+pub fn run(preset: &str, sets: &[String], invalid: Option<&str>, judged: &mut Judged) -> Outcome {
+    match catch_unwind(AssertUnwindSafe(|| {
+        run_twice(preset, sets, invalid, judged)
+    })) {
+        Ok(Outcome::Passed(_) | Outcome::Stopped) if invalid.is_some() => failed(
+            "an invalid key is refused",
+            format!(
+                "`{}` holds what no config accepts, and the run was accepted",
+                invalid.unwrap_or_default()
+            ),
+        ),
+        Ok(outcome) => outcome,
+        Err(_) => failed("panic", panic_message()),
+    }
+}
+
+/// Resolve, read the workload's facts, run twice, check.
+fn run_twice(preset: &str, sets: &[String], invalid: Option<&str>, judged: &mut Judged) -> Outcome {
+    let config = match Config::resolve(preset, None, sets) {
         Ok(c) => c,
         Err(e) => return judge_error(&e, None, invalid),
     };

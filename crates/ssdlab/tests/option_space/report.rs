@@ -52,7 +52,7 @@ pub struct Report {
 }
 
 /// A message with its numbers taken out, so that one defect's runs fall in one class.
-fn class_of(detail: &str) -> String {
+pub fn class_of(detail: &str) -> String {
     let mut out = String::new();
     for c in detail.chars() {
         match c.is_ascii_digit() {
