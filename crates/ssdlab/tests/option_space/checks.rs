@@ -168,8 +168,9 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
     };
     let zero_units = maybe(s, "compression.units.zero");
 
-    // GC acts when the data written cannot fit otherwise.
-    if let Some(host) = host_region {
+    // GC acts when the data written cannot fit otherwise. (Preconditioning's count includes
+    // the all-zero units that compression does not store.)
+    if let Some(host) = host_region.filter(|_| !stores_zero_units) {
         let written = n(s, "precondition.units_written")
             + f.write_units
                 .saturating_sub(n(s, "write_buffer.coalesced_units") + zero_units);

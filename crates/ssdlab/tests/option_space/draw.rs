@@ -150,6 +150,15 @@ pub fn draw(seed: u64) -> Draw {
         true => 6 * pick(r, &[1u32, 2, 4, 8, 8, 16]),
         false => pick(r, &[4u32, 8, 16, 32]),
     };
+    let ways = pick(r, &[1u32, 2]);
+    let dies = pick(r, &[1u32, 2]);
+    let planes = pick(r, &[1u32, 2]);
+    // At most 40,000 pages: preconditioning and the oracle's sweep stay fast (halving keeps a
+    // multiple of 6 one).
+    let mut pages = pages;
+    while channels * ways * dies * planes * blocks * pages > 40_000 && pages > 6 {
+        pages /= 2;
+    }
     let page_kib = pick(r, &[4u32, 8, 16, 16, 32]);
     let page = page_kib * 1024;
     let codeword = match chance(r, 0.95) {
@@ -158,9 +167,9 @@ pub fn draw(seed: u64) -> Draw {
     };
     s.set("geometry.cell_mode", mode);
     s.set("geometry.channels", channels);
-    s.set("geometry.ways_per_channel", pick(r, &[1u32, 2]));
-    s.set("geometry.dies_per_way", pick(r, &[1u32, 2]));
-    s.set("geometry.planes_per_die", pick(r, &[1u32, 2]));
+    s.set("geometry.ways_per_channel", ways);
+    s.set("geometry.dies_per_way", dies);
+    s.set("geometry.planes_per_die", planes);
     s.set("geometry.blocks_per_plane", blocks);
     s.set("geometry.pages_per_block", pages);
     s.set("geometry.page_size_kib", page_kib);

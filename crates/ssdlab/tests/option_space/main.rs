@@ -11,7 +11,8 @@
 //! SSDLAB_COMBO=1234 cargo test --release -p ssdlab --test option_space -- --ignored --nocapture
 //! ```
 //!
-//! The last gives each failure of the seed with its fewest overrides (`minimise.rs`).
+//! The last gives each failure of the seed with its fewest overrides (`minimise.rs`);
+//! `SSDLAB_MINIMISE="ssdlab run …"` instead of `SSDLAB_COMBO` does so for a printed command.
 //!
 //! `SSDLAB_COMBOS_FROM=N` starts at seed N; `SSDLAB_COMBOS_VERBOSE=1` prints every seed's
 //! outcome and command.
@@ -189,29 +190,31 @@ fn every_config_key_is_drawn_or_held() {
 
 type BTreeSetOf = std::collections::BTreeSet<String>;
 
-/// The failures of seed `SSDLAB_COMBO`, each with the fewest overrides that still fail alike.
+/// The failures of seed `SSDLAB_COMBO`, or of the command in `SSDLAB_MINIMISE` (as the report
+/// prints it), each with the fewest overrides that still fail alike.
 #[test]
-#[ignore = "a tool: give SSDLAB_COMBO"]
+#[ignore = "a tool: give SSDLAB_COMBO or SSDLAB_MINIMISE"]
 fn minimise_the_failures_of_a_seed() {
-    let seed = env("SSDLAB_COMBO").expect("SSDLAB_COMBO=seed");
     outcome::quiet_panics();
-    let d = draw(seed);
-    let judged = judge(&d, &scratch());
-    println!(
-        "seed {seed}: {}\n  {}",
-        judged.outcome.describe(),
-        judged.command
-    );
+    let (preset, sets, invalid, judged) = match env("SSDLAB_COMBO") {
+        Some(seed) => {
+            let d = draw(seed);
+            let judged = judge(&d, &scratch());
+            (d.preset.to_string(), judged.sets.clone(), d.invalid, judged)
+        }
+        None => {
+            let text = std::env::var("SSDLAB_MINIMISE").expect("SSDLAB_COMBO or SSDLAB_MINIMISE");
+            let (preset, sets) = minimise::parse_command(&text);
+            let mut judged = outcome::Judged::new(&preset, &sets);
+            judged.outcome = outcome::run(&preset, &sets, None, &mut judged);
+            (preset, sets, None, judged)
+        }
+    };
+    println!("{}\n  {}", judged.outcome.describe(), judged.command);
     if let outcome::Outcome::Failed(failures) = &judged.outcome {
         for f in failures {
             let class = report::class_of(&f.detail);
-            let shortest = minimise::minimise(
-                d.preset,
-                &judged.sets,
-                d.invalid.as_deref(),
-                f.check,
-                &class,
-            );
+            let shortest = minimise::minimise(&preset, &sets, invalid.as_deref(), f.check, &class);
             println!("[{}] {}\n  {shortest}", f.check, f.detail);
         }
     }
