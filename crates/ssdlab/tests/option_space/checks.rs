@@ -1,0 +1,461 @@
+//! What every accepted run must show in its summary (docs/results.md): the requests it was
+//! given all complete and add up; the metrics mean what the docs say; a technique that is on
+//! acts wherever the workload (`facts.rs`) gives it work, and one that can never act is a
+//! refusal the validation missed. A check is armed when its condition holds (the technique is
+//! on, the workload gives it work); the report counts how often each one was.
+
+use serde_json::Value;
+
+use ssdlab::config::{
+    Config, HostProtocol, MigrationConfig, PartialProgramConfig, PartialWrite, PlacementConfig,
+    ReadPolicyConfig, ReductionConfig, ReliabilityConfig, SplitConfig,
+};
+use ssdlab::content::ContentConfig;
+use ssdlab::flash::Geometry;
+
+use super::facts::Facts;
+
+/// One assertion a run broke: which, and the numbers.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub check: &'static str,
+    pub detail: String,
+}
+
+/// The checks a run's config made it consider, those the run armed, and those that failed.
+#[derive(Default)]
+pub struct Verdict {
+    pub considered: Vec<&'static str>,
+    pub armed: Vec<&'static str>,
+    pub failures: Vec<Failure>,
+}
+
+impl Verdict {
+    /// Where `armed`, check `name`: it must `hold`, else it fails with `detail`.
+    fn expect(
+        &mut self,
+        name: &'static str,
+        armed: bool,
+        holds: bool,
+        detail: impl FnOnce() -> String,
+    ) {
+        self.considered.push(name);
+        if armed {
+            self.armed.push(name);
+            if !holds {
+                self.failures.push(Failure {
+                    check: name,
+                    detail: detail(),
+                });
+            }
+        }
+    }
+}
+
+/// A count of the summary, by its dotted key.
+fn n(s: &Value, path: &str) -> u64 {
+    path.split('.')
+        .fold(s, |v, k| &v[k])
+        .as_u64()
+        .unwrap_or_else(|| panic!("summary key `{path}` is not a count"))
+}
+
+/// A count the summary has only while its technique is on (0 otherwise).
+fn maybe(s: &Value, path: &str) -> u64 {
+    path.split('.').fold(s, |v, k| &v[k]).as_u64().unwrap_or(0)
+}
+
+/// The checks of an accepted run's summary `s`.
+pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
+    let mut v = Verdict::default();
+    let g = Geometry::new(config);
+    let ftl = &config.ftl;
+    let compress = matches!(ftl.reduction, ReductionConfig::Compress { .. });
+    let zeros = config.content.zeros();
+    // All-zero units are not stored when units are compressed: they need no slot, no level.
+    let stores_zero_units = compress && zeros.zero_unit_fraction > 0.0;
+
+    let messages = &s["integrity"]["messages"];
+    v.expect("integrity", true, n(s, "integrity.violations") == 0, || {
+        format!("{} violations: {messages}", n(s, "integrity.violations"))
+    });
+
+    // Every request completes, and the units the summary counts are the units asked for.
+    let asked = (f.requests, f.reads, f.writes, f.trims);
+    let done = (
+        n(s, "requests.count"),
+        n(s, "requests.read"),
+        n(s, "requests.write"),
+        n(s, "requests.trim"),
+    );
+    v.expect("requests complete", true, asked == done, || {
+        format!("(count, read, write, trim) asked {asked:?}, completed {done:?}")
+    });
+    let trimmed = (
+        n(s, "trim_units.unmapped"),
+        n(s, "trim_units.partly_trimmed"),
+    );
+    v.expect(
+        "trimmed units add up",
+        f.trims > 0,
+        trimmed == (f.trimmed_whole, f.trimmed_part),
+        || {
+            format!(
+                "trims cover {} units whole and {} in part; trim_units {trimmed:?}",
+                f.trimmed_whole, f.trimmed_part
+            )
+        },
+    );
+    let read_units = n(s, "read_units.flash")
+        + n(s, "read_units.buffer_hit")
+        + n(s, "read_units.unmapped")
+        + maybe(s, "compression.zero_read_units");
+    v.expect(
+        "read units add up",
+        f.reads > 0,
+        read_units == f.read_units,
+        || {
+            format!(
+                "reads cover {} units; flash + buffer_hit + unmapped + zero_read_units = \
+                 {read_units}",
+                f.read_units
+            )
+        },
+    );
+
+    // Metrics: RAF counts host reads only; the flash never holds more than it has.
+    v.expect(
+        "RAF counts host reads only",
+        f.reads == 0,
+        n(s, "bytes.sensed_for_host") == 0,
+        || {
+            format!(
+                "no host read, yet bytes.sensed_for_host = {} (flash_ops.read.host = {})",
+                n(s, "bytes.sensed_for_host"),
+                n(s, "flash_ops.read.host")
+            )
+        },
+    );
+    let (logical, physical) = (
+        n(s, "capacity.logical_bytes"),
+        n(s, "capacity.physical_bytes"),
+    );
+    v.expect(
+        "stores no more than the flash holds",
+        !compress,
+        logical <= physical,
+        || {
+            format!(
+                "units stored as written, logical {logical} bytes > physical {physical} bytes \
+                 (ftl.max_units_per_page = {})",
+                ftl.max_units_per_page
+            )
+        },
+    );
+
+    // Which region host writes reach, and how many units a region's pages hold.
+    let region = |name: &str| g.regions.iter().position(|r| r.name == name);
+    let host_region = match &ftl.placement {
+        PlacementConfig::SingleRegion => Some(0),
+        PlacementConfig::Cache { region: r } | PlacementConfig::Levels { region: r } => region(r),
+    };
+    let slots_of = |i: usize| {
+        let r = &g.regions[i];
+        r.blocks_per_plane as u64
+            * r.pages_per_block as u64
+            * g.planes() as u64
+            * g.slots_per_page as u64
+    };
+    let zero_units = maybe(s, "compression.units.zero");
+
+    // GC acts when the data written cannot fit otherwise. (Preconditioning's count includes
+    // the all-zero units that compression does not store.)
+    if let Some(host) = host_region.filter(|_| !stores_zero_units) {
+        let written = n(s, "precondition.units_written")
+            + f.write_units
+                .saturating_sub(n(s, "write_buffer.coalesced_units") + zero_units);
+        let gcs = n(s, "gc.invocations") + n(s, "precondition.gc_invocations");
+        v.expect(
+            "GC runs when the writes outgrow the flash",
+            written > slots_of(host),
+            gcs > 0,
+            || {
+                format!(
+                    "{written} units written into region `{}` of {} slots, 0 GC invocations",
+                    g.regions[host].name,
+                    slots_of(host)
+                )
+            },
+        );
+    }
+
+    // Data reduction.
+    if let ReductionConfig::Compress {
+        failure_threshold_saving,
+        ..
+    } = &ftl.reduction
+    {
+        let stored: u64 = ["compressed", "raw", "zero", "split"]
+            .iter()
+            .map(|k| maybe(s, &format!("compression.units.{k}")))
+            .sum();
+        v.expect(
+            "compression counts every written unit",
+            f.writes > 0,
+            stored == f.write_units,
+            || {
+                format!(
+                    "writes cover {} units; compressed + raw + zero + split = {stored}",
+                    f.write_units
+                )
+            },
+        );
+        let redundant = match &config.content {
+            ContentConfig::Synthetic(sy) => sy.mix.iter().all(|m| m.compressibility >= 0.9),
+            ContentConfig::Corpus(_) => false,
+        };
+        v.expect(
+            "compression acts",
+            redundant && *failure_threshold_saving <= 0.5 && stored > zero_units,
+            maybe(s, "compression.units.compressed") > 0,
+            || {
+                format!(
+                    "content at least 90% redundant, {} units stored, 0 compressed \
+                     (ftl.mapping_unit_kib = {})",
+                    stored - zero_units,
+                    ftl.mapping_unit_kib
+                )
+            },
+        );
+    }
+    if let Some(width) = ftl.split.width() {
+        let failed = maybe(s, "compression.units.raw") + maybe(s, "compression.units.split");
+        let limit = match &ftl.split {
+            SplitConfig::Decision {
+                max_request_kib: 0, ..
+            } => config.geometry.channels as u64 * g.page_bytes as u64 / width as u64,
+            SplitConfig::Decision {
+                max_request_kib, ..
+            } => *max_request_kib as u64 * 1024,
+            _ => u64::MAX,
+        };
+        // (A split buffer may fall back now and then, when no pages of one type are free on
+        // enough channels; every one of several falling back is the split never acting.)
+        let sealed = n(s, "split.buffers") + n(s, "split.fallbacks");
+        v.expect(
+            "split acts",
+            sealed >= 3 && failed > 0 && f.largest_write <= limit && f.largest_read <= limit,
+            n(s, "split.buffers") > 0,
+            || {
+                format!(
+                    "{failed} units failed compression, every write and read is within the \
+                     split limit, yet no split buffer was programmed across channels ({} fell \
+                     back to normal pages)",
+                    n(s, "split.fallbacks")
+                )
+            },
+        );
+    }
+
+    // Placement by heat.
+    if let PlacementConfig::Levels { .. } = ftl.placement {
+        let placed = maybe(s, "placement.host_units");
+        v.expect(
+            "levels place every written unit",
+            f.writes > 0,
+            placed == f.write_units - zero_units,
+            || {
+                format!(
+                    "writes cover {} units ({zero_units} all zero); placement.host_units = \
+                     {placed}",
+                    f.write_units
+                )
+            },
+        );
+        // (GC's degrading moves a unit down a level: it may never reach Hot.)
+        let demotes = matches!(ftl.migration, MigrationConfig::Degrade { .. });
+        v.expect(
+            "levels act",
+            f.written_thrice && !demotes && !stores_zero_units,
+            maybe(s, "placement.hot_units") > 0,
+            || "a unit is written three times, 0 units placed in the Hot stream".to_string(),
+        );
+    }
+
+    // Migration: a write must reach the region it moves data from, and data written beyond
+    // that region's room must have left it.
+    if let MigrationConfig::Evict {
+        from_region,
+        to_region,
+    }
+    | MigrationConfig::Degrade {
+        from_region,
+        to_region,
+    } = &ftl.migration
+    {
+        let from = region(from_region);
+        v.expect(
+            "migration can act",
+            f.writes > 0 && from.is_some(),
+            from == host_region,
+            || {
+                format!(
+                    "migration from `{from_region}` to `{to_region}`, but host writes go to \
+                     `{}`: no write reaches `{from_region}`",
+                    host_region.map_or("?", |h| g.regions[h].name.as_str())
+                )
+            },
+        );
+        if let Some(i) = from.filter(|_| from == host_region) {
+            let copied = n(s, "gc.copied_units") + n(s, "precondition.gc_copied_units");
+            v.expect(
+                "migration acts",
+                !stores_zero_units && f.live_units > slots_of(i),
+                copied > 0,
+                || {
+                    format!(
+                        "{} units hold data, more than the {} slots of `{from_region}`, yet GC \
+                         copied none out",
+                        f.live_units,
+                        slots_of(i)
+                    )
+                },
+            );
+        }
+    }
+
+    // Partial programming.
+    if !ftl.partial_program.is_none() {
+        let host_nop = host_region.map_or(1, |h| g.regions[h].nop);
+        let policy = match ftl.partial_program {
+            PartialProgramConfig::Share { .. } => "share",
+            _ => "intra_page_update",
+        };
+        let can = host_nop >= 2 && g.slots_per_page >= 2;
+        v.expect("partial programming can act", f.writes > 0, can, || {
+            format!(
+                "ftl.partial_program = {policy}, but host writes go to pages of {} slot(s) \
+                 with nop {host_nop}: no page can be programmed in part",
+                g.slots_per_page
+            )
+        });
+        let timeout = ftl.write_buffer_timeout_ns;
+        v.expect(
+            "partial programming acts",
+            can && f.open_loop && f.lone_writes >= 4,
+            maybe(s, "flash_ops.program.partial") > 0,
+            || {
+                format!(
+                    "ftl.partial_program = {policy}, {} single-unit writes in a row each alone \
+                     in time (write_buffer_timeout_ns = {timeout}), 0 partial programs",
+                    f.lone_writes
+                )
+            },
+        );
+        v.expect(
+            "intra-page update acts",
+            policy == "intra_page_update" && can && f.open_loop && f.lone_writes_to_one_unit >= 4,
+            maybe(s, "flash_ops.program.in_place_update") > 0,
+            || {
+                format!(
+                    "{} writes in a row of one unit, each alone in time \
+                     (write_buffer_timeout_ns = {timeout}), 0 in-place updates",
+                    f.lone_writes_to_one_unit
+                )
+            },
+        );
+    }
+
+    // Read-modify-write of partial writes (a unit with zero parts may need no read).
+    let zero_parts =
+        compress && (zeros.zero_unit_fraction > 0.0 || zeros.partial_zero_fraction > 0.0);
+    v.expect(
+        "read-modify-write acts",
+        ftl.partial_write == PartialWrite::ReadModifyWrite
+            && f.partial_write_over_flash
+            && !zero_parts,
+        maybe(s, "write_buffer.merge_read_units") > 0,
+        || "a write covers part of a unit whose only copy is on flash, 0 merge reads".to_string(),
+    );
+
+    // Read policies, where every host read wants less than a page, the units are stored as
+    // written, and no read joined another's command.
+    let flash_reads = n(s, "read_units.flash");
+    let (sensed, moved) = (n(s, "bytes.sensed"), n(s, "bytes.read_transferred"));
+    let page = g.page_bytes as u64;
+    let codeword = g.codeword_bytes as u64;
+    let alone = flash_reads > 0 && !compress && n(s, "merged_reads") == 0;
+    let full_sensing = n(s, "flash_ops.read.total") * page;
+    match &ftl.read_policy {
+        ReadPolicyConfig::Full => v.expect(
+            "full reads move what they sense",
+            true,
+            moved == sensed,
+            || format!("sensed {sensed} bytes, moved {moved}"),
+        ),
+        ReadPolicyConfig::Dma => v.expect(
+            "DMA reads move less than they sense",
+            alone && f.reads_want_less_than_a_page(codeword, page),
+            moved < sensed,
+            || format!("every host read wants less than a page; sensed {sensed}, moved {moved}"),
+        ),
+        ReadPolicyConfig::Partial { unit_kib, .. } => v.expect(
+            "partial reads sense less than a page",
+            alone && f.reads_within(*unit_kib as u64 * 1024),
+            sensed < full_sensing,
+            || {
+                format!(
+                    "every host read lies in one {unit_kib} KiB partial-read unit; read \
+                     commands sensed {sensed} bytes, whole pages {full_sensing}"
+                )
+            },
+        ),
+        ReadPolicyConfig::Subpage { .. } => v.expect(
+            "subpage reads sense less than a page",
+            alone && f.reads_want_less_than_a_page(codeword, page),
+            sensed < full_sensing,
+            || {
+                format!(
+                    "every host read wants less than a page; read commands sensed {sensed} \
+                     bytes, whole pages {full_sensing}"
+                )
+            },
+        ),
+    }
+
+    // The error model sees every host flash read.
+    v.expect(
+        "the error model acts",
+        matches!(config.reliability, ReliabilityConfig::PowerLaw(_)) && flash_reads > 0,
+        maybe(s, "reliability.reads") > 0,
+        || format!("{flash_reads} units read from flash, reliability.reads = 0"),
+    );
+
+    // Switches that are off leave their counters at 0.
+    v.expect(
+        "merge_reads = false merges nothing",
+        !config.scheduler.merge_reads,
+        n(s, "merged_reads") == 0,
+        || format!("merged_reads = {}", n(s, "merged_reads")),
+    );
+    v.expect(
+        "wear levelling off moves nothing",
+        !ftl.wear_leveling.enabled,
+        n(s, "wear_leveling.invocations") == 0,
+        || {
+            format!(
+                "wear_leveling.invocations = {}",
+                n(s, "wear_leveling.invocations")
+            )
+        },
+    );
+    let link = &s["utilization"]["host_link"];
+    let busy = link["to_device"].as_f64().unwrap_or(0.0) + link["to_host"].as_f64().unwrap_or(0.0);
+    v.expect(
+        "no host link is never busy",
+        config.host_interface.protocol == HostProtocol::None,
+        busy == 0.0,
+        || format!("protocol none, host_link busy {busy}"),
+    );
+    v
+}

@@ -1,0 +1,715 @@
+//! From a seed to a configuration: a preset, then `--set` overrides drawn over every decision the
+//! config offers, on a small device of random geometry. The draws lean towards combinations the
+//! validation accepts (a split FTL comes with compression and a logical page the size of the
+//! physical page, partial programming with a region whose pages take it) so that most runs
+//! exercise the engine, and now and then take one it should refuse, so that refusals are
+//! exercised too. A draw is a pure function of its seed.
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use toml::Value;
+
+use ssdlab::config::{preset_names, preset_source};
+
+use super::flows::FlowPlan;
+
+/// One configuration of the option space.
+pub struct Draw {
+    pub seed: u64,
+    pub preset: &'static str,
+    /// The device's `--set` overrides, in order (the flows are added once the device's
+    /// logical capacity is known: `flows.rs`).
+    pub sets: Vec<String>,
+    pub flows: Vec<FlowPlan>,
+    /// A key the draw set on purpose that the config does not accept (an unknown key in a
+    /// policy table without parameters, an empty region name): the run must be refused.
+    pub invalid: Option<String>,
+}
+
+/// The codec names `ftl.reduction.codec` takes (docs/codecs.md): every codec kind, with and
+/// without its options.
+pub const CODECS: [&str; 10] = [
+    "dpc",
+    "dpc-g64-p2-n2",
+    "fpc",
+    "fpc128",
+    "fpc-s8",
+    "bdi",
+    "bdi128",
+    "lz4",
+    "zstd",
+    "dpc-g128-p1-n1",
+];
+
+/// Timing tables for the cell modes a preset has none of (the IPU preset's SLC and MLC, the
+/// default preset's TLC): a region or die mode the preset lacks needs one to run.
+const SLC_TIMING: &str = "{tr_ns=25000, tprog_ns=300000, tbers_ns=10000000}";
+const MLC_TIMING: &str = "{tr_lsb_ns=50000, tr_msb_ns=50000, tprog_lsb_ns=900000, \
+                          tprog_msb_ns=900000, tbers_ns=10000000}";
+const TLC_TIMING: &str = "{tr_lsb_ns=58000, tr_csb_ns=78000, tr_msb_ns=107000, \
+                          tprog_lsb_ns=558000, tprog_csb_ns=2201000, tprog_msb_ns=5001000, \
+                          tbers_ns=3000000}";
+
+/// The power-law error model, whole: the IPU preset's parameters for SLC and MLC pages; TLC
+/// pages take the MLC ones (the harness needs a valid model in every mode, not a calibrated one).
+const POWER_LAW: &str = "{model=\"power_law\", ecc_min_decode_ns=500, ecc_max_decode_ns=96800, \
+    correctable_bits_per_codeword=80, max_read_retries=5, retry_error_divisor=2.0, \
+    slc={epsilon=1.0e-5, alpha=3.9e-11, k=2.05, beta=6.28e-6, m=0.14, n=0.54, gamma=6.0e-14, \
+         p=0.33, q=1.71, partial_program_disturb=2.0e-5, neighbour_program_disturb=5.0e-6}, \
+    mlc={epsilon=1.0e-4, alpha=3.9e-10, k=2.05, beta=6.28e-5, m=0.14, n=0.54, gamma=3.0e-12, \
+         p=0.33, q=1.71, partial_program_disturb=0.0, neighbour_program_disturb=0.0}, \
+    tlc={epsilon=1.0e-4, alpha=3.9e-10, k=2.05, beta=6.28e-5, m=0.14, n=0.54, gamma=3.0e-12, \
+         p=0.33, q=1.71, partial_program_disturb=0.0, neighbour_program_disturb=0.0}}";
+
+/// Mixes `harness` salts the seed with, so that a draw's stream differs from the run's `seed`.
+const SALT: u64 = 0x6f70_7469_6f6e_7370;
+
+/// The overrides drawn so far.
+#[derive(Default)]
+struct Sets(Vec<String>);
+
+impl Sets {
+    fn set(&mut self, key: &str, value: impl Into<Value>) {
+        self.0.push(format!("{key}={}", value.into()));
+    }
+    /// A value written as TOML text (an inline table or array).
+    fn raw(&mut self, key: &str, text: &str) {
+        self.0.push(format!("{key}={text}"));
+    }
+}
+
+fn pick<T: Copy>(r: &mut Pcg64Mcg, from: &[T]) -> T {
+    from[r.gen_range(0..from.len())]
+}
+
+fn chance(r: &mut Pcg64Mcg, p: f64) -> bool {
+    r.gen_bool(p)
+}
+
+/// A float rounded to two decimals, so that overrides read well.
+fn cents(r: &mut Pcg64Mcg, lo: f64, hi: f64) -> f64 {
+    (r.gen_range(lo..hi) * 100.0).round() / 100.0
+}
+
+fn int(n: u64) -> Value {
+    Value::Integer(n as i64)
+}
+
+/// An inline table from its keys and values.
+fn table(entries: &[(&str, Value)]) -> Value {
+    Value::Table(
+        entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+    )
+}
+
+/// A region of the drawn device.
+struct Region {
+    name: &'static str,
+    mode: &'static str,
+    nop: u32,
+}
+
+fn bits(mode: &str) -> u32 {
+    match mode {
+        "slc" => 1,
+        "mlc" => 2,
+        _ => 3,
+    }
+}
+
+pub fn draw(seed: u64) -> Draw {
+    let r = &mut Pcg64Mcg::seed_from_u64(seed ^ SALT);
+    let presets = preset_names();
+    let preset = pick(r, &presets);
+    let preset_table: toml::Table = preset_source(preset)
+        .and_then(|s| s.parse().ok())
+        .expect("a preset parses");
+    let mut s = Sets::default();
+    let mut invalid = None;
+
+    // Geometry: a small device.
+    let preset_mode = preset_table["geometry"]["cell_mode"]
+        .as_str()
+        .unwrap_or("tlc");
+    let modes = ["slc", "mlc", "tlc"];
+    let mode = if chance(r, 0.5) {
+        modes
+            .into_iter()
+            .find(|m| *m == preset_mode)
+            .unwrap_or("tlc")
+    } else {
+        pick(r, &modes)
+    };
+    let channels = pick(r, &[1u32, 2, 2, 4]);
+    let blocks = pick(r, &[24u32, 32, 48, 64, 64]);
+    // Multiples of 6 suit every mode; now and then one that TLC's wordlines cannot take.
+    let pages = match chance(r, 0.93) {
+        true => 6 * pick(r, &[1u32, 2, 4, 8, 8, 16]),
+        false => pick(r, &[4u32, 8, 16, 32]),
+    };
+    let ways = pick(r, &[1u32, 2]);
+    let dies = pick(r, &[1u32, 2]);
+    let planes = pick(r, &[1u32, 2]);
+    // At most 40,000 pages: preconditioning and the oracle's sweep stay fast (halving keeps a
+    // multiple of 6 one).
+    let mut pages = pages;
+    while channels * ways * dies * planes * blocks * pages > 40_000 && pages > 6 {
+        pages /= 2;
+    }
+    let page_kib = pick(r, &[4u32, 8, 16, 16, 32]);
+    let page = page_kib * 1024;
+    let codeword = match chance(r, 0.95) {
+        true => pick(r, &[512u32, 1024, 2048, 2048, 4096].map(|c| c.min(page))),
+        false => pick(r, &[256u32, 512, 1024, 2048, 4096, 8192]),
+    };
+    s.set("geometry.cell_mode", mode);
+    s.set("geometry.channels", channels);
+    s.set("geometry.ways_per_channel", ways);
+    s.set("geometry.dies_per_way", dies);
+    s.set("geometry.planes_per_die", planes);
+    s.set("geometry.blocks_per_plane", blocks);
+    s.set("geometry.pages_per_block", pages);
+    s.set("geometry.page_size_kib", page_kib);
+    s.set("geometry.codeword_size_bytes", codeword);
+    s.set(
+        "geometry.program_order",
+        pick(r, &["one_shot", "shadow", "simplessd"]),
+    );
+
+    // Regions: none, an SLC-mode cache beside the data, or three.
+    let lower = |r: &mut Pcg64Mcg| {
+        let fits: Vec<&str> = modes
+            .into_iter()
+            .filter(|m| bits(mode).is_multiple_of(bits(m)))
+            .collect();
+        pick(r, &fits)
+    };
+    let mut regions: Vec<Region> = Vec::new();
+    let shape = pick(r, &[0u8, 0, 1, 1, 1, 2]);
+    if shape >= 1 {
+        let nop = pick(r, &[1u32, 2, 4, 4, 8]);
+        regions.push(Region {
+            name: "slc",
+            mode: "slc",
+            nop,
+        });
+        // The data region mostly in the dies' own mode (an SLC-mode one holds a third of a
+        // TLC die's data: the logical capacity rarely fits).
+        let main_mode = match chance(r, 0.8) {
+            true => mode,
+            false => lower(r),
+        };
+        regions.push(Region {
+            name: "main",
+            mode: main_mode,
+            nop: 1,
+        });
+        if shape == 2 {
+            regions.push(Region {
+                name: "cold",
+                mode,
+                nop: 1,
+            });
+        }
+        // Region 0 takes the writes of `single_region` placement: mostly the data region.
+        if chance(r, 0.25) {
+            regions.reverse();
+        } else {
+            regions.rotate_left(1);
+        }
+    }
+    if !regions.is_empty() {
+        let n = regions.len();
+        // The cache small, a third region a quarter, the data region the rest; the last
+        // region says 0 (the rest), as the config asks.
+        let cache_blocks = pick(r, &[8u32, 8, 12, 16]).min(blocks / 3);
+        let cold_blocks = blocks / 4;
+        let main_blocks = blocks
+            - regions
+                .iter()
+                .map(|g| match g.name {
+                    "slc" => cache_blocks,
+                    "cold" => cold_blocks,
+                    _ => 0,
+                })
+                .sum::<u32>();
+        let empty_name = chance(r, 0.02).then(|| r.gen_range(0..n));
+        let text: Vec<String> = regions
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let count = match (i + 1 == n, g.name) {
+                    (true, _) => 0,
+                    (false, "slc") => cache_blocks,
+                    (false, "cold") => cold_blocks,
+                    (false, _) => main_blocks,
+                };
+                let name = match empty_name == Some(i) {
+                    true => "",
+                    false => g.name,
+                };
+                let nop = match g.nop {
+                    1 => String::new(),
+                    n => format!(", nop={n}"),
+                };
+                format!(
+                    "{{name=\"{name}\", cell_mode=\"{}\", blocks_per_plane={count}{nop}}}",
+                    g.mode
+                )
+            })
+            .collect();
+        s.raw("geometry.regions", &format!("[{}]", text.join(", ")));
+        if let Some(i) = empty_name {
+            invalid = Some(format!("geometry.regions[{i}].name"));
+        }
+    } else {
+        s.raw("geometry.regions", "[]");
+    }
+
+    // A timing table for each cell mode blocks use that the preset lacks.
+    let mut used: Vec<&str> = regions.iter().map(|g| g.mode).collect();
+    if used.is_empty() {
+        used.push(mode);
+    }
+    let preset_timing = preset_table["timing"].as_table().expect("[timing]");
+    for (m, text) in [
+        ("slc", SLC_TIMING),
+        ("mlc", MLC_TIMING),
+        ("tlc", TLC_TIMING),
+    ] {
+        if used.contains(&m) && !preset_timing.contains_key(m) && chance(r, 0.97) {
+            s.raw(&format!("timing.{m}"), text);
+        }
+    }
+
+    // Data reduction first: the split FTL and the mapping unit follow from it.
+    let compress = chance(r, 0.4);
+    let split = compress && channels >= 2 && chance(r, 0.45);
+    let split_width = match split {
+        true => {
+            let widths: Vec<u32> = [2u32, 4, 8]
+                .into_iter()
+                .filter(|w| *w <= channels && page_kib.is_multiple_of(*w))
+                .collect();
+            (!widths.is_empty()).then(|| pick(r, &widths))
+        }
+        false => None,
+    };
+    let unit_kib = match split_width {
+        Some(_) => page_kib,
+        None => {
+            let fits: Vec<u32> = [2u32, 4, 4, 8, 16, 32]
+                .into_iter()
+                .filter(|u| page_kib.is_multiple_of(*u) && (u * 1024).is_multiple_of(codeword))
+                .collect();
+            match fits.is_empty() || chance(r, 0.03) {
+                true => pick(r, &[2u32, 4, 8]),
+                false => pick(r, &fits),
+            }
+        }
+    };
+    s.set("ftl.mapping_unit_kib", unit_kib);
+    let per_page = (page_kib / unit_kib).max(1);
+    let mut slots = per_page;
+    if compress {
+        let partial_kib = match split_width {
+            Some(w) => page_kib / w,
+            None => {
+                let fits: Vec<u32> = [1u32, 2, 4, 8, 16, 32]
+                    .into_iter()
+                    .filter(|p| unit_kib.is_multiple_of(*p) && unit_kib / p <= 16)
+                    .collect();
+                match fits.is_empty() {
+                    true => 4,
+                    false => pick(r, &fits),
+                }
+            }
+        };
+        let mut entries = vec![
+            ("policy", Value::from("compress")),
+            ("codec", Value::from(pick(r, &CODECS))),
+            (
+                "failure_threshold_saving",
+                Value::Float(pick(r, &[0.0, 0.1, 0.1, 0.3])),
+            ),
+            ("partial_zero_filter", Value::Boolean(chance(r, 0.5))),
+            ("partial_unit_kib", int(partial_kib as u64)),
+            ("align_bytes", int(pick(r, &[1u64, 1, 8, 64, 512]))),
+        ];
+        if chance(r, 0.2) {
+            entries.push(("compress_latency_ns", int(pick(r, &[0u64, 500, 20_000]))));
+        }
+        if chance(r, 0.2) {
+            entries.push(("decompress_latency_ns", int(pick(r, &[0u64, 40, 12_000]))));
+        }
+        s.set("ftl.reduction", table(&entries));
+        // At least the units of an uncompressed page, and the parts of a split one.
+        let least = per_page.max(split_width.unwrap_or(1));
+        // (Validation sizes the logical capacity by slots but the room host writes have by
+        // uncompressed units, so more slots than that are mostly refused.)
+        let limits: Vec<u32> = [least, least, least, least, 2 * least, 12, 64]
+            .into_iter()
+            .filter(|m| *m >= least && *m <= 64)
+            .collect();
+        slots = match chance(r, 0.95) {
+            true => pick(r, &limits),
+            false => 0,
+        };
+        s.set("ftl.max_units_per_page", slots);
+        slots = slots.max(per_page);
+    } else {
+        s.set(
+            "ftl.reduction",
+            table(&[("policy", Value::from("identity"))]),
+        );
+        // Now and then more slots than the page holds uncompressed (issue 30 §3).
+        let limit = pick(
+            r,
+            &[
+                0u32,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                per_page,
+                2 * per_page,
+            ],
+        );
+        s.set("ftl.max_units_per_page", limit);
+        slots = slots.max(limit);
+    }
+    match (split_width, compress && chance(r, 0.03)) {
+        (Some(width), _) => {
+            let policy = match chance(r, 0.5) {
+                true => table(&[("policy", "all".into()), ("width", int(width as u64))]),
+                false => table(&[
+                    ("policy", "decision".into()),
+                    ("width", int(width as u64)),
+                    ("history", pick(r, &["bit", "lru"]).into()),
+                    ("lru_entries", int(pick(r, &[1u64, 64, 65_536]))),
+                    ("max_request_kib", int(pick(r, &[0u64, 4, 16, 64]))),
+                ]),
+            };
+            s.set("ftl.split", policy);
+        }
+        // A split table where it cannot apply (the validation must say why).
+        (None, true) => s.set(
+            "ftl.split",
+            table(&[("policy", "all".into()), ("width", int(2))]),
+        ),
+        (None, false) => s.set("ftl.split", table(&[("policy", "none".into())])),
+    }
+
+    // Partial programming, placement and migration, on the drawn regions.
+    let nop_region = regions.iter().find(|g| g.nop > 1).map(|g| g.name);
+    let partial_fits = nop_region.is_some() && !compress;
+    let partial_on = partial_fits && chance(r, 0.5) || chance(r, 0.04);
+    let partial = match partial_on {
+        true => match chance(r, 0.5) {
+            true => table(&[
+                ("policy", "share".into()),
+                ("merge_threshold_pages", int(pick(r, &[0u64, 0, 1, 2, 3]))),
+            ]),
+            false => table(&[("policy", "intra_page_update".into())]),
+        },
+        false => table(&[("policy", "none".into())]),
+    };
+    s.set("ftl.partial_program", partial);
+    let names: Vec<&str> = regions.iter().map(|g| g.name).collect();
+    let host_region = match names.is_empty() {
+        true => None,
+        false => Some(match (nop_region, chance(r, 0.8)) {
+            (Some(n), true) => n,
+            _ => pick(r, &names),
+        }),
+    };
+    // Partial programming mostly with writes placed where pages take it.
+    let cached = match partial_on {
+        true => 90,
+        false => 64,
+    };
+    let placement = match (host_region, r.gen_range(0..100)) {
+        (_, 0..=1) => Some(("cache", "nowhere")),
+        (None, 2..=9) => Some((pick(r, &["cache", "levels"]), "main")),
+        (Some(region), k) if k <= cached => Some((pick(r, &["cache", "levels"]), region)),
+        _ => None,
+    };
+    s.set(
+        "ftl.placement",
+        match placement {
+            Some((policy, region)) => {
+                table(&[("policy", policy.into()), ("region", region.into())])
+            }
+            None => table(&[("policy", "single_region".into())]),
+        },
+    );
+    let written = match placement {
+        Some((_, region)) => region,
+        None => names.first().copied().unwrap_or("main"),
+    };
+    let migrate = match placement {
+        Some(_) => chance(r, 0.85),
+        None => chance(r, 0.05),
+    };
+    let migration = match (migrate, names.len()) {
+        (true, n) if n >= 2 => {
+            // From the region writes reach (now and then another one).
+            let from = match chance(r, 0.9) {
+                true => written,
+                false => pick(r, &names),
+            };
+            let others: Vec<&str> = names.iter().copied().filter(|n| *n != from).collect();
+            table(&[
+                ("policy", pick(r, &["evict", "degrade"]).into()),
+                ("from_region", from.into()),
+                ("to_region", pick(r, &others).into()),
+            ])
+        }
+        (true, _) => table(&[
+            ("policy", pick(r, &["evict", "degrade"]).into()),
+            ("from_region", "main".into()),
+            ("to_region", "slc".into()),
+        ]),
+        (false, _) => table(&[("policy", "none".into())]),
+    };
+    s.set("ftl.migration", migration);
+
+    s.set(
+        "ftl.gc_victim",
+        table(&[(
+            "policy",
+            pick(r, &["greedy", "cost_benefit", "random", "isr"]).into(),
+        )]),
+    );
+    let read_policy = match r.gen_range(0..4) {
+        0 => table(&[("policy", "full".into())]),
+        1 => table(&[("policy", "dma".into())]),
+        2 => {
+            let units: Vec<u32> = [1u32, 2, 4, 8, 16]
+                .into_iter()
+                .filter(|u| {
+                    (u * 1024).is_multiple_of(codeword)
+                        && page_kib.is_multiple_of(*u)
+                        && *u < page_kib
+                })
+                .collect();
+            let unit = match units.is_empty() {
+                true => 4,
+                false => pick(r, &units),
+            };
+            table(&[
+                ("policy", "partial".into()),
+                ("unit_kib", int(unit as u64)),
+                ("tr_reduction", Value::Float(pick(r, &[0.0, 0.2, 0.5]))),
+                ("current_reduction", Value::Float(pick(r, &[0.0, 0.4]))),
+            ])
+        }
+        _ => {
+            let n = (page / codeword).clamp(1, 64) as u64;
+            let tr: Vec<Value> = (1..=n).map(|i| int(30_000 + i * 70_000 / n)).collect();
+            table(&[
+                ("policy", "subpage".into()),
+                ("tr_by_codewords_ns", Value::Array(tr)),
+                (
+                    "fixed_current_share",
+                    Value::Float(pick(r, &[0.0, 0.4667, 1.0])),
+                ),
+            ])
+        }
+    };
+    s.set("ftl.read_policy", read_policy);
+    let allocation = match chance(r, 0.7) {
+        true => {
+            let mut order: Vec<char> = "CWDP".chars().collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, r.gen_range(0..=i));
+            }
+            table(&[
+                ("policy", "static".into()),
+                ("order", order.into_iter().collect::<String>().into()),
+            ])
+        }
+        false => table(&[("policy", "dynamic".into())]),
+    };
+    s.set("ftl.allocation", allocation);
+    // Regions leave host writes fewer blocks: they need more over-provisioning.
+    let spare = match regions.is_empty() {
+        true => cents(r, 0.15, 0.45),
+        false => cents(r, 0.3, 0.6),
+    };
+    s.set("ftl.overprovisioning_ratio", Value::Float(spare));
+    s.set("ftl.gc_threshold", Value::Float(cents(r, 0.02, 0.15)));
+    s.set("ftl.gc_reserved_blocks", pick(r, &[1u32, 1, 2]));
+    s.set("ftl.gc_copy_window_pages", pick(r, &[0u32, 1, 4, 8, 32]));
+    s.set("ftl.write_buffer_units", slots * pick(r, &[1u32, 2, 4, 8]));
+    s.set(
+        "ftl.write_buffer_timeout_ns",
+        int(pick(r, &[0u64, 0, 1, 1_000, 100_000, 10_000_000])),
+    );
+    s.set("ftl.write_ack", pick(r, &["buffer", "program"]));
+    s.set(
+        "ftl.unmapped_read",
+        pick(r, &["zero", "zero", "zero", "zero", "error"]),
+    );
+    s.set(
+        "ftl.partial_write",
+        pick(r, &["overwrite", "read_modify_write"]),
+    );
+    s.set(
+        "ftl.wear_leveling",
+        table(&[
+            ("enabled", Value::Boolean(chance(r, 0.7))),
+            ("threshold_erases", int(pick(r, &[2u64, 5, 20, 100]))),
+        ]),
+    );
+    s.set("scheduler.read_priority", chance(r, 0.5));
+    s.set("scheduler.multiplane", chance(r, 0.5));
+    s.set("scheduler.merge_reads", chance(r, 0.7));
+
+    // Preconditioning: fresh, filled, or GC-active (filled and aged).
+    let (fill, overwrite) = match r.gen_range(0..20) {
+        0..=6 => (0.0, 0.0),
+        7..=11 => (cents(r, 0.2, 1.0), 0.0),
+        _ => (cents(r, 0.7, 1.0), cents(r, 0.5, 2.0)),
+    };
+    s.set("precondition.fill_fraction", Value::Float(fill));
+    s.set("precondition.overwrite_fraction", Value::Float(overwrite));
+    s.set("precondition.pattern", pick(r, &["sequential", "random"]));
+    s.set("precondition.trace_footprint", chance(r, 0.85));
+    s.set(
+        "precondition.write_request_kib",
+        int(pick(r, &[0u64, 0, 4, 16, 64])),
+    );
+
+    // The host and its link.
+    let closed = match partial_on {
+        true => 0.1,
+        false => 0.25,
+    };
+    s.set(
+        "host.mode",
+        match chance(r, closed) {
+            true => "closed",
+            false => "open",
+        },
+    );
+    s.set("host.queue_depth", pick(r, &[1u32, 4, 32]));
+    s.set(
+        "host.time_scale",
+        Value::Float(pick(r, &[1.0, 1.0, 0.5, 4.0])),
+    );
+    // (A committed excerpt's flow sets "wrap": it addresses more than a small device holds.)
+    s.set("host.out_of_range", pick(r, &["error", "wrap"]));
+    s.set(
+        "host_interface.protocol",
+        pick(r, &["nvme", "nvme", "none"]),
+    );
+    s.set("host_interface.pcie_generation", r.gen_range(1u32..=5));
+    s.set("host_interface.pcie_lanes", pick(r, &[1u32, 4, 16]));
+
+    // Content: the corpus as the preset has it, with zero units, or a synthetic mix.
+    let zero_block = pick(r, &[512u64, 1024]).min(unit_kib as u64 * 512);
+    match r.gen_range(0..10) {
+        0..=2 => {}
+        3..=4 => s.set(
+            "content",
+            table(&[
+                ("source", "corpus".into()),
+                ("alignment_bytes", int(pick(r, &[0u64, 512, 4096]))),
+                (
+                    "zero_unit_fraction",
+                    Value::Float(pick(r, &[0.0, 0.1, 0.3])),
+                ),
+                ("partial_zero_fraction", Value::Float(pick(r, &[0.0, 0.2]))),
+                ("partial_zero_block_bytes", int(zero_block)),
+            ]),
+        ),
+        _ => {
+            let mix = pick(
+                r,
+                &[
+                    "[{fraction=1.0, compressibility=0.95}]",
+                    "[{fraction=0.5, compressibility=0.0}, {fraction=0.5, compressibility=0.95}]",
+                    "[{fraction=1.0, compressibility=0.0}]",
+                    "[{fraction=0.3, compressibility=0.5}, {fraction=0.7, compressibility=0.9}]",
+                ],
+            );
+            s.raw(
+                "content",
+                &format!(
+                    "{{source=\"synthetic\", mix={mix}, zero_unit_fraction={:?}, \
+                     partial_zero_fraction={:?}, partial_zero_block_bytes={zero_block}}}",
+                    pick(r, &[0.0, 0.0, 0.1]),
+                    pick(r, &[0.0, 0.0, 0.2]),
+                ),
+            );
+        }
+    }
+    match chance(r, 0.3) {
+        true => s.raw("reliability", POWER_LAW),
+        false => s.set("reliability", table(&[("model", "fixed".into())])),
+    }
+    s.set("seed", r.gen_range(0u32..1000));
+
+    // Now and then a key no config has, in a policy table whose policy takes no parameters.
+    if invalid.is_none() && chance(r, 0.04) {
+        let (key, text, field) = pick(
+            r,
+            &[
+                ("ftl.gc_victim", "{policy=\"greedy\", wieght=1}", "wieght"),
+                ("ftl.allocation", "{policy=\"dynamic\", wieght=1}", "wieght"),
+                ("ftl.read_policy", "{policy=\"dma\", wieght=1}", "wieght"),
+                (
+                    "ftl.reduction",
+                    "{policy=\"identity\", codec=\"lz4\"}",
+                    "codec",
+                ),
+                ("ftl.split", "{policy=\"none\", width=4}", "width"),
+                (
+                    "ftl.placement",
+                    "{policy=\"single_region\", region=\"slc\"}",
+                    "region",
+                ),
+                (
+                    "ftl.migration",
+                    "{policy=\"none\", from_region=\"slc\"}",
+                    "from_region",
+                ),
+                (
+                    "ftl.partial_program",
+                    "{policy=\"none\", merge_threshold_pages=2}",
+                    "merge_threshold_pages",
+                ),
+                (
+                    "reliability",
+                    "{model=\"fixed\", epsilon=1.0e-4}",
+                    "epsilon",
+                ),
+            ],
+        );
+        s.raw(key, text);
+        invalid = Some(format!("{key}.{field}"));
+    }
+
+    // Partial programming needs writes alone in time, which the harness's traces have.
+    let flows = (0..pick(r, &[1usize, 1, 1, 2]))
+        .map(|_| FlowPlan::draw(r, partial_on))
+        .collect();
+    Draw {
+        seed,
+        preset,
+        sets: s.0,
+        flows,
+        invalid,
+    }
+}
