@@ -779,6 +779,34 @@ fn what_cannot_act_is_refused_naming_the_key() {
     };
     let ipu = slc_regions("mlc", 1946, 102);
     let cases: Vec<(String, &str, &str)> = vec![
+        // Compression's two lanes in a buffer too small to fill either, with no timeout (the
+        // option-space harness: every write waited for ever).
+        (
+            err(
+                "default",
+                None,
+                &[
+                    "ftl.reduction={policy=\"compress\", codec=\"dpc\"}",
+                    "ftl.max_units_per_page=8",
+                    "ftl.write_buffer_units=8",
+                ],
+            ),
+            "`ftl.write_buffer_units`",
+            "ftl.write_buffer_timeout_ns",
+        ),
+        // Zero-filtered partial units the codecs cannot read (the harness: nothing compressed).
+        (
+            err(
+                "default",
+                None,
+                &[
+                    "ftl.reduction={policy=\"compress\", codec=\"dpc\", partial_zero_filter=true, partial_unit_kib=2}",
+                    "ftl.max_units_per_page=8",
+                ],
+            ),
+            "`ftl.reduction.partial_unit_kib`",
+            "whole 4 KiB input units",
+        ),
         // More slots than units a page holds, without compression.
         (
             err("default", None, &["ftl.max_units_per_page=8"]),

@@ -42,6 +42,27 @@ impl Config {
                 ),
             ));
         }
+        // Compression packs compressed units and the units that failed to compress into pages
+        // of their own (two lanes): without a timeout, a buffer that fills with both pages
+        // partly full seals neither, and every write waits for ever.
+        let compressed_page = f.max_units_per_page.max(units_per_page);
+        let both_lanes = compressed_page + units_per_page - 1;
+        if f.reduction.codec().is_some()
+            && f.write_buffer_timeout_ns == 0
+            && f.write_buffer_units < both_lanes
+        {
+            return Err(Error::config(
+                "ftl.write_buffer_units",
+                format!(
+                    "holds {} units, but with compression and no ftl.write_buffer_timeout_ns it \
+                     must hold a page of compressed units and one of units that failed to \
+                     compress, less one ({compressed_page} + {units_per_page} - 1 = \
+                     {both_lanes}), or both pages can wait part full for ever; raise it or set \
+                     ftl.write_buffer_timeout_ns",
+                    f.write_buffer_units
+                ),
+            ));
+        }
         if f.write_buffer_timeout_ns > 0 && units_per_page.max(f.max_units_per_page) == 1 {
             return Err(Error::config(
                 "ftl.write_buffer_timeout_ns",

@@ -140,6 +140,31 @@ impl Needs for ReductionConfig {
                 ),
             ));
         }
+        // The codecs read whole 4 KiB units (`codec::UNIT_BYTES`): what they are given, the
+        // mapping unit or its non-zero partial units, must be made of them, or every unit would
+        // be stored raw with compression on.
+        let codec_unit = crate::codec::UNIT_BYTES as u64;
+        if !unit_bytes.is_multiple_of(codec_unit) {
+            return Err(Error::config(
+                "ftl.mapping_unit_kib",
+                format!(
+                    "{} KiB is no whole number of the codecs' {} KiB input units: compression \
+                     could store no unit compressed",
+                    unit_bytes / 1024,
+                    codec_unit / 1024
+                ),
+            ));
+        }
+        if *partial_zero_filter && !partial.is_multiple_of(codec_unit) {
+            return Err(Error::config(
+                key,
+                format!(
+                    "{partial_unit_kib} KiB with the partial-zero filter hands the codec the \
+                     unit's non-zero partial units, which must be whole {} KiB input units",
+                    codec_unit / 1024
+                ),
+            ));
+        }
         if *partial_zero_filter && unit_bytes == partial {
             return Err(Error::config(
                 "ftl.reduction.partial_zero_filter",
