@@ -42,24 +42,30 @@ impl Config {
                 ),
             ));
         }
-        // Compression packs compressed units and the units that failed to compress into pages
-        // of their own (two lanes): without a timeout, a buffer that fills with both pages
-        // partly full seals neither, and every write waits for ever.
+        // Without a timeout a page is programmed only once full. Each write stream has an open
+        // page per lane (compression: one of compressed units, one of units that failed to
+        // compress); a buffer that can fill with every open page one unit short of full seals
+        // none, and every write waits for ever.
         let compressed_page = f.max_units_per_page.max(units_per_page);
-        let both_lanes = compressed_page + units_per_page - 1;
-        if f.reduction.codec().is_some()
-            && f.write_buffer_timeout_ns == 0
-            && f.write_buffer_units < both_lanes
-        {
+        let lanes_short = match f.reduction.codec().is_some() {
+            true => compressed_page - 1 + units_per_page - 1,
+            false => units_per_page - 1,
+        };
+        let streams = f.placement.write_streams();
+        let needed = streams * lanes_short + 1;
+        if f.write_buffer_timeout_ns == 0 && f.write_buffer_units < needed {
             return Err(Error::config(
                 "ftl.write_buffer_units",
                 format!(
-                    "holds {} units, but with compression and no ftl.write_buffer_timeout_ns it \
-                     must hold a page of compressed units and one of units that failed to \
-                     compress, less one ({compressed_page} + {units_per_page} - 1 = \
-                     {both_lanes}), or both pages can wait part full for ever; raise it or set \
-                     ftl.write_buffer_timeout_ns",
-                    f.write_buffer_units
+                    "holds {} units, but with no ftl.write_buffer_timeout_ns it must hold one \
+                     more than its {streams} write stream(s)' open pages can take while none is \
+                     full ({needed}: pages of {units_per_page} units{}), or every page can wait \
+                     part full for ever; raise it or set ftl.write_buffer_timeout_ns",
+                    f.write_buffer_units,
+                    match f.reduction.codec().is_some() {
+                        true => format!(", and of {compressed_page} compressed units"),
+                        false => String::new(),
+                    }
                 ),
             ));
         }

@@ -39,7 +39,7 @@ pub use host::{HostConfig, ReplayMode};
 pub use host_interface::{HostInterfaceConfig, HostProtocol};
 pub use overrides::apply_override;
 pub use partial_program::PartialProgramConfig;
-pub use placement::{MigrationConfig, PlacementConfig};
+pub use placement::{MigrationConfig, PlacementConfig, LEVEL_STREAMS};
 pub use precondition::{FillPattern, PreconditionConfig};
 pub use presets::{preset_names, preset_source};
 pub use read_policy::ReadPolicyConfig;

@@ -22,6 +22,19 @@ pub enum PlacementConfig {
     Levels { region: String },
 }
 
+/// IPU's levels: Work, Monitor and Hot blocks, one write stream each.
+pub const LEVEL_STREAMS: u32 = 3;
+
+impl PlacementConfig {
+    /// The write streams host data is kept apart in (each with its own open pages).
+    pub fn write_streams(&self) -> u32 {
+        match self {
+            PlacementConfig::Levels { .. } => LEVEL_STREAMS,
+            PlacementConfig::SingleRegion | PlacementConfig::Cache { .. } => 1,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum MigrationConfig {

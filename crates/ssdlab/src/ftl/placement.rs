@@ -77,7 +77,7 @@ pub const HOT: usize = 2;
 
 impl Placement for Levels {
     fn streams(&self) -> usize {
-        3
+        crate::config::LEVEL_STREAMS as usize
     }
     fn place(&mut self, _lpn: u32, updates: u8) -> Destination {
         Destination {
