@@ -86,6 +86,14 @@ fn check_error(e: &Error, file: Option<&[u8]>, sets: &[String]) {
         Error::Override { set, .. } => {
             assert!(sets.contains(set), "names no override given: {message}")
         }
+        // An error about a key the config file sets: that file, a line in it, and the error.
+        Error::InFile { path, line, source } => {
+            assert!(
+                path == config_path() && file.is_some() && *line > 0,
+                "names no line of the config file: {message}"
+            );
+            check_error(source, file, sets)
+        }
         // Names the workload asked for, quoted (even when empty), and the known ones.
         Error::UnknownWorkload { .. } => {}
         Error::Io { path, .. } => assert!(

@@ -117,23 +117,27 @@ def run_grid(
     """
     import pandas
 
+    out_dir = None if out is None else _path("out", out)
+    jobs = _count("jobs", jobs)
+    plots = _flag("plots", plots)
     if isinstance(experiment, Mapping):
-        rows = _core.run_experiment(
-            spec_json=json.dumps(experiment), out=_opt_path(out), jobs=jobs
-        )
+        try:
+            spec_json = json.dumps(experiment)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"experiment: {e}") from None
+        rows = _core.run_experiment(spec_json=spec_json, out=out_dir, jobs=jobs)
+    elif _is_path(experiment):
+        rows = _core.run_experiment(path=os.fsdecode(experiment), out=out_dir, jobs=jobs)
     else:
-        rows = _core.run_experiment(
-            path=os.fsdecode(experiment), out=_opt_path(out), jobs=jobs
+        raise TypeError(
+            f"experiment must be the path of a TOML file or a dict, "
+            f"not {type(experiment).__name__}"
         )
-    if out is not None and plots:
+    if out_dir is not None and plots:
         from ssdlab.plots import plot_experiment
 
-        plot_experiment(out)
+        plot_experiment(out_dir)
     return pandas.DataFrame(json.loads(rows))
-
-
-def _opt_path(p: StrPath | None) -> str | None:
-    return None if p is None else os.fsdecode(p)
 
 
 def workloads() -> list[str]:
@@ -173,8 +177,8 @@ def simulate(
         config: a preset name (see :func:`presets`) or the path of a TOML file, which is merged
             over ``preset``. A preset name wins over a file of the same name in the working
             directory; write ``./default`` to mean the file.
-        trace: a trace path, or a list of them; each becomes one flow. An item may also be a
-            ``(path, format)`` tuple. None replays only the ``[[flows]]`` of the config.
+        trace: a trace path, a ``(path, format)`` tuple, or a list of them; each becomes one
+            flow. None replays only the ``[[flows]]`` of the config.
         workload: a named workload (see :func:`workloads`), or a list of them; each becomes one
             generated flow.
         format: format of the traces given without one: "msr", "spc", "disksim", "mqsim",
@@ -194,7 +198,8 @@ def simulate(
             the file as ``config`` and the preset as ``preset``.
         mode: replay mode of the given traces, "open" (at trace timestamps) or "closed" (keep
             ``queue_depth`` requests outstanding); None: the config's ``host.mode``.
-        queue_depth: queue depth of the given traces in closed mode; None: ``host.queue_depth``.
+        queue_depth: queue depth of the given traces in closed mode, at least 1; None:
+            ``host.queue_depth``.
         seed: random seed, overriding the config's.
         verify: check every read and the final mapping against an integrity oracle; the result
             is ``summary["integrity"]``.
@@ -203,6 +208,8 @@ def simulate(
     Raises:
         SsdlabError: unknown preset, bad TOML or ``set`` key, unreadable or malformed trace, a
             device the data does not fit; the message names the file, line, field or key.
+        TypeError, ValueError: an argument of the wrong type or out of range (a ``set`` key
+            holding ``=``, a ``queue_depth`` below 1); the message names the argument.
 
     The simulation runs with the GIL released, so other Python threads keep running and several
     simulations can run in parallel threads.
@@ -218,11 +225,11 @@ def simulate(
         path,
         sets,
         _traces(trace, format, blkparse_event),
-        [workload] if isinstance(workload, str) else list(workload or []),
-        mode,
-        queue_depth,
-        bool(verify),
-        bool(log_requests),
+        _workloads(workload),
+        _optional_str("mode", mode),
+        _count("queue_depth", queue_depth),
+        _flag("verify", verify),
+        _flag("log_requests", log_requests),
     )
     requests = None
     if columns is not None:
@@ -244,18 +251,20 @@ def trace_info(
     No device capacity is involved.
     """
     name, columns = _format(format)
-    _check_event(blkparse_event)
-    return json.loads(_core.trace_info(os.fsdecode(path), name, columns, blkparse_event))
+    event = _optional_str("blkparse_event", blkparse_event)
+    return json.loads(_core.trace_info(_path("path", path), name, columns, event))
 
 
 def _config_source(
     config: StrPath, preset: str | None, config_file: StrPath | None
 ) -> tuple[str, str | None]:
     """Split ``config`` into (preset name, config file or None)."""
+    preset = _optional_str("preset", preset)
+    config_path = None if config_file is None else _path("config_file", config_file)
     if isinstance(config, os.PathLike) or (
         isinstance(config, str) and config not in _core.presets() and _looks_like_path(config)
     ):
-        if config_file is not None:
+        if config_path is not None:
             raise TypeError("give the config file as `config` or as `config_file`, not both")
         return ("default" if preset is None else preset), os.fsdecode(config)
     if not isinstance(config, str):
@@ -265,7 +274,7 @@ def _config_source(
             f"`preset={preset!r}` applies only when `config` is a file; "
             f"`config={config!r}` already names the preset"
         )
-    return config, (None if config_file is None else os.fsdecode(config_file))
+    return config, config_path
 
 
 def _looks_like_path(s: str) -> bool:
@@ -284,9 +293,54 @@ def _format(format: Format | None) -> tuple[str | None, str | None]:
     )
 
 
-def _check_event(blkparse_event: str | None) -> None:
-    if blkparse_event is not None and not isinstance(blkparse_event, str):
-        raise TypeError(f"blkparse_event must be a str or None, not {type(blkparse_event).__name__}")
+def _path(name: str, value: Any) -> str:
+    """``value`` as a path string; a TypeError naming the argument ``name`` if it is none."""
+    if _is_path(value):
+        return os.fsdecode(value)
+    raise TypeError(f"{name} must be a path (str or os.PathLike), not {type(value).__name__}")
+
+
+def _optional_str(name: str, value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
+    return value
+
+
+def _flag(name: str, value: Any) -> bool:
+    """``value`` if it is a bool: ``bool("no")`` is True, so anything else is refused."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {type(value).__name__} {value!r}")
+    return value
+
+
+#: The largest count the engine takes (a u32, as the config's `host.queue_depth`).
+_MAX_COUNT = 2**32 - 1
+
+
+def _count(name: str, value: Any) -> int | None:
+    """``value``, a positive int (or None), checked before the engine converts it to an
+    unsigned integer, which would say OverflowError without naming the argument."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int or None, not {type(value).__name__}")
+    if not 1 <= value <= _MAX_COUNT:
+        raise ValueError(f"{name} must be between 1 and {_MAX_COUNT}, not {value}")
+    return int(value)
+
+
+def _is_path(value: Any) -> bool:
+    return isinstance(value, (str, bytes, os.PathLike))
+
+
+def _is_trace_pair(value: Any) -> bool:
+    """Whether ``value`` is a ``(path, format)`` tuple: a path, then a format name or a dict."""
+    return (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and _is_path(value[0])
+        and isinstance(value[1], (str, Mapping))
+    )
 
 
 def _traces(
@@ -295,25 +349,44 @@ def _traces(
     blkparse_event: str | None,
 ) -> list[tuple[str, str | None, str | None, str | None]]:
     """Normalise ``trace`` into (path, format name, columns JSON, blkparse event) tuples."""
-    _check_event(blkparse_event)
+    event = _optional_str("blkparse_event", blkparse_event)
     if trace is None:
         return []
-    if isinstance(trace, (str, bytes, os.PathLike)):
-        return [(os.fsdecode(trace), *_format(format), blkparse_event)]
+    if _is_path(trace):
+        return [(os.fsdecode(trace), *_format(format), event)]
+    if _is_trace_pair(trace):
+        # One trace with its format, as in a list (two traces go in a list).
+        return [(os.fsdecode(trace[0]), *_format(trace[1]), event)]
+    if not isinstance(trace, Iterable) or isinstance(trace, Mapping):
+        raise TypeError(
+            f"trace must be a path, a (path, format) tuple or a list of them, "
+            f"not {type(trace).__name__}"
+        )
     out: list[tuple[str, str | None, str | None, str | None]] = []
     for item in trace:
-        if isinstance(item, (str, bytes, os.PathLike)):
-            out.append((os.fsdecode(item), *_format(format), blkparse_event))
-        elif (
-            isinstance(item, tuple)
-            and len(item) == 2
-            and isinstance(item[0], (str, bytes, os.PathLike))
-            and isinstance(item[1], (str, Mapping))
-        ):
-            out.append((os.fsdecode(item[0]), *_format(item[1]), blkparse_event))
+        if _is_path(item):
+            out.append((os.fsdecode(item), *_format(format), event))
+        elif _is_trace_pair(item):
+            out.append((os.fsdecode(item[0]), *_format(item[1]), event))
         else:
             raise TypeError(f"a trace must be a path or a (path, format) tuple, not {item!r}")
     return out
+
+
+def _workloads(workload: str | Sequence[str] | None) -> list[str]:
+    if workload is None:
+        return []
+    if isinstance(workload, str):
+        return [workload]
+    if isinstance(workload, Iterable) and not isinstance(workload, (bytes, Mapping)):
+        names = list(workload)
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(f"workload names must be str, not {name!r}")
+        return names
+    raise TypeError(
+        f"workload must be a workload name or a list of them, not {type(workload).__name__}"
+    )
 
 
 def _overrides(set_: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
@@ -326,13 +399,27 @@ def _overrides(set_: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
         out = []
         for key, value in set_.items():
             if not isinstance(key, str):
-                raise TypeError(f"config keys must be str, not {key!r}")
-            out.append(f"{key}={_toml_value(value)}")
+                raise TypeError(f"set: config keys must be str, not {key!r}")
+            if "=" in key:
+                # `key=value` is split at its first `=`: the part before would be set instead.
+                raise ValueError(
+                    f"set: config key {key!r} contains `=`; give the key alone, "
+                    f"as {{{key.split('=', 1)[0]!r}: value}}"
+                )
+            try:
+                out.append(f"{key}={_toml_value(value)}")
+            except TypeError as e:
+                raise TypeError(f"set: `{key}`: {e}") from None
         return out
+    if not isinstance(set_, Iterable) or isinstance(set_, bytes):
+        raise TypeError(
+            f"set must be a dict of config keys to values or a list of 'key=value' strings, "
+            f"not {type(set_).__name__}"
+        )
     out = []
     for item in set_:
         if not isinstance(item, str):
-            raise TypeError(f"overrides must be 'key=value' strings, not {item!r}")
+            raise TypeError(f"set: overrides must be 'key=value' strings, not {item!r}")
         out.append(item)
     return out
 

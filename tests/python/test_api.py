@@ -252,6 +252,59 @@ def test_argument_type_errors():
         run_small(seed="7")
 
 
+@pytest.mark.parametrize(
+    "call, error, pattern",
+    [
+        # Not iterable: each was "'int' object is not iterable", naming no argument.
+        (lambda: ssdlab.simulate("default", 42), TypeError, r"^trace must be .* not int"),
+        (lambda: run_small(set=5), TypeError, r"^set must be a dict .* not int"),
+        (lambda: run_small(workload=5), TypeError, r"^workload must be .* not int"),
+        (lambda: run_small(workload=["spread-kv", 5]), TypeError, r"^workload names must be str"),
+        # Out of an unsigned range: was OverflowError.
+        (lambda: run_small(queue_depth=-1), ValueError, r"^queue_depth must be between 1 and"),
+        (lambda: run_small(queue_depth=0), ValueError, r"^queue_depth must be between 1 and"),
+        (lambda: run_small(queue_depth=2**32), ValueError, r"^queue_depth must be between 1 and"),
+        (lambda: run_small(queue_depth=2.5), TypeError, r"^queue_depth must be an int"),
+        (lambda: run_small(queue_depth=True), TypeError, r"^queue_depth must be an int"),
+        # A key holding `=` set the part before it.
+        (
+            lambda: run_small(set={**WRAP, "ftl.gc_threshold=0.5": 0.1}),
+            ValueError,
+            r"^set: config key 'ftl.gc_threshold=0.5' contains `=`",
+        ),
+        (lambda: run_small(set={**WRAP, "seed": None}), TypeError, r"^set: `seed`: cannot express"),
+        (lambda: run_small(set=[b"seed=1"]), TypeError, r"^set: overrides must be 'key=value'"),
+        # bool("no") is True: flags take True or False only.
+        (lambda: run_small(verify="no"), TypeError, r"^verify must be True or False"),
+        (lambda: run_small(log_requests=1), TypeError, r"^log_requests must be True or False"),
+        # Arguments fed to the engine's converters, which named no argument or the wrong one.
+        (lambda: run_small(mode=1), TypeError, r"^mode must be a str or None"),
+        (lambda: run_small(blkparse_event=1), TypeError, r"^blkparse_event must be a str"),
+        (lambda: ssdlab.simulate(SMALL, MSR, preset=1), TypeError, r"^preset must be a str"),
+        (lambda: ssdlab.simulate("default", MSR, config_file=1), TypeError, r"^config_file must"),
+        (lambda: ssdlab.trace_info(5), TypeError, r"^path must be a path"),
+        (lambda: ssdlab.trace_info(MSR, blkparse_event=1), TypeError, r"^blkparse_event must"),
+        (lambda: ssdlab.run_grid(5), TypeError, r"^experiment must be the path"),
+        (lambda: ssdlab.run_grid({"x": object()}), TypeError, r"^experiment: "),
+        (lambda: ssdlab.run_grid({}, out=5), TypeError, r"^out must be a path"),
+        (lambda: ssdlab.run_grid({}, jobs=-1), ValueError, r"^jobs must be between 1 and"),
+        (lambda: ssdlab.run_grid({}, plots="no"), TypeError, r"^plots must be True or False"),
+    ],
+)
+def test_bad_arguments_name_the_argument(call, error, pattern):
+    with pytest.raises(error, match=pattern) as e:
+        call()
+    assert not isinstance(e.value, (OverflowError, SsdlabError)), repr(e.value)
+
+
+def test_one_trace_with_its_format_is_a_tuple():
+    # A bare (path, format) tuple is one trace, as it is inside a list; it was read as two paths.
+    alone = run_small((MQSIM, "mqsim")).summary
+    listed = run_small([(MQSIM, "mqsim")]).summary
+    assert without_wall_time(alone) == without_wall_time(listed)
+    assert alone["requests"]["count"] == trace_lines(MQSIM)
+
+
 # --- the GIL -----------------------------------------------------------------------------------
 
 GIL_CHILD = textwrap.dedent(

@@ -46,6 +46,13 @@ pub enum Error {
     /// The simulation reached a state it cannot leave (e.g. the data no longer fits).
     #[error("simulation stopped: {0}")]
     Simulation(String),
+    /// An error about a key a config file sets: the file and the line.
+    #[error("{}:{line}: {source}", path.display())]
+    InFile {
+        path: PathBuf,
+        line: usize,
+        source: Box<Error>,
+    },
     /// One run of an experiment grid failed: which, and why.
     #[error("run {run}: {source}")]
     InRun { run: String, source: Box<Error> },
@@ -57,7 +64,7 @@ impl Error {
     pub fn is_simulation(&self) -> bool {
         match self {
             Error::Simulation(_) => true,
-            Error::InRun { source, .. } => source.is_simulation(),
+            Error::InRun { source, .. } | Error::InFile { source, .. } => source.is_simulation(),
             _ => false,
         }
     }
@@ -68,10 +75,28 @@ impl Error {
             reason: reason.into(),
         }
     }
+    /// A TOML error. One inside a tagged table (`config/tagged.rs`) was read apart and ends with
+    /// the keys inside the table (`in `width``) before those of the table (`in `ftl.split``):
+    /// they are joined into one key, outermost first (`in `ftl.split.width``).
     pub fn toml(origin: &str, e: toml::de::Error) -> Error {
+        let text = e.to_string();
+        let mut keys = Vec::new();
+        let mut lines = Vec::new();
+        for line in text.lines() {
+            match line.strip_prefix("in `").and_then(|l| l.strip_suffix('`')) {
+                Some(key) => keys.push(key),
+                None if line.is_empty() => {}
+                None => lines.push(line),
+            }
+        }
+        keys.reverse();
+        let mut message = lines.join("\n");
+        if !keys.is_empty() {
+            message.push_str(&format!("\nin `{}`", keys.join(".")));
+        }
         Error::Toml {
             origin: origin.to_string(),
-            message: e.to_string().trim_end().to_string(),
+            message,
         }
     }
     pub fn io(path: &Path, source: std::io::Error) -> Error {

@@ -22,7 +22,7 @@ pub struct RunResult {
 /// Logical capacity of a validated config, in bytes.
 pub fn logical_capacity_bytes(config: &Config) -> u64 {
     let g = Geometry::new(config);
-    crate::ftl::logical_units(config, &g) as u64 * g.unit_bytes as u64
+    config.ftl.logical_units(g.physical_units()) as u64 * g.unit_bytes as u64
 }
 
 /// Load every flow named in `config.flows`: read its trace, or set up its generator. A trace

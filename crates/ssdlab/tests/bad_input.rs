@@ -311,6 +311,28 @@ fn cli_reports_bad_traces_with_file_line_and_field() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
     assert_eq!(v["requests"]["count"], 1);
+    // A request ending past 2^64 bytes has no address to fold: `run` with wrap refuses it as
+    // `trace-info` does, with the same file, line and field.
+    let f = dir.join("past_2_64.csv");
+    std::fs::write(
+        &f,
+        "128166385295514663,hm,0,Write,9056014336,2048,2833\n\
+         128166385295514700,hm,0,Write,18446744073709547520,8192,10\n",
+    )
+    .unwrap();
+    let path = f.to_str().unwrap();
+    let (code, _, info_err) = ssdlab(&["trace-info", path, "--format", "msr"]);
+    assert_eq!(code, 2, "{info_err}");
+    let wrap = ["--set", "host.out_of_range=wrap"];
+    let (code, _, run_err) =
+        ssdlab(&[&["run", "--trace", path, "--format", "msr"][..], &wrap].concat());
+    assert_eq!(code, 2, "{run_err}");
+    assert!(
+        run_err.contains("past_2_64.csv:2: field `Offset`"),
+        "{run_err}"
+    );
+    assert!(run_err.contains("past 2^64"), "{run_err}");
+    assert_eq!(run_err, info_err);
 }
 
 #[test]
@@ -377,7 +399,8 @@ fn impossible_runs_stop_with_a_reason_not_a_hang() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("does not fit in the region(s)") && err.contains("slc"),
+        err.contains("does not fit in region `slc`")
+            && err.contains("`geometry.regions[0].blocks_per_plane`"),
         "{err}"
     );
 }
@@ -728,4 +751,299 @@ fn ipu_mistakes_name_the_key() {
     for (e, key, reason) in cases {
         assert!(e.contains(key) && e.contains(reason), "{key}: {e}");
     }
+}
+
+/// The `ipu` preset's regions with an SLC-mode region whose pages take four programs, and the
+/// SLC timing a preset without one needs.
+fn slc_regions(main_mode: &str, main_blocks: u32, slc_blocks: u32) -> [String; 2] {
+    [
+        format!(
+            "geometry.regions=[{{name=\"main\", cell_mode=\"{main_mode}\", \
+             blocks_per_plane={main_blocks}}}, {{name=\"slc\", cell_mode=\"slc\", \
+             blocks_per_plane={slc_blocks}, nop=4}}]"
+        ),
+        "timing.slc={tr_ns=25000, tprog_ns=300000, tbers_ns=10000000}".to_string(),
+    ]
+}
+
+/// A technique that could not act in the device it is given is refused, naming its key and why
+/// (issue 30 §3), instead of being accepted and doing nothing.
+#[test]
+fn what_cannot_act_is_refused_naming_the_key() {
+    let cache = "ftl.placement={policy=\"cache\", region=\"slc\"}";
+    let evict = "ftl.migration={policy=\"evict\", from_region=\"slc\", to_region=\"main\"}";
+    let with = |preset: &str, base: &[String], more: &[&str]| {
+        let mut sets: Vec<&str> = base.iter().map(String::as_str).collect();
+        sets.extend(more);
+        err(preset, None, &sets)
+    };
+    let ipu = slc_regions("mlc", 1946, 102);
+    let cases: Vec<(String, &str, &str)> = vec![
+        // Compression's two lanes in a buffer too small to fill either, with no timeout (the
+        // option-space harness: every write waited for ever).
+        (
+            err(
+                "default",
+                None,
+                &[
+                    "ftl.reduction={policy=\"compress\", codec=\"dpc\"}",
+                    "ftl.max_units_per_page=8",
+                    "ftl.write_buffer_units=8",
+                ],
+            ),
+            "`ftl.write_buffer_units`",
+            "ftl.write_buffer_timeout_ns",
+        ),
+        // Zero-filtered partial units the codecs cannot read (the harness: nothing compressed).
+        (
+            err(
+                "default",
+                None,
+                &[
+                    "ftl.reduction={policy=\"compress\", codec=\"dpc\", partial_zero_filter=true, partial_unit_kib=2}",
+                    "ftl.max_units_per_page=8",
+                ],
+            ),
+            "`ftl.reduction.partial_unit_kib`",
+            "whole 4 KiB input units",
+        ),
+        // More slots than units a page holds, without compression.
+        (
+            err("default", None, &["ftl.max_units_per_page=8"]),
+            "`ftl.max_units_per_page`",
+            "more than the flash holds",
+        ),
+        // Partial programs on pages of one unit (pr-ssd: 16 KiB units; melded: 4 KiB pages).
+        (
+            with(
+                "pr-ssd",
+                &slc_regions("tlc", 960, 64),
+                &[cache, evict, "ftl.partial_program.policy=\"share\""],
+            ),
+            "`ftl.partial_program.policy`",
+            "holds one 16 KiB mapping unit",
+        ),
+        (
+            with(
+                "melded",
+                &slc_regions("tlc", 448, 64),
+                &[cache, evict, "ftl.partial_program.policy=\"intra_page_update\""],
+            ),
+            "`ftl.partial_program.policy`",
+            "holds one 4 KiB mapping unit",
+        ),
+        // Partial programs or migration where no write reaches (single_region placement).
+        (
+            with("ipu", &ipu, &["ftl.partial_program.policy=\"share\""]),
+            "`ftl.partial_program.policy`",
+            "no host write reaches",
+        ),
+        (
+            with("ipu", &ipu, &[evict]),
+            "`ftl.migration.from_region`",
+            "no write reaches region `slc`",
+        ),
+        // IPU and MGA while the write buffer programs only full pages.
+        (
+            with(
+                "ipu",
+                &ipu,
+                &[cache, evict, "ftl.partial_program.policy=\"intra_page_update\"", "ftl.write_buffer_timeout_ns=0", "ftl.write_ack=\"buffer\""],
+            ),
+            "`ftl.partial_program.policy`",
+            "set ftl.write_buffer_timeout_ns above 0",
+        ),
+        (
+            with(
+                "default",
+                &slc_regions("tlc", 640, 43),
+                &[cache, evict, "ftl.partial_program={policy=\"share\", merge_threshold_pages=2}"],
+            ),
+            "`ftl.partial_program.policy`",
+            "set ftl.write_buffer_timeout_ns above 0",
+        ),
+        // An empty region name.
+        (
+            err("default", None, &["geometry.regions=[{name=\"\", cell_mode=\"tlc\"}]"]),
+            "`geometry.regions[0].name`",
+            "is empty",
+        ),
+        // Found by the sweep: keys that act only with others.
+        (
+            with("ipu", &ipu, &[cache, evict, "ftl.partial_program={policy=\"share\", merge_threshold_pages=4}"]),
+            "`ftl.partial_program.merge_threshold_pages`",
+            "never merges",
+        ),
+        (
+            err("default", None, &["ftl.gc_victim.policy=\"isr\""]),
+            "`ftl.gc_victim.policy`",
+            "picks greedy's victims",
+        ),
+        (
+            err("spread", None, &["scheduler.multiplane=true"]),
+            "`scheduler.multiplane`",
+            "a die has one plane",
+        ),
+        (
+            err("rosa", None, &["ftl.write_buffer_timeout_ns=1"]),
+            "`ftl.write_buffer_timeout_ns`",
+            "holds one mapping unit",
+        ),
+        (
+            err("rosa", None, &["geometry.codeword_size_bytes=4096", "ftl.read_policy.policy=\"dma\""]),
+            "`ftl.read_policy.policy`",
+            "use `full`",
+        ),
+        (
+            err(
+                "pr-ssd",
+                None,
+                &["ftl.reduction={policy=\"compress\", codec=\"dpc\", partial_zero_filter=true, partial_unit_kib=16}", "ftl.max_units_per_page=12"],
+            ),
+            "`ftl.reduction.partial_zero_filter`",
+            "is the whole mapping unit",
+        ),
+    ];
+    for (e, key, why) in &cases {
+        assert!(e.contains(key) && e.contains(why), "{key}: {e}");
+    }
+    // The CLI: exit code 2 and the key.
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    for sets in [
+        vec!["ftl.gc_victim={policy=\"greedy\", wieght=1}"],
+        vec!["ftl.max_units_per_page=8"],
+        vec!["geometry.regions=[{name=\"\", cell_mode=\"tlc\"}]"],
+    ] {
+        let mut args = vec!["run", "--trace", &msr];
+        for s in &sets {
+            args.extend(["--set", s]);
+        }
+        let (code, out, e) = ssdlab(&args);
+        assert_eq!(code, 2, "{sets:?}: {e}");
+        assert!(out.is_empty());
+        assert!(e.contains("wieght") || e.contains("config key `"), "{e}");
+    }
+    // A flow's queue depth in open replay, its time scale in closed-loop replay.
+    let scaled = format!("flows=[{{trace=\"{msr}\", time_scale=0.5}}]");
+    for (args, key) in [
+        (
+            vec!["--trace", &msr, "--queue-depth", "8"],
+            "`flows[0].queue_depth`",
+        ),
+        (
+            vec!["--set", "host.mode=\"closed\"", "--set", &scaled],
+            "`flows[0].time_scale`",
+        ),
+    ] {
+        let (code, _, e) = ssdlab(&[&["run"], &args[..]].concat());
+        assert_eq!(code, 2, "{e}");
+        assert!(e.contains(key), "{e}");
+    }
+    // Pages of one unit never wait for more: closed-loop replay acknowledged on program needs no
+    // buffer timeout there (it was refused), and acts.
+    Config::resolve("rosa", None, &["host.mode=\"closed\"".to_string()]).expect("rosa, closed");
+}
+
+/// A cache in the high-density region evicting to the small SLC-mode one: the data settles
+/// where GC moves it, which cannot hold it (preconditioning used to stop half way, exit 1).
+#[test]
+fn data_that_settles_in_a_region_too_small_for_it_is_refused() {
+    let device = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../experiments/ipu/device.toml"
+    );
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    let run = |from: &str, to: &str| {
+        ssdlab(&[
+            "run",
+            "--preset",
+            "ipu",
+            "--config",
+            device,
+            "--trace",
+            &msr,
+            "--set",
+            &format!("ftl.placement={{policy=\"cache\", region=\"{from}\"}}"),
+            "--set",
+            &format!(
+                "ftl.migration={{policy=\"evict\", from_region=\"{from}\", to_region=\"{to}\"}}"
+            ),
+            "--json",
+        ])
+    };
+    let (code, out, e) = run("main", "slc");
+    assert_eq!(code, 2, "{e}");
+    assert!(out.is_empty());
+    assert!(
+        e.contains("config key `ftl.migration.to_region`")
+            && e.contains("does not fit in region `slc`")
+            && e.contains("GC moves the data of `main` there"),
+        "{e}"
+    );
+    // The cache the other way round settles its data in `main`, which holds it.
+    let sets = [
+        "ftl.placement={policy=\"cache\", region=\"slc\"}".to_string(),
+        "ftl.migration={policy=\"evict\", from_region=\"slc\", to_region=\"main\"}".to_string(),
+    ];
+    Config::resolve("ipu", Some(Path::new(device)), &sets).expect("a cache in slc");
+}
+
+/// A limit several keys make is blamed on the key the user set, naming the others; a type
+/// error inside a policy table names the whole key; a config file's error, its line.
+#[test]
+fn errors_name_the_key_that_was_given_and_where() {
+    let e = err("ipu", None, &["ftl.gc_reserved_blocks=200"]);
+    assert!(
+        e.starts_with("config key `ftl.gc_reserved_blocks`")
+            && e.contains("ftl.gc_threshold = 0.05"),
+        "{e}"
+    );
+    let e = err("default", None, &["ftl.gc_threshold=0.9"]);
+    assert!(
+        e.starts_with("config key `ftl.gc_threshold`")
+            && e.contains("ftl.overprovisioning_ratio = 0.07")
+            && e.contains("lower it to at most 0.064"),
+        "{e}"
+    );
+    let e = err("default", None, &["ftl.overprovisioning_ratio=0.01"]);
+    assert!(
+        e.starts_with("config key `ftl.overprovisioning_ratio`"),
+        "{e}"
+    );
+    let e = err("pr-ssd", None, &["ftl.split={policy=\"all\", width=-4}"]);
+    assert!(e.ends_with("in `ftl.split.width`"), "{e}");
+    // From a file: its name and the line of the key.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("mine.toml");
+    std::fs::write(&f, "seed = 3\n\n[ftl]\ngc_threshold = 0.9\n").unwrap();
+    let e = err("default", Some(&f), &[]);
+    assert!(
+        e.starts_with(&format!("{}:4: config key `ftl.gc_threshold`", f.display())),
+        "{e}"
+    );
+    // Unless an override replaced it.
+    let e = err("default", Some(&f), &["ftl.gc_threshold=0.95"]);
+    assert!(e.starts_with("config key `ftl.gc_threshold`"), "{e}");
+    std::fs::write(&f, "[ftl.split]\npolicy = \"all\"\nwidth = -4\n").unwrap();
+    let e = err("pr-ssd", Some(&f), &[]);
+    assert!(
+        e.starts_with(&format!("{}:3 (over preset `pr-ssd`)", f.display()))
+            && e.ends_with("in `ftl.split.width`"),
+        "{e}"
+    );
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    let (code, _, e) = ssdlab(&[
+        "run",
+        "--preset",
+        "pr-ssd",
+        "--config",
+        f.to_str().unwrap(),
+        "--trace",
+        &msr,
+    ]);
+    assert_eq!(code, 2, "{e}");
+    assert!(
+        e.contains("mine.toml:3") && e.contains("ftl.split.width"),
+        "{e}"
+    );
 }

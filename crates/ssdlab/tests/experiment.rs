@@ -578,7 +578,7 @@ fn pr_ssd_runs_share_the_aged_device_and_span_it(e: &Experiment, dir: &Path) {
             "{at}"
         );
         // The fill writes units 0, 1, … in order (preconditioning rounds the share of units).
-        let units = ssdlab::ftl::logical_units(c, &Geometry::new(c)) as f64;
+        let units = c.ftl.logical_units(Geometry::new(c).physical_units()) as f64;
         let filled_bytes = (c.precondition.fill_fraction * units).round() as u64
             * u64::from(c.ftl.mapping_unit_kib)
             * 1024;
@@ -684,7 +684,7 @@ fn the_ipu_experiment_names_the_slides_schemes_and_workloads() {
     let filled = {
         use ssdlab::flash::Geometry;
         let c = &experiment::expand(&e, dir).unwrap()[0].config;
-        let units = ssdlab::ftl::logical_units(c, &Geometry::new(c)) as f64;
+        let units = c.ftl.logical_units(Geometry::new(c).physical_units()) as f64;
         (c.precondition.fill_fraction * units).round() as u64
             * u64::from(c.ftl.mapping_unit_kib)
             * 1024

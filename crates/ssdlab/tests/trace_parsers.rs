@@ -485,6 +485,15 @@ fn msr_bad_lines_name_line_and_field() {
             "999999999999999999,hm,0,Write,9056014336,2048,2833",
             "Timestamp",
         ),
+        // fields not interpreted are still numbers: a line of foreign columns is no request
+        (
+            "128166385295514663,hm,x,Write,9056014336,2048,2833",
+            "DiskNumber",
+        ),
+        (
+            "128166385295514663,hm,0,Write,9056014336,2048,fast",
+            "ResponseTime",
+        ),
     ];
     for (i, (bad, field)) in cases.iter().enumerate() {
         let line = 1 + i % 20;
@@ -737,6 +746,26 @@ fn out_of_range_wrap_folds_into_capacity() {
     )
     .unwrap_err();
     assert_names(&err, Path::new("big"), 1, "size_sectors");
+}
+
+#[test]
+fn a_request_ending_past_2_64_is_refused_even_with_wrap() {
+    // 8 KiB at 2^64 - 4 KiB: no address to fold, so `wrap` refuses it as `error` and
+    // `trace-info` (no capacity) do, naming the line and the address field.
+    let text = format!("{MSR_OK}128166385295514878,hm,0,Write,18446744073709547520,8192,2617\n");
+    for capacity_bytes in [None, Some(16 * GIB), Some(u64::MAX)] {
+        for out_of_range in [OutOfRange::Error, OutOfRange::Wrap] {
+            let o = LoadOptions {
+                format: Some(TraceFormat::Msr),
+                capacity_bytes,
+                out_of_range,
+                ..LoadOptions::default()
+            };
+            let err = read_trace(text.as_bytes(), Path::new("m"), &o).unwrap_err();
+            assert_names(&err, Path::new("m"), 2, "Offset");
+            assert!(err.to_string().contains("past 2^64"), "{err}");
+        }
+    }
 }
 
 #[test]
@@ -1163,6 +1192,49 @@ fn spc_asus_are_laid_out_disjointly() {
 }
 
 #[test]
+fn an_spc_layout_past_2_64_names_the_line_holding_the_value() {
+    // The committed WebSearch1 excerpt (ASUs 0, 1, 2; line 2 is ASU 1) sixteen times over.
+    let excerpt =
+        String::from_utf8(gunzip(&trace_path("umass_websearch1_first10.spc.gz"))).unwrap();
+    let lines: Vec<&str> = excerpt.lines().cycle().take(160).collect();
+    let with = |line_no: usize, field: usize, value: &str| {
+        let mut lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        let mut f: Vec<&str> = lines[line_no - 1].split(',').collect();
+        f[field] = value;
+        lines[line_no - 1] = f.join(",");
+        lines.join("\n")
+    };
+    let load = |text: String| {
+        read_trace(
+            text.as_bytes(),
+            Path::new("s"),
+            &LoadOptions {
+                format: Some(TraceFormat::Spc),
+                ..LoadOptions::default()
+            },
+        )
+    };
+    assert_eq!(load(lines.join("\n")).unwrap().requests.len(), 160);
+    // An LBA on line 151 (ASU 0) that fits alone but widens the per-ASU span so far that ASU 2
+    // would end past 2^64: the LBA's line is at fault, not line 2 where ASU 1 first appears.
+    let err = load(with(151, 1, "36028797000000000")).unwrap_err();
+    assert_names(&err, Path::new("s"), 151, "LBA");
+    assert!(err.to_string().contains("past 2^64"), "{err}");
+    // A huge ASU number on line 7: that line, its ASU.
+    let err = load(with(7, 0, "4000000000")).unwrap_err();
+    assert_names(&err, Path::new("s"), 7, "ASU");
+    // The first ASU 2 comes after the wide span: its line, its ASU.
+    let text = "0,0,512,R,0\n1,0,512,R,0\n0,20000000000000000,512,R,0\n2,0,512,R,0\n";
+    let err = load(text.to_string()).unwrap_err();
+    assert_names(&err, Path::new("s"), 4, "ASU");
+    // The same span with ASU 1 at most fits: ASU 1 starts past 2^63.
+    let text = "0,0,512,R,0\n1,0,512,R,0\n0,20000000000000000,512,R,0\n1,5,512,R,0\n";
+    let t = load(text.to_string()).unwrap();
+    let span = (20_000_000_000_000_000u64 * 512 + 512).div_ceil(1 << 20) * (1 << 20);
+    assert_eq!(t.requests[3].offset_bytes, span + 5 * 512);
+}
+
+#[test]
 fn fiu_md5s_become_fingerprints() {
     let path = trace_path("fiu_mail_cheetah_day2_first2000.blkparse.gz");
     let t = load_trace(&path, &LoadOptions::default()).unwrap();
@@ -1374,6 +1446,80 @@ fn blkparse_flushes_discards_and_summary() {
     assert_names(&err, Path::new("b"), 1, "device");
 }
 
+#[test]
+fn blkparse_reads_every_rwbs_spelling_and_refuses_other_letters() {
+    let read = |rwbs: &str| {
+        let line = format!("  8,0    1        1     0.000000000  100  Q {rwbs:>4} 64 + 8 [p]\n");
+        read_trace(
+            line.as_bytes(),
+            Path::new("b"),
+            &opts(TraceFormat::Blkparse, TIB),
+        )
+        .map(|t| t.requests.first().map(|r| r.op))
+    };
+    // blkparse's `fill_rwbs` (blktrace, old and new) and the kernel's `blk_fill_rwbs`.
+    let real = [
+        ("R", Some(Op::Read)),
+        ("RA", Some(Op::Read)),
+        ("RS", Some(Op::Read)),
+        ("RM", Some(Op::Read)),
+        ("RSM", Some(Op::Read)),
+        ("RAS", Some(Op::Read)),
+        ("W", Some(Op::Write)),
+        ("WS", Some(Op::Write)),
+        ("WSM", Some(Op::Write)),
+        ("WBS", Some(Op::Write)),
+        ("FWS", Some(Op::Write)),
+        ("FWFS", Some(Op::Write)),
+        ("WFSM", Some(Op::Write)),
+        ("WZ", Some(Op::Write)),
+        ("D", Some(Op::Trim)),
+        ("DS", Some(Op::Trim)),
+        ("DE", Some(Op::Trim)),
+        ("N", None),
+        ("FN", None),
+        ("F", None),
+        ("FS", None),
+        ("ZO", None),
+        ("ZC", None),
+        ("ZF", None),
+    ];
+    for (rwbs, op) in real {
+        assert_eq!(read(rwbs).unwrap(), op, "{rwbs}");
+    }
+    // Unknown letters, letters out of place, two operations, no operation, lower case, and
+    // zone commands whose data a conventional device cannot place.
+    for rwbs in [
+        "X", "Z", "RX", "XR", "RW", "WR", "RR", "SW", "S", "AR", "r", "WSA", "ZA", "ZR", "ZRA",
+    ] {
+        let err = read(rwbs).unwrap_err();
+        assert_names(&err, Path::new("b"), 1, "rwbs");
+    }
+    let err = read("ZA").unwrap_err();
+    assert!(err.to_string().contains("zone append"), "{err}");
+}
+
+#[test]
+fn blkparse_packet_commands_are_skipped_and_stray_tokens_refused() {
+    // SCSI packet commands carry a byte count and a CDB, not a sector range.
+    let text =
+        "  8,0    1        1     0.000000000  100  D   R 36 (12 00 00 00 24 00 ..) [smartctl]\n\
+                  8,0    1        2     0.000001000  100  C   R (12 00 00 00 24 00 ..) [0]\n\
+                  8,0    1        3     0.000002000  100  C   W (    1234) [0]\n\
+                  8,0    1        4     0.000003000  100  C   W 64 + 8 (    1234) [0]\n\
+                  8,0    1        5     0.000004000  100  Q   W 72 + 8 |4| [p]\n";
+    let o = LoadOptions {
+        blkparse_event: None,
+        ..opts(TraceFormat::Blkparse, TIB)
+    };
+    let t = read_trace(text.as_bytes(), Path::new("b"), &o).unwrap();
+    assert_eq!(t.requests.len(), 1);
+    assert_eq!(t.skipped_lines, 4);
+    let bad = "  8,0    1        1     0.000000000  100  Q   W 64 + 8 9 [p]\n";
+    let err = read_trace(bad.as_bytes(), Path::new("b"), &o).unwrap_err();
+    assert_names(&err, Path::new("b"), 1, "process");
+}
+
 /// One bad line per format and field: `(format, prelude lines, bad line, field)`.
 const BAD_LINES: &[(TraceFormat, &str, &str, &str)] = &[
     (TraceFormat::Spc, "", "0,657728,8192,R", "Timestamp"),
@@ -1448,6 +1594,24 @@ const BAD_LINES: &[(TraceFormat, &str, &str, &str)] = &[
         TraceFormat::Fio,
         "fio version 2 iolog",
         "/dev/sdb write 0 8 9",
+        "length",
+    ),
+    (
+        TraceFormat::Fio,
+        "fio version 2 iolog",
+        "/dev/sdb sync x 0",
+        "offset",
+    ),
+    (
+        TraceFormat::Fio,
+        "fio version 2 iolog",
+        "/dev/sdb wait 100 x",
+        "length",
+    ),
+    (
+        TraceFormat::Fio,
+        "fio version 3 iolog",
+        "5 /dev/sdb datasync 0 -1",
         "length",
     ),
     (

@@ -1,77 +1,79 @@
-//! The checks that relate two or more sections: the mapping unit and the read policy against
-//! the page, the timing of the cell modes blocks use, the mapping table's reach, the capacity
-//! GC and the host leave each region, and closed-loop replay against the write path and the
-//! host's queue depth. They run after every section has passed its own checks.
+//! The checks that relate two or more sections: the mapping unit against the page, the timing
+//! of the cell modes blocks use, the write buffer, the mapping table's reach, then every
+//! policy's needs (`needs.rs`), the capacity GC and the host leave each region, and replay
+//! against the write path and the host's queue depth. They run after every section has passed
+//! its own checks.
 
+use super::given::Given;
+use super::needs::Device;
 use super::{Config, ReplayMode, WriteAck};
 use crate::error::Error;
 use crate::flash::Geometry;
 
 impl Config {
-    pub(super) fn validate_cross_section(&self) -> Result<(), Error> {
+    pub(super) fn validate_cross_section(&self, given: &Given) -> Result<(), Error> {
         let units_per_page = self.validate_mapping_unit()?;
-        let g = &self.geometry;
-        self.ftl
-            .read_policy
-            .validate(g.page_bytes(), g.codeword_size_bytes as u64)?;
-        self.ftl
-            .reduction
-            .validate(self.ftl.mapping_unit_kib as u64 * 1024, g.page_bytes())?;
-        if self.ftl.reduction.codec().is_some() && self.ftl.max_units_per_page == 0 {
-            return Err(Error::config(
-                "ftl.max_units_per_page",
-                "compression merges units into pages: give the merge limit, 1 to 64 (PR-SSD \
-                 §4.4.1: 12)",
-            ));
-        }
-        self.ftl.split.validate(
-            g.channels,
-            g.page_bytes(),
-            self.ftl.mapping_unit_kib as u64 * 1024,
-            self.ftl.reduction.partial_unit_bytes(),
-            (self.ftl.max_units_per_page as u64).max(units_per_page as u64),
-        )?;
-        self.validate_partial_program()?;
-        for mode in g.cell_modes_in_use() {
+        for mode in self.geometry.cell_modes_in_use() {
             self.timing.validate_mode(mode)?;
         }
-        if self.ftl.write_buffer_units < units_per_page {
-            return Err(Error::config(
-                "ftl.write_buffer_units",
-                format!(
-                    "must hold at least one page ({units_per_page} units), got {}",
-                    self.ftl.write_buffer_units
-                ),
-            ));
-        }
+        self.validate_write_buffer(units_per_page)?;
         self.validate_slots(units_per_page)?;
         // Only now is the device's arithmetic (u32) safe to do.
         let geo = Geometry::new(self);
-        self.ftl.allocation.validate(&geo)?;
-        self.validate_capacity(&geo)?;
-        self.validate_closed_loop()?;
+        let device = Device::new(self, &geo)?;
+        for policy in self.with_needs() {
+            policy.needs(&device)?;
+        }
+        self.validate_capacity(&device, given)?;
+        self.validate_closed_loop(geo.slots_per_page)?;
         self.content
             .validate(Some(self.ftl.mapping_unit_kib as u64 * 1024))
     }
 
-    /// Partial programs need a region whose pages take them, and units stored as written (a
-    /// page's slots are then its subpages).
-    fn validate_partial_program(&self) -> Result<(), Error> {
-        if self.ftl.partial_program.is_none() {
-            return Ok(());
-        }
-        if !self.geometry.regions.iter().any(|r| r.nop > 1) {
+    /// The write buffer holds a page, and a timeout has a partly filled page to program.
+    fn validate_write_buffer(&self, units_per_page: u32) -> Result<(), Error> {
+        let f = &self.ftl;
+        if f.write_buffer_units < units_per_page {
             return Err(Error::config(
-                "ftl.partial_program.policy",
-                "no region's pages take partial programs: give one a `nop` above 1 \
-                 (geometry.regions[].nop)",
+                "ftl.write_buffer_units",
+                format!(
+                    "must hold at least one page ({units_per_page} units), got {}",
+                    f.write_buffer_units
+                ),
             ));
         }
-        if self.ftl.reduction.codec().is_some() || self.ftl.max_units_per_page != 0 {
+        // Without a timeout a page is programmed only once full. Each write stream has an open
+        // page per lane (compression: one of compressed units, one of units that failed to
+        // compress); a buffer that can fill with every open page one unit short of full seals
+        // none, and every write waits for ever.
+        let compressed_page = f.max_units_per_page.max(units_per_page);
+        let lanes_short = match f.reduction.codec().is_some() {
+            true => compressed_page - 1 + units_per_page - 1,
+            false => units_per_page - 1,
+        };
+        let streams = f.placement.write_streams();
+        let needed = streams * lanes_short + 1;
+        if f.write_buffer_timeout_ns == 0 && f.write_buffer_units < needed {
             return Err(Error::config(
-                "ftl.partial_program.policy",
-                "partial programs fill a page's slots as subpages: use units stored as written \
-                 (ftl.reduction.policy = \"identity\", ftl.max_units_per_page = 0)",
+                "ftl.write_buffer_units",
+                format!(
+                    "holds {} units, but with no ftl.write_buffer_timeout_ns it must hold one \
+                     more than its {streams} write stream(s)' open pages can take while none is \
+                     full ({needed}: pages of {units_per_page} units{}), or every page can wait \
+                     part full for ever; raise it or set ftl.write_buffer_timeout_ns",
+                    f.write_buffer_units,
+                    match f.reduction.codec().is_some() {
+                        true => format!(", and of {compressed_page} compressed units"),
+                        false => String::new(),
+                    }
+                ),
+            ));
+        }
+        if f.write_buffer_timeout_ns > 0 && units_per_page.max(f.max_units_per_page) == 1 {
+            return Err(Error::config(
+                "ftl.write_buffer_timeout_ns",
+                "programs a partly filled page, but a page holds one mapping unit: every unit \
+                 fills its page at once, so none ever waits; leave it 0",
             ));
         }
         Ok(())
@@ -112,6 +114,21 @@ impl Config {
                 ),
             ));
         }
+        if f.max_units_per_page > units_per_page && f.reduction.codec().is_none() {
+            return Err(Error::config(
+                "ftl.max_units_per_page",
+                format!(
+                    "{} units stored as written would take {} KiB of a {} KiB page, which \
+                     holds {units_per_page} of {} KiB: more slots than that store more than the \
+                     flash holds; give 0 (automatic) or {units_per_page}, or compress units \
+                     (ftl.reduction.policy = \"compress\")",
+                    f.max_units_per_page,
+                    f.max_units_per_page * f.mapping_unit_kib,
+                    g.page_size_kib,
+                    f.mapping_unit_kib
+                ),
+            ));
+        }
         Ok(units_per_page)
     }
 
@@ -143,90 +160,128 @@ impl Config {
         Ok(())
     }
 
-    /// Every pool keeps enough spare blocks for GC to make progress, and the host's data fits
-    /// in the regions host writes go to, less what GC keeps free.
-    fn validate_capacity(&self, geo: &Geometry) -> Result<(), Error> {
+    /// Every pool keeps enough spare blocks for GC to make progress, and the host's data fits in
+    /// the region it settles in, less what GC keeps free. Each limit is made by several keys:
+    /// it is blamed on the one the user gave (`given`), and names the others.
+    fn validate_capacity(&self, d: &Device, given: &Given) -> Result<(), Error> {
         let f = &self.ftl;
-        let kept_free =
-            |blocks: u32| crate::ftl::gc_threshold_blocks(self, blocks) + f.gc_reserved_blocks + 2;
-        for r in &geo.regions {
-            let needed = kept_free(r.blocks_per_plane);
+        let geo = d.geometry;
+        let (threshold, reserved) = (f.gc_threshold, f.gc_reserved_blocks);
+        let blocks_key = |i: usize| match self.geometry.regions.is_empty() {
+            true => "geometry.blocks_per_plane".to_string(),
+            false => format!("geometry.regions[{i}].blocks_per_plane"),
+        };
+        for (i, r) in geo.regions.iter().enumerate() {
+            let needed = f.kept_free_blocks(r.blocks_per_plane);
             if r.blocks_per_plane <= needed {
-                return Err(Error::config(
-                    "ftl.gc_threshold",
-                    format!(
-                        "region `{}` has {} blocks per plane, not more than the {needed} GC \
-                         keeps free or open",
-                        r.name, r.blocks_per_plane
-                    ),
+                let why = format!(
+                    "region `{}` has {} blocks per plane, not more than the {needed} GC keeps \
+                     free or open (it starts under {} free blocks, ftl.gc_threshold = \
+                     {threshold}; holds ftl.gc_reserved_blocks = {reserved} back from host \
+                     writes; and has a host and a GC block open), so none is left for data",
+                    r.name,
+                    r.blocks_per_plane,
+                    f.gc_threshold_blocks(r.blocks_per_plane)
+                );
+                return Err(given.blame(
+                    ("ftl.gc_threshold".into(), why.clone()),
+                    vec![
+                        ("ftl.gc_reserved_blocks".into(), why.clone()),
+                        (blocks_key(i), why),
+                    ],
                 ));
             }
         }
-        let blocks_per_plane = self.geometry.blocks_per_plane;
-        let spare_blocks = f.overprovisioning_ratio * blocks_per_plane as f64;
-        let needed = kept_free(geo.regions[0].blocks_per_plane);
-        if spare_blocks < needed as f64 {
-            return Err(Error::config(
-                "ftl.overprovisioning_ratio",
-                format!(
-                    "{} leaves {spare_blocks:.1} spare blocks per plane; the over-provisioning \
-                     cannot hold the data while GC keeps {needed} blocks free or open (raise it \
-                     to at least {:.3})",
-                    f.overprovisioning_ratio,
-                    needed as f64 / blocks_per_plane as f64
-                ),
+        let blocks = self.geometry.blocks_per_plane;
+        let spare = f.overprovisioning_ratio * blocks as f64;
+        let needed = f.kept_free_blocks(geo.regions[0].blocks_per_plane);
+        if spare < needed as f64 {
+            let op = f.overprovisioning_ratio;
+            let others =
+                format!("ftl.gc_threshold = {threshold}, ftl.gc_reserved_blocks = {reserved}");
+            let op_why = format!(
+                "{op} leaves {spare:.1} spare blocks per plane; the over-provisioning cannot \
+                 hold the data while GC keeps {needed} blocks free or open ({others}; raise it \
+                 to at least {:.3})",
+                needed as f64 / blocks as f64
+            );
+            let excess = format!(
+                "makes GC keep {needed} blocks per plane free or open, more than the {spare:.1} \
+                 spare blocks the over-provisioning leaves (ftl.overprovisioning_ratio = {op})"
+            );
+            // The largest threshold the spare blocks allow, if the reserved blocks leave any.
+            let room = spare.floor() as i64 - reserved as i64 - 2;
+            let lower = match room > reserved as i64 {
+                true => format!("lower it to at most {:.3}", room as f64 / blocks as f64),
+                false => "no threshold fits while so many blocks are reserved".to_string(),
+            };
+            let threshold_why =
+                format!("{threshold} {excess}, with ftl.gc_reserved_blocks = {reserved}: {lower}");
+            let reserved_why =
+                format!("{reserved} {excess}, with ftl.gc_threshold = {threshold}: lower it");
+            return Err(given.blame(
+                ("ftl.overprovisioning_ratio".into(), op_why),
+                vec![
+                    ("ftl.gc_threshold".into(), threshold_why),
+                    ("ftl.gc_reserved_blocks".into(), reserved_why),
+                ],
             ));
         }
-        let logical = crate::ftl::logical_units(self, geo) as u64;
+        let logical = f.logical_units(geo.physical_units()) as u64;
         if logical == 0 {
             return Err(Error::config(
                 "ftl.overprovisioning_ratio",
                 "leaves no logical capacity",
             ));
         }
-        // Regions host data may live in: where it is written, and where GC may move it.
-        let mut host_regions = crate::ftl::placement::build(&f.placement, geo)?.host_regions();
-        let migration = crate::ftl::migration::build(&f.migration, geo)?;
-        let mut i = 0;
-        while i < host_regions.len() {
-            if let Some(r) = migration.target(host_regions[i]) {
-                if !host_regions.contains(&r) {
-                    host_regions.push(r);
-                }
+        // GC moves data out of a migration's source region for good: it settles in the
+        // destination (a source whose GC must send its data to a destination full of valid data
+        // could free nothing). The region host writes go to keeps GC's threshold free for them;
+        // a destination takes only GC's copies, which need the reserved and open blocks alone.
+        let (settles, moved_from, kept) = match d.migration {
+            Some((from, to)) if from == d.host_region => (to, Some(from), reserved + 2),
+            _ => {
+                let blocks = geo.regions[d.host_region].blocks_per_plane;
+                (d.host_region, None, f.kept_free_blocks(blocks))
             }
-            i += 1;
-        }
-        let room: u64 = host_regions
-            .iter()
-            .map(|&ri| {
-                let r = &geo.regions[ri];
-                r.blocks_per_plane
-                    .saturating_sub(kept_free(r.blocks_per_plane)) as u64
-                    * r.pages_per_block as u64
-                    * geo.units_per_page as u64
-                    * geo.planes() as u64
-            })
-            .sum();
+        };
+        let r = &geo.regions[settles];
+        let room = r.blocks_per_plane.saturating_sub(kept) as u64
+            * r.pages_per_block as u64
+            * geo.units_per_page as u64
+            * geo.planes() as u64;
         if logical > room {
-            let names: Vec<&str> = host_regions
-                .iter()
-                .map(|&r| geo.regions[r].name.as_str())
-                .collect();
-            return Err(Error::config(
-                "ftl.overprovisioning_ratio",
-                format!(
-                    "the logical capacity ({logical} units) does not fit in the region(s) host \
-                     writes go to ({}: {room} units once GC keeps its blocks free); raise the \
-                     over-provisioning or give those regions more blocks",
-                    names.join(", ")
+            let via = match moved_from {
+                Some(from) => format!(
+                    " (GC moves the data of `{}` there for good, ftl.migration)",
+                    geo.regions[from].name
                 ),
-            ));
+                None => " (host writes go there, ftl.placement)".to_string(),
+            };
+            let why = format!(
+                "the logical capacity ({logical} units) does not fit in region `{}`, where the \
+                 data settles{via}: it holds {room} units besides the blocks GC keeps free; raise \
+                 the over-provisioning (ftl.overprovisioning_ratio), give the region more blocks \
+                 ({}), or let the data settle in a larger region",
+                r.name,
+                blocks_key(settles)
+            );
+            let mut others = vec![];
+            if moved_from.is_some() {
+                others.push(("ftl.migration.to_region".to_string(), why.clone()));
+            }
+            if d.host_region != 0 {
+                others.push(("ftl.placement.region".to_string(), why.clone()));
+            }
+            others.push((blocks_key(settles), why.clone()));
+            return Err(given.blame(("ftl.overprovisioning_ratio".into(), why), others));
         }
         Ok(())
     }
 
-    /// Closed-loop replay against the write path and the host's queue depth.
-    fn validate_closed_loop(&self) -> Result<(), Error> {
+    /// Closed-loop replay against the write path and the host's queue depth (`slots_per_page`:
+    /// pages of one slot are never left partly filled).
+    fn validate_closed_loop(&self, slots_per_page: u32) -> Result<(), Error> {
         let h = &self.host;
         let closed_loop = h.mode == ReplayMode::Closed
             || self
@@ -235,6 +290,7 @@ impl Config {
                 .any(|fl| fl.mode == Some(ReplayMode::Closed));
         if self.ftl.write_ack == WriteAck::Program
             && self.ftl.write_buffer_timeout_ns == 0
+            && slots_per_page > 1
             && closed_loop
         {
             return Err(Error::config(
@@ -243,6 +299,37 @@ impl Config {
                  otherwise a partly filled page waits for writes that its own unacknowledged \
                  writes hold back",
             ));
+        }
+        // A flow's own depth acts in closed-loop replay, its own time scale in open replay (a
+        // closed generator brings its depth, and no time stamps).
+        for (i, fl) in self.flows.iter().enumerate() {
+            let (mode, depth) = fl.replay(h);
+            match mode {
+                ReplayMode::Open if fl.queue_depth.is_some() => {
+                    return Err(Error::config(
+                        &format!("flows[{i}].queue_depth"),
+                        "is the requests kept outstanding in closed-loop replay, and the flow \
+                         replays open, at its time stamps: set its mode closed, or leave it out",
+                    ))
+                }
+                ReplayMode::Closed if fl.queue_depth.is_some_and(|d| d != depth) => {
+                    return Err(Error::config(
+                        &format!("flows[{i}].queue_depth"),
+                        format!(
+                            "the flow's generator keeps its own {depth} requests outstanding \
+                             (generator.arrival.queue_depth): leave it out"
+                        ),
+                    ))
+                }
+                ReplayMode::Closed if fl.time_scale.is_some() => {
+                    return Err(Error::config(
+                        &format!("flows[{i}].time_scale"),
+                        "scales the time stamps of open replay, and the flow replays closed-loop, \
+                         which ignores them: leave it out",
+                    ))
+                }
+                _ => {}
+            }
         }
         // A flow set to closed mode without a depth of its own (`--mode closed`) keeps the
         // host's depth outstanding: with 0 it would replay nothing. (A flow's own depth and a

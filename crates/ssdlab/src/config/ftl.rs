@@ -4,9 +4,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::{fraction, positive};
-use super::{ReadPolicyConfig, ReductionConfig, SplitConfig};
+use super::needs::{Device, Needs};
+use super::tagged::tagged_table;
+use super::{
+    MigrationConfig, PartialProgramConfig, PlacementConfig, ReadPolicyConfig, ReductionConfig,
+    SplitConfig,
+};
 use crate::error::Error;
-use crate::flash::{Geometry, StripeOrder};
+use crate::flash::StripeOrder;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -93,6 +98,23 @@ impl FtlConfig {
         )?;
         fraction("ftl.gc_threshold", self.gc_threshold, true)
     }
+
+    /// Logical capacity: the `physical` mapping units less the over-provisioned share.
+    pub fn logical_units(&self, physical: u64) -> u32 {
+        (physical as f64 * (1.0 - self.overprovisioning_ratio)).floor() as u32
+    }
+
+    /// Free-block count under which a pool of `blocks` blocks starts GC.
+    pub fn gc_threshold_blocks(&self, blocks: u32) -> u32 {
+        let t = (self.gc_threshold * blocks as f64).ceil() as u32;
+        t.max(self.gc_reserved_blocks + 1)
+    }
+
+    /// Blocks of a pool of `blocks` GC keeps free or open: its threshold, the reserved blocks,
+    /// and the two open blocks (host and GC).
+    pub fn kept_free_blocks(&self, blocks: u32) -> u32 {
+        self.gc_threshold_blocks(blocks) + self.gc_reserved_blocks + 2
+    }
 }
 
 /// When a host write is acknowledged.
@@ -140,7 +162,7 @@ pub enum UnmappedRead {
 /// Order of the four parallelism levels for static striping; the first letter varies fastest
 /// (MQSim's convention; Jung & Kandemir, HotStorage'12). C = channel, W = way, D = die, P = plane.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AllocationConfig {
     /// Page k of the write stream goes to the plane given by k's mixed-radix digits in `order`.
     Static { order: String },
@@ -156,11 +178,13 @@ impl Default for AllocationConfig {
     }
 }
 
-impl AllocationConfig {
-    /// A static order names each level of the device once.
-    pub(super) fn validate(&self, geometry: &Geometry) -> Result<(), Error> {
+tagged_table!("policy": AllocationConfig, GcVictimConfig);
+
+/// A static order names each level of the device once.
+impl Needs for AllocationConfig {
+    fn needs(&self, d: &Device) -> Result<(), Error> {
         match self {
-            AllocationConfig::Static { order } if StripeOrder::new(order, geometry).is_none() => {
+            AllocationConfig::Static { order } if StripeOrder::new(order, d.geometry).is_none() => {
                 Err(Error::config(
                     "ftl.allocation.order",
                     format!("`{order}` is not a permutation of C, W, D, P"),
@@ -171,43 +195,8 @@ impl AllocationConfig {
     }
 }
 
-/// Which page a sealed page of fewer units than slots is programmed into, in a region whose
-/// pages take partial programs (`geometry.regions[].nop` above 1).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum PartialProgramConfig {
-    /// A fresh page every time; the slots left are padding.
-    #[default]
-    None,
-    /// Into the erased slots of the last page its writer programmed in part, while they hold
-    /// it and the page's NOP allows, else a fresh page whose rest stays erased: units of
-    /// different logical pages share a physical page (MGA, Feng et al., DATE 2017).
-    Share {
-        /// MGA's subpage merging: a write that would leave its logical page (a flash page's
-        /// worth of mapping units) spread over more than this many physical pages reads the
-        /// page's other units and rewrites them with it, into one page. 0 = no merging.
-        /// (Techniques.md §3.3: the threshold is not public; 2 is our assumption.)
-        #[serde(default, skip_serializing_if = "is_zero")]
-        merge_threshold_pages: u32,
-    },
-    /// `share`, and an update of a unit whose old copy sits in a page with an erased slot and
-    /// programs left goes into that page at once, beside its old version (IPU, Li et al.,
-    /// ICPP 2021).
-    IntraPageUpdate,
-}
-
-fn is_zero(v: &u32) -> bool {
-    *v == 0
-}
-
-impl PartialProgramConfig {
-    pub fn is_none(&self) -> bool {
-        *self == PartialProgramConfig::None
-    }
-}
-
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum GcVictimConfig {
     /// Fewest valid units (ties: lowest block index).
     #[default]
@@ -220,39 +209,20 @@ pub enum GcVictimConfig {
     Isr,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum PlacementConfig {
-    /// Every host write goes to region 0, one write stream.
-    #[default]
-    SingleRegion,
-    /// Every host write goes to the region named `region` (an SLC-mode cache in front of the
-    /// high-density region, IPU's "hybrid SLC/MLC" baseline); data leaves it through GC
-    /// (`ftl.migration`).
-    Cache { region: String },
-    /// Every host write goes to the region named `region`, into one of three write streams by
-    /// how often the unit has been rewritten: IPU's Work, Monitor and Hot blocks.
-    Levels { region: String },
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum MigrationConfig {
-    /// GC copies valid units within their own region.
-    #[default]
-    None,
-    /// GC of a block of `from_region` copies its valid units to `to_region` (the cache's
-    /// eviction to the high-density region); other regions keep theirs.
-    Evict {
-        from_region: String,
-        to_region: String,
-    },
-    /// IPU's degrading GC: of a `from_region` block, cold units (never updated since they
-    /// entered their level) go to `to_region`, the others stay one level down.
-    Degrade {
-        from_region: String,
-        to_region: String,
-    },
+/// ISR differs from greedy only by the subpages partial programming leaves erased.
+impl Needs for GcVictimConfig {
+    fn needs(&self, d: &Device) -> Result<(), Error> {
+        match self {
+            GcVictimConfig::Isr if d.config.ftl.partial_program.is_none() => Err(Error::config(
+                "ftl.gc_victim.policy",
+                "`isr` ranks blocks by the invalid share of their written subpages, leaving out \
+                 the subpages partial programming left erased; without partial programs \
+                 (ftl.partial_program) every subpage is written and it picks greedy's victims: \
+                 use `greedy`, or set ftl.partial_program",
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -103,6 +103,14 @@ impl GeometryConfig {
         self.page_size_kib as u64 * 1024
     }
 
+    /// The regions' names, in order: `main` alone without regions.
+    pub(super) fn region_names(&self) -> Vec<&str> {
+        match self.regions.is_empty() {
+            true => vec!["main"],
+            false => self.regions.iter().map(|r| r.name.as_str()).collect(),
+        }
+    }
+
     /// The cell modes blocks are in: the regions' modes, or the native mode without regions.
     pub(super) fn cell_modes_in_use(&self) -> Vec<CellMode> {
         if self.regions.is_empty() {
@@ -164,6 +172,12 @@ impl GeometryConfig {
         let mut used = 0u64;
         for (i, r) in self.regions.iter().enumerate() {
             let key = format!("geometry.regions[{i}]");
+            if r.name.is_empty() {
+                return Err(Error::config(
+                    &format!("{key}.name"),
+                    "is empty: placement and migration name a region to send data to it",
+                ));
+            }
             if r.blocks_per_plane == 0 && i + 1 != self.regions.len() {
                 return Err(Error::config(
                     &format!("{key}.blocks_per_plane"),

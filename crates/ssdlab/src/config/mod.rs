@@ -10,9 +10,14 @@ mod energy;
 mod flow;
 mod ftl;
 mod geometry;
+mod given;
 mod host;
 mod host_interface;
+mod locate;
+mod needs;
 mod overrides;
+mod partial_program;
+mod placement;
 mod precondition;
 mod presets;
 mod read_policy;
@@ -20,18 +25,21 @@ mod reduction;
 mod reliability;
 mod scheduler;
 mod split;
+pub(crate) mod tagged;
 mod timing;
 
 pub use energy::EnergyConfig;
 pub use flow::FlowConfig;
 pub use ftl::{
-    AllocationConfig, FtlConfig, GcVictimConfig, MigrationConfig, PartialProgramConfig,
-    PartialWrite, PlacementConfig, UnmappedRead, WearLevelingConfig, WriteAck,
+    AllocationConfig, FtlConfig, GcVictimConfig, PartialWrite, UnmappedRead, WearLevelingConfig,
+    WriteAck,
 };
 pub use geometry::{CellMode, GeometryConfig, ProgramOrder, RegionConfig};
 pub use host::{HostConfig, ReplayMode};
 pub use host_interface::{HostInterfaceConfig, HostProtocol};
 pub use overrides::apply_override;
+pub use partial_program::PartialProgramConfig;
+pub use placement::{MigrationConfig, PlacementConfig, LEVEL_STREAMS};
 pub use precondition::{FillPattern, PreconditionConfig};
 pub use presets::{preset_names, preset_source};
 pub use read_policy::ReadPolicyConfig;
@@ -47,6 +55,7 @@ use std::path::Path;
 use crate::content::ContentConfig;
 use crate::error::Error;
 use content_layers::ContentLayers;
+use given::Given;
 
 /// The whole simulation configuration.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -113,8 +122,9 @@ impl Config {
         let mut value: toml::Table = toml::from_str(source).map_err(|e| Error::toml(&origin, e))?;
         let preset_content = value.get("content").cloned();
         let mut user = None;
+        let mut text = String::new();
         if let Some(path) = file {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
             let table: toml::Table =
                 toml::from_str(&text).map_err(|e| Error::toml(&path.display().to_string(), e))?;
             merge(&mut value, table.clone());
@@ -124,6 +134,7 @@ impl Config {
             apply_override(&mut value, set)?;
         }
         let layers = ContentLayers::new(preset_content, user.as_ref(), sets)?;
+        let given = Given::new(user.as_ref(), sets);
         let mut origin = match file {
             Some(p) => format!("{} (over {origin})", p.display()),
             None => origin,
@@ -131,20 +142,28 @@ impl Config {
         if !sets.is_empty() {
             origin.push_str(" with overrides");
         }
-        Config::from_table(value, &origin, &layers, flows)
+        Config::from_table(value, &origin, &layers, flows, &given).map_err(|e| match file {
+            Some(path) => locate::in_file(e, path, &text, sets),
+            None => e,
+        })
     }
 
     /// Parse and validate a complete TOML document (its `[content]`, if any, is the user's).
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Config, Error> {
         let value: toml::Table = toml::from_str(text).map_err(|e| Error::toml(origin, e))?;
         let layers = ContentLayers::of_document(&value);
-        Config::from_table(value, origin, &layers, Vec::new())
+        Config::from_table(value, origin, &layers, Vec::new(), &Given::default())
     }
 
     /// Every impossible value or combination is an error naming the key and the reason. Each
     /// section checks its own values beside its type; the checks that relate sections
     /// (`cross_checks.rs`) come after, as they rely on those (no zero divisors, no overflow).
     pub fn validate(&self) -> Result<(), Error> {
+        self.validate_given(&Given::default())
+    }
+
+    /// [`Config::validate`], blaming a limit several keys make on one the user gave.
+    fn validate_given(&self, given: &Given) -> Result<(), Error> {
         self.geometry.validate()?;
         self.timing.validate()?;
         self.ftl.validate()?;
@@ -160,16 +179,18 @@ impl Config {
         for (i, flow) in self.flows.iter().enumerate() {
             flow.validate(i)?;
         }
-        self.validate_cross_section()
+        self.validate_cross_section(given)
     }
 
     /// Expand the table's named workloads, lay `[content]` from `layers` and the workloads of
-    /// every flow (the table's, then `extra`), read the table, add `extra`, validate.
+    /// every flow (the table's, then `extra`), read the table, add `extra`, validate (a limit
+    /// blamed on a key in `given` if it can be).
     fn from_table(
         mut value: toml::Table,
         origin: &str,
         layers: &ContentLayers,
         extra: Vec<FlowConfig>,
+        given: &Given,
     ) -> Result<Config, Error> {
         let mut workloads = expand_named_workloads(&mut value)?;
         workloads.extend(extra.iter().filter_map(|f| f.workload.clone()));
@@ -181,7 +202,7 @@ impl Config {
             .try_into()
             .map_err(|e: toml::de::Error| Error::toml(origin, e))?;
         config.flows.extend(extra);
-        config.validate()?;
+        config.validate_given(given)?;
         Ok(config)
     }
 

@@ -3,10 +3,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::{closed_fraction, fraction, positive};
+use super::needs::{Device, Needs};
+use super::tagged::tagged_table;
 use crate::error::Error;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ReadPolicyConfig {
     /// Sense the whole page, move the whole page over the bus (pageFTL).
     Full,
@@ -40,6 +42,8 @@ pub enum ReadPolicyConfig {
     },
 }
 
+tagged_table!("policy": ReadPolicyConfig);
+
 fn default_partial_unit_kib() -> u32 {
     4
 }
@@ -59,9 +63,20 @@ fn default_fixed_current_share() -> f64 {
     0.35 / 0.75
 }
 
-impl ReadPolicyConfig {
-    /// The policy's parameters, against the page (`page_bytes`) and codeword size it reads.
-    pub(super) fn validate(&self, page_bytes: u64, codeword_bytes: u64) -> Result<(), Error> {
+/// The policy's parameters, against the page and codeword size it reads: every policy but `full`
+/// reads less than a page, which a page of one codeword cannot.
+impl Needs for ReadPolicyConfig {
+    fn needs(&self, d: &Device) -> Result<(), Error> {
+        let (page_bytes, codeword_bytes) = (d.page_bytes(), d.geometry.codeword_bytes as u64);
+        if page_bytes == codeword_bytes && !matches!(self, ReadPolicyConfig::Full) {
+            return Err(Error::config(
+                "ftl.read_policy.policy",
+                format!(
+                    "a page of one {codeword_bytes}-byte codeword is sensed and moved whole: \
+                     use `full` (or smaller codewords, geometry.codeword_size_bytes)"
+                ),
+            ));
+        }
         match self {
             ReadPolicyConfig::Full | ReadPolicyConfig::Dma => Ok(()),
             ReadPolicyConfig::Partial {

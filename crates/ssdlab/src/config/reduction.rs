@@ -4,11 +4,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::{fraction, positive};
+use super::needs::{Device, Needs};
+use super::tagged::tagged_table;
 use crate::codec::CodecConfig;
 use crate::error::Error;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ReductionConfig {
     /// Units are stored as written; their content is never looked at.
     #[default]
@@ -47,6 +49,8 @@ pub enum ReductionConfig {
         decompress_latency_ns: Option<u64>,
     },
 }
+
+tagged_table!("policy": ReductionConfig);
 
 fn default_failure_threshold() -> f64 {
     0.10
@@ -91,11 +95,16 @@ impl ReductionConfig {
             } => Some(*partial_unit_kib as u64 * 1024),
         }
     }
+}
 
-    /// The policy's values against the mapping unit and the page they live in.
-    pub(super) fn validate(&self, unit_bytes: u64, page_bytes: u64) -> Result<(), Error> {
+/// The policy's values against the mapping unit and the page they live in, and the merge limit
+/// compression packs pages to.
+impl Needs for ReductionConfig {
+    fn needs(&self, d: &Device) -> Result<(), Error> {
+        let (unit_bytes, page_bytes) = (d.unit_bytes(), d.page_bytes());
         let ReductionConfig::Compress {
             failure_threshold_saving,
+            partial_zero_filter,
             partial_unit_kib,
             align_bytes,
             ..
@@ -103,6 +112,13 @@ impl ReductionConfig {
         else {
             return Ok(());
         };
+        if d.config.ftl.max_units_per_page == 0 {
+            return Err(Error::config(
+                "ftl.max_units_per_page",
+                "compression merges units into pages: give the merge limit, 1 to 64 (PR-SSD \
+                 §4.4.1: 12)",
+            ));
+        }
         fraction(
             "ftl.reduction.failure_threshold_saving",
             *failure_threshold_saving,
@@ -121,6 +137,41 @@ impl ReductionConfig {
                     "{partial_unit_kib} KiB must divide the {} KiB mapping unit into at most 16 \
                      partial units (one bit each in the zero bitmap)",
                     unit_bytes / 1024
+                ),
+            ));
+        }
+        // The codecs read whole 4 KiB units (`codec::UNIT_BYTES`): what they are given, the
+        // mapping unit or its non-zero partial units, must be made of them, or every unit would
+        // be stored raw with compression on.
+        let codec_unit = crate::codec::UNIT_BYTES as u64;
+        if !unit_bytes.is_multiple_of(codec_unit) {
+            return Err(Error::config(
+                "ftl.mapping_unit_kib",
+                format!(
+                    "{} KiB is no whole number of the codecs' {} KiB input units: compression \
+                     could store no unit compressed",
+                    unit_bytes / 1024,
+                    codec_unit / 1024
+                ),
+            ));
+        }
+        if *partial_zero_filter && !partial.is_multiple_of(codec_unit) {
+            return Err(Error::config(
+                key,
+                format!(
+                    "{partial_unit_kib} KiB with the partial-zero filter hands the codec the \
+                     unit's non-zero partial units, which must be whole {} KiB input units",
+                    codec_unit / 1024
+                ),
+            ));
+        }
+        if *partial_zero_filter && unit_bytes == partial {
+            return Err(Error::config(
+                "ftl.reduction.partial_zero_filter",
+                format!(
+                    "filters the all-zero partial units of a unit, but a {partial_unit_kib} KiB \
+                     partial unit is the whole mapping unit (a wholly zero unit is dropped \
+                     anyway): use a smaller ftl.reduction.partial_unit_kib"
                 ),
             ));
         }

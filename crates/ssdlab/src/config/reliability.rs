@@ -7,17 +7,20 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::{positive, positive_real};
+use super::tagged::tagged_table;
 use super::CellMode;
 use crate::error::Error;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ReliabilityConfig {
     /// Every read decodes in `timing.ecc_decode_ns`; no errors are modelled.
     #[default]
     Fixed,
     PowerLaw(Box<PowerLawConfig>),
 }
+
+tagged_table!("model": ReliabilityConfig);
 
 /// The power-law RBER model with partial-program disturb, and a decode time that grows with
 /// the errors found (techniques.md §3.5).

@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::needs::{Device, Needs};
+use crate::error::Error;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerConfig {
@@ -26,5 +29,19 @@ impl Default for SchedulerConfig {
             multiplane: false,
             merge_reads: true,
         }
+    }
+}
+
+/// Multi-plane commands join operations on the planes of one die.
+impl Needs for SchedulerConfig {
+    fn needs(&self, d: &Device) -> Result<(), Error> {
+        if self.multiplane && d.geometry.planes_per_die < 2 {
+            return Err(Error::config(
+                "scheduler.multiplane",
+                "joins operations on different planes of a die into one command, but a die has \
+                 one plane (geometry.planes_per_die = 1)",
+            ));
+        }
+        Ok(())
     }
 }

@@ -4,10 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::needs::{Device, Needs};
+use super::tagged::tagged_table;
 use crate::error::Error;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SplitConfig {
     /// Failed compressions are written as normal page requests (PR-SSD's DP scheme).
     #[default]
@@ -41,6 +43,8 @@ pub enum SplitConfig {
     },
 }
 
+tagged_table!("policy": SplitConfig);
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReadHistory {
@@ -69,17 +73,16 @@ impl SplitConfig {
             SplitConfig::All { width } | SplitConfig::Decision { width, .. } => Some(*width),
         }
     }
+}
 
-    /// Against the device: the width must be two or more distinct channels, cut the (logical
-    /// and physical) page into its partial units, and fit the page's slots.
-    pub(super) fn validate(
-        &self,
-        channels: u32,
-        page_bytes: u64,
-        unit_bytes: u64,
-        partial_bytes: Option<u64>,
-        slots_per_page: u64,
-    ) -> Result<(), Error> {
+/// Against the device: the width must be two or more distinct channels, cut the (logical and
+/// physical) page into its partial units, and fit the page's slots.
+impl Needs for SplitConfig {
+    fn needs(&self, d: &Device) -> Result<(), Error> {
+        let channels = d.geometry.channels;
+        let (page_bytes, unit_bytes) = (d.page_bytes(), d.unit_bytes());
+        let partial_bytes = d.config.ftl.reduction.partial_unit_bytes();
+        let slots_per_page = d.geometry.slots_per_page as u64;
         let Some(width) = self.width() else {
             return Ok(());
         };

@@ -185,6 +185,11 @@ impl Geometry {
         self.blocks() as u64 * self.slots_per_block() as u64
     }
     /// Mapping units the device can store with no data reduction (all regions, all planes).
+    /// The regions' names, in order (the config resolves names to these indices).
+    pub fn region_names(&self) -> Vec<&str> {
+        self.regions.iter().map(|r| r.name.as_str()).collect()
+    }
+
     pub fn physical_units(&self) -> u64 {
         self.regions
             .iter()

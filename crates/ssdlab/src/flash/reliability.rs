@@ -176,10 +176,14 @@ impl Wear {
         let block = g.block_of_page(page);
         self.block_reads[block as usize] = self.block_reads[block as usize].saturating_add(1);
         let per_slot = (g.unit_bytes / g.codeword_bytes).max(1);
+        // The codewords of slot `i`, as a mask of the page's (up to 64) codewords; a slot past
+        // the page's codewords (more slots than units: compressed units) has none of its own.
+        let slot_mask = |i: u32| {
+            let width = u64::MAX.checked_shr(64 - per_slot.min(64)).unwrap_or(0);
+            width.checked_shl(i * per_slot).unwrap_or(0)
+        };
         let later = (0..g.slots_per_page)
-            .filter(|&i| {
-                codewords == 0 || (codewords >> (i * per_slot)) & ((1 << per_slot) - 1) != 0
-            })
+            .filter(|&i| codewords == 0 || codewords & slot_mask(i) != 0)
             .map(|i| self.later_programs[g.slot_id(page, i) as usize])
             .max()
             .unwrap_or(0);
@@ -308,5 +312,26 @@ mod tests {
                 ..Stress::default()
             }
         );
+    }
+
+    /// A page of 64 codewords (32 KiB in 512-byte codewords) whose 8 KiB units take 16 each, and
+    /// more slots than units (compressed): the slots' codeword masks neither overflow nor reach
+    /// past the page (the option-space harness found both: issue 30).
+    #[test]
+    fn slot_masks_span_a_page_of_64_codewords() {
+        let g = crate::flash::Geometry::new(&crate::test_support::small(&[
+            "geometry.page_size_kib=32",
+            "geometry.codeword_size_bytes=512",
+            "ftl.mapping_unit_kib=8",
+            "ftl.max_units_per_page=12",
+            "ftl.reduction={policy=\"compress\", codec=\"dpc\"}",
+        ]));
+        let mut w = Wear::new(&g);
+        let page = g.page_id(3, 0);
+        w.programmed(&g, page, 0b0001, true);
+        w.programmed(&g, page, 0b1000, false);
+        // Slot 0 (codewords 0–15) took slot 3's later program; the last codeword is slot 3's.
+        assert_eq!(w.read(&g, page, 1).later_programs, 1);
+        assert_eq!(w.read(&g, page, 1 << 63).later_programs, 0);
     }
 }

@@ -55,10 +55,15 @@ pub enum OpSource {
     Gc,
     /// Static wear levelling.
     Wl,
+    /// A host write reading the old data it merges with: the rest of a unit it writes in part
+    /// (read-modify-write), or the other units of a logical page MGA merges back into one. On
+    /// the host's behalf, but no host read: counted apart so that RAF and the error model's
+    /// read figures stay the host's.
+    Rmw,
 }
 
 impl OpSource {
-    pub const ALL: [OpSource; 3] = [OpSource::Host, OpSource::Gc, OpSource::Wl];
+    pub const ALL: [OpSource; 4] = [OpSource::Host, OpSource::Gc, OpSource::Wl, OpSource::Rmw];
     pub fn index(self) -> usize {
         self as usize
     }
@@ -67,6 +72,7 @@ impl OpSource {
             OpSource::Host => "host",
             OpSource::Gc => "gc",
             OpSource::Wl => "wl",
+            OpSource::Rmw => "rmw",
         }
     }
 }

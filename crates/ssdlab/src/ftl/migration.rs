@@ -1,7 +1,6 @@
 //! Where GC sends the valid units it copies out of a victim: the same region, or another one
 //! (IPU's upgrade/degrade between SLC and TLC, ROSA's hot→PCM / cold→flash).
 
-use super::placement::region_named;
 use crate::config::MigrationConfig;
 use crate::error::Error;
 use crate::flash::Geometry;
@@ -77,36 +76,11 @@ impl Migration for Degrade {
     }
 }
 
-/// The regions named `from_region` and `to_region`, which must differ.
-fn region_pair(g: &Geometry, from_region: &str, to_region: &str) -> Result<(usize, usize), Error> {
-    let from = region_named(g, from_region, "ftl.migration.from_region")?;
-    let to = region_named(g, to_region, "ftl.migration.to_region")?;
-    if from == to {
-        return Err(Error::config(
-            "ftl.migration.to_region",
-            format!("`{to_region}` is also the region evicted from"),
-        ));
-    }
-    Ok((from, to))
-}
-
 pub fn build(config: &MigrationConfig, g: &Geometry) -> Result<Box<dyn Migration>, Error> {
-    Ok(match config {
-        MigrationConfig::None => Box::new(NoMigration),
-        MigrationConfig::Evict {
-            from_region,
-            to_region,
-        } => {
-            let (from, to) = region_pair(g, from_region, to_region)?;
-            Box::new(Evict { from, to })
-        }
-        MigrationConfig::Degrade {
-            from_region,
-            to_region,
-        } => {
-            let (from, to) = region_pair(g, from_region, to_region)?;
-            Box::new(Degrade { from, to })
-        }
+    Ok(match (config, config.regions(&g.region_names())?) {
+        (MigrationConfig::Evict { .. }, Some((from, to))) => Box::new(Evict { from, to }),
+        (MigrationConfig::Degrade { .. }, Some((from, to))) => Box::new(Degrade { from, to }),
+        _ => Box::new(NoMigration),
     })
 }
 

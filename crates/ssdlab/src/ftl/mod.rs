@@ -13,6 +13,7 @@ pub mod placement;
 pub mod precondition;
 pub mod read_policy;
 pub mod reduction;
+pub mod reverse_map;
 pub mod shape;
 pub mod split;
 pub mod split_map;
@@ -31,6 +32,7 @@ use gc_victim::Candidate;
 use migration::Migration;
 use page_units::PageUnits;
 use reduction::DataReduction;
+use reverse_map::ReverseMap;
 use shape::{UnitKind, UnitShape};
 use write_buffer::WriteBuffer;
 
@@ -134,7 +136,7 @@ pub struct Ftl {
     /// and its old block's count, not the reverse map of a slot anywhere on the device (a miss
     /// into a table the size of the device). GC, which reads a victim's reverse map in order
     /// anyway, checks the mapping instead, with prefetches ahead of its reads.
-    pub p2l: Vec<u32>,
+    pub p2l: ReverseMap,
     pub blocks: Vec<BlockInfo>,
     /// Per block, the pages whose program has completed. Programs of one block complete in order
     /// because they queue FIFO on one die; a page at or past this index is still in controller
@@ -201,7 +203,7 @@ impl Ftl {
         reduction: &dyn DataReduction,
     ) -> Ftl {
         let g = &geometry;
-        let logical_units = logical_units(config, g);
+        let logical_units = config.ftl.logical_units(g.physical_units());
         let regions = g.regions.len();
         let space_per_page = if reduction.keeps_shapes() {
             g.page_bytes
@@ -230,7 +232,7 @@ impl Ftl {
                     host_active: vec![None; streams],
                     gc_active: None,
                     pages_per_block: r.pages_per_block,
-                    gc_threshold_blocks: gc_threshold_blocks(config, r.blocks_per_plane),
+                    gc_threshold_blocks: config.ftl.gc_threshold_blocks(r.blocks_per_plane),
                     gc_without_gain: 0,
                     valid_space: 0,
                     invalid_space: 0,
@@ -255,7 +257,7 @@ impl Ftl {
         Ftl {
             // Zeroed tables cost memory only where touched: a fresh 512 GiB device is cheap.
             l2p: table::zeroed_u32(logical_units as usize),
-            p2l: table::zeroed_u32(g.total_slots() as usize),
+            p2l: ReverseMap::new(g, reduction.keeps_shapes()),
             programmed: vec![0; blocks.len()],
             valid_space: vec![0; blocks.len()],
             space_per_page,
@@ -380,9 +382,10 @@ impl Ftl {
             || (!self.split_parts.is_empty() && self.is_split_part(lpn, slot))
     }
 
-    /// The unit written in `slot` (valid or not).
+    /// The unit written in `slot` (valid or not; `NO_LPN` for padding, and for the slots of a
+    /// block of shaped units once none of them is valid: `ReverseMap::release`).
     pub fn unit_in_slot(&self, slot: SlotId) -> u32 {
-        self.p2l[slot as usize]
+        self.p2l.unit(&self.geometry, slot)
     }
 
     /// Is the page's program complete (else its data is still in controller memory)?
@@ -430,7 +433,7 @@ impl Ftl {
         let pool = self.pool_of_block(block);
         // Under the oracle, also check the slot holds the unit (else the unit was mapped to a
         // slot written for another: a corrupted mapping). Other runs skip that load, a miss.
-        let foreign = self.oracle.is_some() && self.p2l[slot as usize] != lpn;
+        let foreign = self.oracle.is_some() && self.unit_in_slot(slot) != lpn;
         let space = self.space_of(lpn, slot);
         if foreign || self.valid_space[block as usize] < space {
             return self.corrupted_mapping(slot, lpn, block);
@@ -453,6 +456,14 @@ impl Ftl {
                 self.valid_space[block as usize] -= slack;
                 self.pools[pool].valid_space -= slack as u64;
                 self.pools[pool].invalid_space += slack as u64;
+                // A written block whose every unit is stale needs no reverse map: GC finds
+                // nothing to copy in it either way. Dropping it keeps the map to the blocks
+                // holding data, which the logical space bounds, however long the run.
+                if self.valid_space[block as usize] == 0
+                    && self.blocks[block as usize].state == BlockState::Full
+                {
+                    self.p2l.release(&self.geometry, block);
+                }
             }
         }
     }
@@ -465,7 +476,8 @@ impl Ftl {
         let msg = format!(
             "unit {lpn} maps to slot {slot} (block {block}), which holds unit {} in a block \
              counting {} of valid space",
-            self.p2l[slot as usize], self.valid_space[block as usize]
+            self.unit_in_slot(slot),
+            self.valid_space[block as usize]
         );
         match &mut self.oracle {
             Some(o) => o.violation(msg),
@@ -583,8 +595,7 @@ impl Ftl {
         // A block's reverse map is cold when it is opened (last written before its erase) and is
         // written a page at a time: load the next cache line's worth of pages ahead.
         if info.write_ptr + P2L_AHEAD_PAGES < p.pages_per_block {
-            let ahead = self.geometry.slot_id(page + P2L_AHEAD_PAGES, 0);
-            table::prefetch(&self.p2l, ahead as usize);
+            self.p2l.prefetch(&self.geometry, page + P2L_AHEAD_PAGES);
         }
         info.write_ptr += 1;
         info.last_write_ns = now;
@@ -598,7 +609,6 @@ impl Ftl {
     /// in the page given by the packing); every remaining slot is padding. The caller has
     /// already unmapped each unit's old copy.
     pub fn fill_page(&mut self, page: PageId, units: &PageUnits) {
-        let spp = self.geometry.slots_per_page;
         let block = self.geometry.block_of_page(page);
         let pool = self.pool_of_block(block);
         let mut valid = 0;
@@ -609,9 +619,9 @@ impl Ftl {
             !shaped || units.shapes.len() == units.len(),
             "shapes missing"
         );
+        self.p2l.fill(&self.geometry, page, &units.units);
         for (i, &(lpn, version)) in units.units.iter().enumerate() {
             let slot = self.geometry.slot_id(page, i as u32);
-            self.p2l[slot as usize] = lpn;
             if lpn == NO_LPN {
                 continue;
             }
@@ -638,10 +648,6 @@ impl Ftl {
                 o.slot_version[slot as usize] = version;
             }
             stored += 1;
-        }
-        let used = units.len() as u32;
-        for i in used..spp {
-            self.p2l[self.geometry.slot_id(page, i) as usize] = NO_LPN;
         }
         if let Some(slack) = self.page_slack.get_mut(page as usize) {
             // Shaped units: the page's unused bytes count as valid while any unit is.
@@ -761,6 +767,7 @@ impl Ftl {
         self.programmed[block as usize] = 0;
         info.erase_count += 1;
         info.state = BlockState::Free;
+        self.p2l.erase(&self.geometry, block);
         self.forget_partial_pages(block);
         // A writer's active block stays named after it fills (the next page takes a free one);
         // once erased it must no longer be, or the writer would go on in a block that is also
@@ -803,13 +810,16 @@ impl Ftl {
         }
     }
 
-    /// Bitmap of the slots of `page` holding valid units.
+    /// Bitmap of the slots of `page` holding valid units. (Inline: GC asks it of every victim
+    /// page, twice.)
+    #[inline(always)]
     pub fn valid_slots(&self, page: PageId) -> u64 {
         // Without a branch: about half the slots of a victim page are valid, at random, so a
         // branch per slot would be mispredicted every other time.
+        let g = &self.geometry;
         let mut mask = 0;
-        for i in 0..self.geometry.slots_per_page {
-            mask |= (self.slot_is_valid(self.geometry.slot_id(page, i)) as u64) << i;
+        for (i, &lpn) in self.p2l.page(g, page).iter().enumerate() {
+            mask |= (self.maps_to(lpn, g.slot_id(page, i as u32)) as u64) << i;
         }
         mask
     }
@@ -820,21 +830,25 @@ impl Ftl {
         page: PageId,
         slots: u64,
     ) -> impl Iterator<Item = (SlotId, u32)> + '_ {
+        let units = self.p2l.page(&self.geometry, page);
         let mut s = slots;
         std::iter::from_fn(move || {
             if s == 0 {
                 return None;
             }
-            let slot = self.geometry.slot_id(page, s.trailing_zeros());
+            let i = s.trailing_zeros();
             s &= s - 1;
-            Some((slot, self.unit_in_slot(slot)))
+            Some((
+                self.geometry.slot_id(page, i),
+                units.get(i as usize).copied().unwrap_or(NO_LPN),
+            ))
         })
     }
 
     /// Start loading the mapping entries of the units written in `page`, which say which of
     /// its slots are valid (GC and preconditioning look a victim's pages ahead this way).
     pub fn prefetch_mappings(&self, page: PageId) {
-        for (_, lpn) in self.units_in_slots(page, self.geometry.all_slots()) {
+        for &lpn in self.p2l.page(&self.geometry, page) {
             table::prefetch(&self.l2p, lpn as usize);
         }
     }
@@ -1008,18 +1022,6 @@ fn codewords_of_bytes(g: &Geometry, start: u32, end: u32) -> u64 {
     (first..last).fold(0u64, |m, c| m | (1 << c))
 }
 
-/// Logical capacity: the physical mapping units less the over-provisioned share.
-pub fn logical_units(config: &Config, g: &Geometry) -> u32 {
-    let physical = g.physical_units() as f64;
-    (physical * (1.0 - config.ftl.overprovisioning_ratio)).floor() as u32
-}
-
-/// Free-block count under which a pool of `blocks` blocks starts GC.
-pub fn gc_threshold_blocks(config: &Config, blocks: u32) -> u32 {
-    let t = (config.ftl.gc_threshold * blocks as f64).ceil() as u32;
-    t.max(config.ftl.gc_reserved_blocks + 1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1070,6 +1072,52 @@ mod tests {
         assert_eq!(ftl.unit_in_slot(s7), 7);
         assert_eq!(ftl.valid_space[block as usize], 0);
         assert_eq!(ftl.pools[0].valid_space, 0);
+    }
+
+    /// A written block of shaped units keeps its reverse map while any unit in it is valid, and
+    /// gives it up once none is (an open block keeps it: its next pages go on from it).
+    #[test]
+    fn a_full_block_of_stale_shaped_units_gives_up_its_reverse_map() {
+        let config = crate::test_support::small(&[
+            "ftl.mapping_unit_kib=16",
+            "ftl.max_units_per_page=12",
+            "ftl.reduction={policy=\"compress\", codec=\"dpc\"}",
+        ]);
+        let g = Geometry::new(&config);
+        let reduction = reduction::build(&config, &g).unwrap();
+        let mut ftl = Ftl::new(&config, g, false, 1, reduction.as_ref());
+        let g = ftl.geometry.clone();
+        let host = Writer::Host { stream: 0 };
+        // A unit that failed to compress a page, the first block full and one page beyond.
+        let pages = ftl.pools[0].pages_per_block + 1;
+        let raw = UnitShape::raw(g.unit_bytes);
+        let mut first = None;
+        for lpn in 0..pages {
+            let page = ftl.alloc_page(0, host, 0).unwrap();
+            first.get_or_insert(page);
+            ftl.fill_page(page, &[Some((lpn, 0, raw))].into_iter().collect());
+        }
+        let block = g.block_of_page(first.unwrap());
+        assert_eq!(ftl.blocks[block as usize].state, BlockState::Full);
+        let held = ftl.p2l.unit_entry_bytes();
+        assert!(held >= pages as usize * 4, "{held}");
+        // Every unit of the full block but its last stale: the map stays whole.
+        for lpn in 0..pages - 2 {
+            ftl.unmap(lpn);
+        }
+        assert_eq!(ftl.p2l.unit_entry_bytes(), held);
+        let last = g.slot_id(g.page_id(block, pages - 2), 0);
+        assert_eq!(ftl.unit_in_slot(last), pages - 2);
+        // Its last: the block's units are dropped; the open block's stale unit is kept.
+        ftl.unmap(pages - 2);
+        ftl.unmap(pages - 1);
+        let open = ftl.p2l.unit_entry_bytes();
+        assert!(open > 0 && open < held, "{open} of {held}");
+        assert_eq!(ftl.unit_in_slot(last), NO_LPN);
+        for p in 0..pages - 1 {
+            assert_eq!(ftl.valid_slots(g.page_id(block, p)), 0);
+        }
+        assert_eq!(ftl.valid_space[block as usize], 0);
     }
 
     /// GC is stuck once a pool's worth of cleans in a row has freed no page; one that frees a

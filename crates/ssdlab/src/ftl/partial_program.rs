@@ -5,7 +5,7 @@
 //! programs it has had and which slots a program is still writing; a policy
 //! ([`PartialProgram`]) names the page a sealed page of few units goes into.
 
-use super::Ftl;
+use super::{BlockState, Ftl};
 use crate::config::PartialProgramConfig;
 use crate::flash::{BlockId, PageId};
 
@@ -41,12 +41,19 @@ impl Ftl {
     }
 
     /// Can `page` take `units` more units in one more program?
+    ///
+    /// Not once its block is a GC (or wear-levelling) victim: the job has fixed which pages it
+    /// reads, and may already have read this one, so a unit programmed into it now would be left
+    /// behind in a block about to be erased.
     pub fn partial_room(&self, page: PageId, units: u32) -> bool {
         let g = &self.geometry;
-        let nop = g.regions[g.region_of(g.block_of_page(page))].nop;
-        self.partial_pages
-            .get(&page)
-            .is_some_and(|p| p.programs < nop && p.erased.count_ones() >= units)
+        let block = g.block_of_page(page);
+        let nop = g.regions[g.region_of(block)].nop;
+        self.blocks[block as usize].state != BlockState::Victim
+            && self
+                .partial_pages
+                .get(&page)
+                .is_some_and(|p| p.programs < nop && p.erased.count_ones() >= units)
     }
 
     /// Program `units` (`(lpn, version)`, each unit's old copy already unmapped) into the first
@@ -66,7 +73,7 @@ impl Ftl {
             let slot = g.slot_id(page, i);
             mask |= 1 << i;
             p.erased &= !(1 << i);
-            self.p2l[slot as usize] = lpn;
+            self.p2l.set(slot, lpn);
             self.l2p[lpn as usize] = slot + 1;
             if let Some(o) = &mut self.oracle {
                 o.slot_version[slot as usize] = version;

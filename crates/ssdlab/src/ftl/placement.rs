@@ -15,8 +15,6 @@ pub struct Destination {
 pub trait Placement: Send {
     /// Number of write streams (open pages) this policy uses.
     fn streams(&self) -> usize;
-    /// Regions host data may live in (validation checks that the logical capacity fits).
-    fn host_regions(&self) -> Vec<usize>;
     /// Where a host write of `lpn` goes; `updates` is how many times the unit has been
     /// rewritten, this write included (0: its first write), when the FTL counts updates.
     fn place(&mut self, lpn: u32, updates: u8) -> Destination;
@@ -38,9 +36,6 @@ impl Placement for SingleRegion {
     fn streams(&self) -> usize {
         1
     }
-    fn host_regions(&self) -> Vec<usize> {
-        vec![0]
-    }
     fn place(&mut self, _lpn: u32, _updates: u8) -> Destination {
         Destination {
             region: 0,
@@ -57,9 +52,6 @@ pub struct Cache {
 impl Placement for Cache {
     fn streams(&self) -> usize {
         1
-    }
-    fn host_regions(&self) -> Vec<usize> {
-        vec![self.region]
     }
     fn place(&mut self, _lpn: u32, _updates: u8) -> Destination {
         Destination {
@@ -85,10 +77,7 @@ pub const HOT: usize = 2;
 
 impl Placement for Levels {
     fn streams(&self) -> usize {
-        3
-    }
-    fn host_regions(&self) -> Vec<usize> {
-        vec![self.region]
+        crate::config::LEVEL_STREAMS as usize
     }
     fn place(&mut self, _lpn: u32, updates: u8) -> Destination {
         Destination {
@@ -105,32 +94,12 @@ impl Placement for Levels {
 }
 
 pub fn build(config: &PlacementConfig, g: &Geometry) -> Result<Box<dyn Placement>, Error> {
+    let region = config.region(&g.region_names())?;
     Ok(match config {
         PlacementConfig::SingleRegion => Box::new(SingleRegion),
-        PlacementConfig::Cache { region } => Box::new(Cache {
-            region: region_named(g, region, "ftl.placement.region")?,
-        }),
-        PlacementConfig::Levels { region } => Box::new(Levels {
-            region: region_named(g, region, "ftl.placement.region")?,
-        }),
+        PlacementConfig::Cache { .. } => Box::new(Cache { region }),
+        PlacementConfig::Levels { .. } => Box::new(Levels { region }),
     })
-}
-
-/// The index of the region called `name` in `[[geometry.regions]]`, or an error naming `key`.
-pub fn region_named(g: &Geometry, name: &str, key: &str) -> Result<usize, Error> {
-    g.regions
-        .iter()
-        .position(|r| r.name == name)
-        .ok_or_else(|| {
-            let known: Vec<&str> = g.regions.iter().map(|r| r.name.as_str()).collect();
-            Error::config(
-                key,
-                format!(
-                    "no region `{name}` (the geometry's regions: {})",
-                    known.join(", ")
-                ),
-            )
-        })
 }
 
 #[cfg(test)]
@@ -153,7 +122,6 @@ mod tests {
     fn single_region_sends_everything_to_region_zero() {
         let mut p = SingleRegion;
         assert_eq!(p.streams(), 1);
-        assert_eq!(p.host_regions(), vec![0]);
         for lpn in [0, 5, u32::MAX - 1] {
             assert_eq!(
                 p.place(lpn, 0),

@@ -244,8 +244,11 @@ pub fn build(config: &Config, g: &Geometry) -> Result<Box<dyn DataReduction>, Er
                         max_units: g.slots_per_page,
                         align_bytes: *align_bytes,
                     },
+                    // Units that failed to compress are stored as any FTL stores raw units:
+                    // as many to a page as fit uncompressed (one when the unit is the page,
+                    // PR-SSD's "normal page request").
                     Lane {
-                        max_units: 1,
+                        max_units: g.units_per_page,
                         align_bytes: partial_bytes,
                     },
                 ]
@@ -257,7 +260,9 @@ pub fn build(config: &Config, g: &Geometry) -> Result<Box<dyn DataReduction>, Er
                     align_bytes: partial_bytes,
                 }))
                 .collect(),
-                versions: super::table::zeroed_u32(super::logical_units(config, g) as usize),
+                versions: super::table::zeroed_u32(
+                    config.ftl.logical_units(g.physical_units()) as usize
+                ),
                 seen: HashMap::default(),
                 page: vec![0; g.unit_bytes as usize],
                 nonzero: Vec::with_capacity(g.unit_bytes as usize),

@@ -2,6 +2,12 @@
 //! OS backs only the pages that are touched, and on Linux they ask for transparent huge pages:
 //! the mapping is accessed at random, and 2 MiB pages cut the TLB misses that dominate that.
 
+pub fn zeroed_u8(len: usize) -> Vec<u8> {
+    let v = vec![0u8; len];
+    advise_huge_pages(&v);
+    v
+}
+
 pub fn zeroed_u32(len: usize) -> Vec<u32> {
     let v = vec![0u32; len];
     advise_huge_pages(&v);

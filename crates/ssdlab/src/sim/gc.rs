@@ -7,7 +7,7 @@
 
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::gc_victim::keep_worth_cleaning;
-use crate::ftl::{table, BlockState, Writer};
+use crate::ftl::{BlockState, Writer};
 
 use super::{ProgramRecord, Simulation};
 
@@ -134,8 +134,7 @@ impl Simulation {
             // and, once it has arrived, the mapping entries of the units it names (from all
             // over the logical space), which say which are valid and which the copies rewrite.
             if next + P2L_LOOKAHEAD_PAGES < end {
-                let ahead = g.slot_id(g.page_id(victim, next + P2L_LOOKAHEAD_PAGES), 0);
-                table::prefetch(&self.ftl.p2l, ahead as usize);
+                (self.ftl.p2l).prefetch(g, g.page_id(victim, next + P2L_LOOKAHEAD_PAGES));
             }
             if next + L2P_LOOKAHEAD_PAGES < end {
                 self.ftl

@@ -4,6 +4,7 @@
 //! crosses back (a read's data first); response time = completion seen by the host − arrival.
 
 use crate::config::ReplayMode;
+use crate::flash::OpSource;
 use crate::ftl::shape::UnitKind;
 use crate::ftl::Location;
 use crate::trace::Op;
@@ -139,10 +140,7 @@ impl Simulation {
     /// A request's command is in the device: the FTL acts on it.
     pub(super) fn on_command_ready(&mut self, id: u32) {
         match self.requests[id as usize].op {
-            Op::Read => match self.plain {
-                true => self.issue_read::<true>(id),
-                false => self.issue_read::<false>(id),
-            },
+            Op::Read => self.issue_read(id),
             // Writes and trims change the mapping, so they take effect in the order their
             // commands reach the FTL (the order they arrived: the link serves commands in
             // order): a trim behind a write that waits for buffer room waits too.
@@ -166,8 +164,7 @@ impl Simulation {
 
     /// Ask for the codewords of the request's bytes, one ask per physical page they are on
     /// (spread.txt Fig. 5: a 16 KiB read whose units live in three pages asks three pages).
-    /// (`PLAIN`: compiled without the techniques' hooks, [`Simulation::plain`].)
-    fn issue_read<const PLAIN: bool>(&mut self, id: u32) {
+    fn issue_read(&mut self, id: u32) {
         let (first, units) = {
             let r = &self.requests[id as usize];
             (r.first_lpn, r.units)
@@ -217,17 +214,12 @@ impl Simulation {
                         groups.add(page, codewords);
                         asked = true;
                     });
-                    // (A unit stored as written has no zero partial units.)
-                    if !PLAIN && !asked {
+                    if !asked {
                         // Only zero partial units asked: the zero bitmap answers (§4.2.3).
                         self.device.reduction.zero_read_units += 1;
                         continue;
                     }
                     self.device.host_read_units_flash += 1;
-                    if PLAIN {
-                        // (Stored as written: neither split nor compressed.)
-                        continue;
-                    }
                     if self.split.is_some() {
                         self.device.reduction.split_conflicts += conflicts as u64;
                         if self.ftl.shape(lpn, slot).kind == UnitKind::Split {
@@ -256,7 +248,7 @@ impl Simulation {
             );
         }
         self.scratch_split_pages = split_pages;
-        self.read_groups(id, &groups);
+        self.read_groups(id, &groups, OpSource::Host);
         self.scratch_groups = groups;
         self.request_part_done(id, self.now);
     }

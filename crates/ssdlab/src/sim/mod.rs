@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 
 use slab::Slab;
 
-use crate::config::{Config, PartialWrite, ReliabilityConfig, UnmappedRead, WriteAck};
+use crate::config::{Config, ReliabilityConfig, UnmappedRead, WriteAck};
 use crate::error::Error;
 use crate::event_queue::EventQueue;
 use crate::flash::reliability::ErrorModel;
@@ -111,11 +111,6 @@ pub struct Simulation {
     errors: Option<ErrorModel>,
     /// The placement's stream of the hottest data, if it has one (`Placement::hot_stream`).
     hot_stream: Option<usize>,
-    /// Every technique is off: units are stored as written (no reduction, split, partial
-    /// program, update count, read-modify-write, eviction or hot stream). The per-unit paths
-    /// are compiled a second time for this case (their `PLAIN` parameter), without the
-    /// techniques' hooks, so that a device using none pays for none (docs/performance.md).
-    plain: bool,
     /// Where the next split buffer's channels start (`Ftl::split_pages`).
     split_cursor: u32,
     placement: Box<dyn Placement>,
@@ -305,13 +300,6 @@ impl Simulation {
         let pre_split_cursor = pre.split_cursor;
         let shaped = ftl.keeps_shapes();
         let hot_stream = placement.hot_stream();
-        let plain = !reduction.keeps_shapes()
-            && partial.is_none()
-            && split.is_none()
-            && hot_stream.is_none()
-            && !ftl.counts_updates()
-            && config.ftl.partial_write != PartialWrite::ReadModifyWrite
-            && (0..regions).all(|r| migration.target(r).is_none());
 
         let mut sim = Simulation {
             read_policy: read_policy::build(
@@ -327,7 +315,6 @@ impl Simulation {
             partial,
             split,
             hot_stream,
-            plain,
             errors: match &config.reliability {
                 ReliabilityConfig::Fixed => None,
                 ReliabilityConfig::PowerLaw(c) => {
@@ -547,8 +534,12 @@ impl Simulation {
             Event::DieDone(die) => {
                 let sensing = self.sched.is_sensing(die);
                 match self.sched.current_op(die, 0).map(|op| (op.kind, op.source)) {
-                    Some((OpKind::Read, OpSource::Host)) if sensing => Work::HostReadSensed,
-                    Some((OpKind::Read, OpSource::Host)) => Work::HostReadTransferred,
+                    Some((OpKind::Read, OpSource::Host | OpSource::Rmw)) if sensing => {
+                        Work::HostReadSensed
+                    }
+                    Some((OpKind::Read, OpSource::Host | OpSource::Rmw)) => {
+                        Work::HostReadTransferred
+                    }
                     Some((OpKind::Read, _)) if sensing => Work::GcReadSensed,
                     Some((OpKind::Read, _)) => Work::GcReadTransferred,
                     Some((OpKind::Erase, _)) => Work::EraseEnd,

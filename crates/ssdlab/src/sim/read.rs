@@ -177,11 +177,12 @@ impl Simulation {
         });
     }
 
-    /// Read `groups`' pages for host request `id`, which waits for each.
-    pub(super) fn read_groups(&mut self, id: u32, groups: &PageGroups) {
+    /// Read `groups`' pages for host request `id`, which waits for each: a host read, or a
+    /// write's merge reads (`source`).
+    pub(super) fn read_groups(&mut self, id: u32, groups: &PageGroups, source: OpSource) {
         self.requests[id as usize].pending += groups.as_slice().len() as u32;
         for &(page, codewords) in groups.as_slice() {
-            self.read_page(page, codewords, OpSource::Host, id);
+            self.read_page(page, codewords, source, id);
         }
     }
 
@@ -233,7 +234,7 @@ impl Simulation {
     #[inline(always)]
     fn serve(&mut self, r: Requester, page: u32, decoded: u64) {
         match r.source {
-            OpSource::Host => self.request_part_done(r.owner, decoded),
+            OpSource::Host | OpSource::Rmw => self.request_part_done(r.owner, decoded),
             OpSource::Gc | OpSource::Wl => self.gc_page_decoded(r.owner, page, decoded),
         }
     }

@@ -6,7 +6,6 @@ use crate::config::PartialWrite;
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::admission::{Admitted, Sealed};
 use crate::ftl::page_units::PageUnits;
-use crate::ftl::reduction::Reduced;
 use crate::ftl::shape::{UnitKind, UnitShape};
 use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::{table, Location, Writer};
@@ -55,14 +54,6 @@ impl Simulation {
     /// Admit as many units as fit (a trim takes effect at once); returns the index of the first
     /// unit left over, if any.
     fn admit_units(&mut self, id: u32, from: u32) -> Option<u32> {
-        match self.plain {
-            true => self.admit_units_as::<true>(id, from),
-            false => self.admit_units_as::<false>(id, from),
-        }
-    }
-
-    /// `admit_units`, compiled without the techniques' hooks when `PLAIN` ([`Simulation::plain`]).
-    fn admit_units_as<const PLAIN: bool>(&mut self, id: u32, from: u32) -> Option<u32> {
         let (first, units, op) = {
             let r = &self.requests[id as usize];
             (r.first_lpn, r.units, r.op)
@@ -76,7 +67,7 @@ impl Simulation {
             if !self.ftl.buffer.has_room() {
                 return Some(i);
             }
-            encode_ns += self.admit_unit::<PLAIN>(id, first + i);
+            encode_ns += self.admit_unit(id, first + i);
         }
         // All units are in: drop the admission guard (and acknowledge, for write_ack = "buffer").
         self.request_part_done(id, self.now + encode_ns);
@@ -84,9 +75,9 @@ impl Simulation {
     }
 
     /// Put one unit into the write buffer (an all-zero one only into the mapping); returns its
-    /// encode time. (`PLAIN`: every technique is off, and the unit is stored as written.)
+    /// encode time.
     #[inline(always)]
-    fn admit_unit<const PLAIN: bool>(&mut self, id: u32, lpn: u32) -> u64 {
+    fn admit_unit(&mut self, id: u32, lpn: u32) -> u64 {
         let unit_bytes = self.ftl.geometry.unit_bytes;
         let version = match &mut self.ftl.oracle {
             Some(o) => {
@@ -95,16 +86,10 @@ impl Simulation {
             }
             None => 0,
         };
-        let updates = if PLAIN { 0 } else { self.ftl.count_update(lpn) };
-        let merged = !PLAIN
-            && self.config.ftl.partial_write == PartialWrite::ReadModifyWrite
+        let updates = self.ftl.count_update(lpn);
+        let merged = self.config.ftl.partial_write == PartialWrite::ReadModifyWrite
             && self.read_for_merge(id, lpn);
-        let reduced = if PLAIN {
-            debug_assert_eq!(self.reduction.reduce(lpn), Reduced::as_written(unit_bytes));
-            Reduced::as_written(unit_bytes)
-        } else {
-            self.reduction.reduce(lpn)
-        };
+        let reduced = self.reduction.reduce(lpn);
         if merged {
             // The merged unit is compressed once its old bytes are in.
             self.requests[id as usize].after_read_ns += reduced.encode_ns;
@@ -114,40 +99,32 @@ impl Simulation {
             self.ftl.map_zero(lpn, version);
             return reduced.encode_ns;
         };
-        if !PLAIN {
-            // A failed compression may be split across channels (§4.3.1).
-            if let (UnitKind::Raw, Some(split)) = (shape.kind, &mut self.split) {
-                if split.split(lpn, self.requests[id as usize].bytes) {
-                    shape.kind = UnitKind::Split;
-                }
+        // A failed compression may be split across channels (§4.3.1).
+        if let (UnitKind::Raw, Some(split)) = (shape.kind, &mut self.split) {
+            if split.split(lpn, self.requests[id as usize].bytes) {
+                shape.kind = UnitKind::Split;
             }
         }
         self.device.reduction.count(unit_bytes, Some(shape));
         let dest = self.placement.place(lpn, updates);
         let stream_key = dest.region * self.streams + dest.stream;
-        let keys = if PLAIN {
-            // (Stored as written: the one lane's open page.)
-            self.ftl.buffer.lane_keys(stream_key, 0)
-        } else {
-            if let Some(hot) = self.hot_stream {
-                self.device.placed_units += 1;
-                self.device.hot_units += u64::from(dest.stream == hot);
-            }
-            // (The mapping is looked up only when pages take partial programs.)
-            if let Some(policy) = &mut self.partial {
-                if let Location::Flash(old) = self.ftl.lookup(lpn) {
-                    if let Some(page) = policy.update_in_place(&self.ftl, old, updates) {
-                        self.update_in_place(id, lpn, version, page);
-                        return reduced.encode_ns;
-                    }
+        if let Some(hot) = self.hot_stream {
+            self.device.placed_units += 1;
+            self.device.hot_units += u64::from(dest.stream == hot);
+        }
+        // (The mapping is looked up only when pages take partial programs.)
+        if let Some(policy) = &mut self.partial {
+            if let Location::Flash(old) = self.ftl.lookup(lpn) {
+                if let Some(page) = policy.update_in_place(&self.ftl, old, updates) {
+                    self.update_in_place(id, lpn, version, page);
+                    return reduced.encode_ns;
                 }
             }
-            let keys = (self.ftl.buffer).keys(stream_key, self.reduction.lane_of(shape));
-            if let Some(limit) = (self.partial.as_ref()).and_then(|p| p.merge_threshold_pages()) {
-                self.merge_logical_page(id, lpn, keys.clone(), limit);
-            }
-            keys
-        };
+        }
+        let keys = (self.ftl.buffer).keys(stream_key, self.reduction.lane_of(shape));
+        if let Some(limit) = (self.partial.as_ref()).and_then(|p| p.merge_threshold_pages()) {
+            self.merge_logical_page(id, lpn, keys.clone(), limit);
+        }
         let waiter = self.ack_on_program().then_some(id);
         let a = (self.ftl).buffer_unit(lpn, version, shape, keys, waiter, &mut self.scratch_sealed);
         if a.rewritten {
@@ -205,7 +182,7 @@ impl Simulation {
                     });
             }
         }
-        self.read_groups(id, &groups);
+        self.read_groups(id, &groups, OpSource::Rmw);
         self.scratch_groups = groups;
         for (u, slot) in others {
             let version = (self.ftl.oracle.as_ref()).map_or(0, |o| o.slot_version[slot as usize]);
@@ -288,7 +265,7 @@ impl Simulation {
                 self.requests[id as usize].after_read_ns += self.reduction.decompress_ns();
             }
         }
-        self.read_groups(id, &groups);
+        self.read_groups(id, &groups, OpSource::Rmw);
         self.scratch_groups = groups;
         read
     }
@@ -499,6 +476,7 @@ impl Simulation {
                 self.gc[pool].programs_outstanding -= 1;
                 self.advance_gc(pool);
             }
+            OpSource::Rmw => unreachable!("merged units are programmed as host writes"),
         }
     }
 

@@ -167,7 +167,7 @@ impl FlowStats {
 #[derive(Clone, Default)]
 pub struct DeviceStats {
     /// [kind][source] flash operation counts.
-    pub ops: [[u64; 3]; 3],
+    pub ops: [[u64; OpSource::ALL.len()]; 3],
     pub sensed_bytes: u64,
     /// Sensed for host reads only (the RAF numerator).
     pub host_sensed_bytes: u64,
@@ -247,6 +247,10 @@ impl DeviceStats {
             let ops = &self.ops[kind.index()];
             let mut by = Map::new();
             for s in OpSource::ALL {
+                // (Only reads merge: a merged unit is programmed as any host write.)
+                if s == OpSource::Rmw && kind != OpKind::Read {
+                    continue;
+                }
                 by.insert(s.name().into(), json!(ops[s.index()]));
             }
             by.insert("total".into(), json!(ops.iter().sum::<u64>()));

@@ -15,11 +15,21 @@
 //!   Q, D, C that the file holds (with data) is used: every Q, D and C event is
 //!   read, and once the file is read the others are dropped. Lines with any
 //!   other action (G, I, M, F, A, P, U, m, ...) are skipped.
-//! - `rwbs`: the request's flags: `D` discard (becomes a trim), `W` write,
-//!   `R` read, checked in that order. Events without a data direction (`N`,
-//!   a pure flush `F`) are skipped, and so are events without `sector +
-//!   blocks` or with 0 blocks (flushes carry no data).
-//! - `sector`, `blocks`: start and length in 512-byte sectors.
+//! - `rwbs`: the request's operation and flags, read by [`rwbs_op`] in the
+//!   alphabet blkparse writes them in (`fill_rwbs` in blktrace's
+//!   `blkparse_fmt.c`, and the kernel's `blk_fill_rwbs`): an optional `F`
+//!   (preflush), the operation, then the flags `F` (FUA), `A` (readahead),
+//!   `B` (barrier, kernels before 2.6.36), `S` (sync), `M` (metadata), each
+//!   at most once and in that order. Operations: `R` read, `W` write, `D`
+//!   discard and `DE` secure erase (trims), `WZ` write zeroes (a write), `N`
+//!   none, a lone `F` a flush; blktrace 2's zone commands `ZO`, `ZC`, `ZF`
+//!   (open, close, finish: no data) and `ZA`, `ZR`, `ZRA` (append, reset, reset
+//!   all: refused, as ssdlab models no zones). Events without data (`N`,
+//!   flushes, zone open/close/finish) are skipped, and so are events without
+//!   `sector + blocks` or with 0 blocks, and packet commands (`36 (12 00 ..)`).
+//!   Any other letter, or a letter out of place, is an error.
+//! - `sector`, `blocks`: start and length in 512-byte sectors; what follows
+//!   must be blkparse's `(elapsed)`, `|alignment|` or `[process]`.
 //! - `maj,min`, `cpu`, `sequence`, `pid` must be well-formed numbers but
 //!   are not interpreted: every request goes to the one simulated device.
 //!
@@ -113,6 +123,94 @@ fn opens_summary(line: &str) -> bool {
     })
 }
 
+/// What an RWBS operation means for the replay.
+enum RwbsOp {
+    /// A request of this operation.
+    Data(Op),
+    /// No data to replay: `N`, a flush, a zone's open, close or finish.
+    NoData,
+    /// A zoned device's command that cannot be replayed on a conventional one: why.
+    Zoned(&'static str),
+}
+
+/// The operations of an RWBS string, as `blk_fill_rwbs` and blkparse's `fill_rwbs` spell them;
+/// longer spellings first, so that `ZRA` is not read as `ZR` then the flag `A`.
+const RWBS_OPS: [(&str, RwbsOp); 12] = [
+    ("DE", RwbsOp::Data(Op::Trim)), // secure erase: the data is gone, as after a discard
+    ("D", RwbsOp::Data(Op::Trim)),
+    ("WZ", RwbsOp::Data(Op::Write)), // write zeroes (older blkparse prints it as `W`)
+    ("W", RwbsOp::Data(Op::Write)),
+    ("R", RwbsOp::Data(Op::Read)),
+    ("N", RwbsOp::NoData),
+    (
+        "ZA",
+        RwbsOp::Zoned("a zone append, whose sector is its zone's start, not where the data lands"),
+    ),
+    (
+        "ZRA",
+        RwbsOp::Zoned("a reset of every zone, which discards data the trace does not locate"),
+    ),
+    (
+        "ZR",
+        RwbsOp::Zoned("a zone reset, which discards a zone whose length the event does not give"),
+    ),
+    ("ZO", RwbsOp::NoData),
+    ("ZC", RwbsOp::NoData),
+    ("ZF", RwbsOp::NoData),
+];
+
+/// The flags after the operation, in the order blkparse writes them: FUA, readahead, barrier
+/// (kernels before 2.6.36), sync, metadata. None changes what the request does to the data.
+const RWBS_FLAGS: [&str; 5] = ["F", "A", "B", "S", "M"];
+
+/// The operation an RWBS string names, `None` for an event without data. Strict: a letter not
+/// in blkparse's alphabet or out of its place is an error, so that a malformed or shifted line
+/// is never read as a request it is not (`RX` as a read, `X` as nothing).
+fn rwbs_op(rwbs: &str) -> Result<Option<Op>, FieldError> {
+    let mut rest = rwbs;
+    let preflush = eat(&mut rest, "F");
+    let op = RWBS_OPS
+        .iter()
+        .find(|(spelling, _)| eat(&mut rest, spelling));
+    for flag in RWBS_FLAGS {
+        eat(&mut rest, flag);
+    }
+    let bad = |why: String| FieldError::new("rwbs", format!("{}: {why}", quote_field(rwbs)));
+    if let Some(c) = rest.chars().next() {
+        return Err(bad(format!(
+            "`{c}` is not an RWBS letter in its place: blkparse writes an optional `F` \
+             (preflush), the operation (`R`, `W`, `D`, `N`, `DE`, `WZ`, or a zone command \
+             `ZA`, `ZR`, `ZRA`, `ZO`, `ZC`, `ZF`), then the flags `F`, `A`, `B`, `S`, `M` in \
+             that order"
+        )));
+    }
+    match op {
+        Some((_, RwbsOp::Data(op))) => Ok(Some(*op)),
+        Some((_, RwbsOp::NoData)) => Ok(None),
+        Some((spelling, RwbsOp::Zoned(what))) => Err(bad(format!(
+            "`{spelling}` is {what}; ssdlab replays conventional block devices, not zoned ones"
+        ))),
+        // A lone `F` (with flags) is the kernel's flush operation.
+        None if preflush => Ok(None),
+        None => Err(bad(
+            "no operation: blkparse writes one of `R`, `W`, `D`, `N` (or `F` for a flush) \
+             before the flags"
+                .to_string(),
+        )),
+    }
+}
+
+/// Remove `prefix` from the start of `rest`, saying whether it was there.
+fn eat(rest: &mut &str, prefix: &str) -> bool {
+    match rest.strip_prefix(prefix) {
+        Some(after) => {
+            *rest = after;
+            true
+        }
+        None => false,
+    }
+}
+
 /// Field names of an event line's fixed prefix, in order.
 const PREFIX: [&str; 6] = ["device", "cpu", "sequence", "time", "pid", "action"];
 
@@ -160,32 +258,21 @@ impl LineParser for BlkparseParser {
         if self.given && self.event != Some(event) {
             return Ok(None);
         }
-        let rwbs = next("rwbs")?;
-        if !rwbs.bytes().all(|b| b.is_ascii_uppercase()) {
-            return Err(FieldError::new(
-                "rwbs",
-                format!("{} is not a blkparse RWBS flag string", quote_field(rwbs)),
-            ));
-        }
-        let op = if rwbs.contains('D') {
-            Op::Trim
-        } else if rwbs.contains('W') {
-            Op::Write
-        } else if rwbs.contains('R') {
-            Op::Read
-        } else {
-            return Ok(None); // no data direction: N, a pure flush
+        let Some(op) = rwbs_op(next("rwbs")?)? else {
+            return Ok(None); // no data: N, a flush, a zone's state change
         };
         let sector = match tok.next() {
             None => return Ok(None), // e.g. `Q FWS [proc]`: a flush, no data
-            Some(t) if t.starts_with('[') => return Ok(None),
+            // `[proc]`, or a data-less event's `(elapsed)`.
+            Some(t) if t.starts_with('[') || t.starts_with('(') => return Ok(None),
             Some(t) => t,
         };
         let start = parse_u64("sector", sector)?;
         match tok.next() {
             Some("+") => {}
-            // `C WS 1950885322 [0]`: a data-less request's completion (a flush).
-            Some(t) if t.starts_with('[') => return Ok(None),
+            // `C WS 1950885322 [0]`: a data-less request's completion (a flush);
+            // `D R 36 (12 00 ..) [smartctl]`: a packet command, its byte count and CDB.
+            Some(t) if t.starts_with('[') || t.starts_with('(') => return Ok(None),
             other => {
                 return Err(FieldError::new(
                     "blocks",
@@ -198,6 +285,20 @@ impl LineParser for BlkparseParser {
         }
         let blocks_text = tok.next().unwrap_or("");
         let blocks = parse_u64("blocks", blocks_text)?;
+        // blkparse ends a request with `(elapsed)`, `|alignment|` or `[process]` (or `[error]`);
+        // anything else means the line is not what it looks like.
+        if let Some(t) = tok.next() {
+            if !t.starts_with(['(', '|', '[']) {
+                return Err(FieldError::new(
+                    "process",
+                    format!(
+                        "{} after `sector + blocks`: blkparse writes `[process]` there \
+                         (or `(elapsed)`, `|alignment|` before it)",
+                        quote_field(t)
+                    ),
+                ));
+            }
+        }
         if blocks == 0 {
             return Ok(None); // a data-less flush
         }

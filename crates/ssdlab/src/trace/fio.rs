@@ -19,7 +19,8 @@
 //!   wrote milliseconds, which this parser would read 1000x too fast).
 //! - I/O actions: `read`, `write`, `trim` become requests; `offset` and
 //!   `length` are bytes, the length must be positive. `sync` and `datasync`
-//!   carry no data and are skipped.
+//!   carry no data and are skipped. Every I/O action's `offset` and `length`
+//!   must be numbers, as fio reads them.
 //! - Version 2 has no timestamps: a request arrives at the sum of the
 //!   `wait` actions before it (their `offset` field is a delay in
 //!   microseconds), so a log without waits arrives all at once (replay it in
@@ -152,22 +153,10 @@ impl LineParser for FioParser {
             } => (action, offset, length),
         };
         let op = match action {
-            "read" => Op::Read,
-            "write" => Op::Write,
-            "trim" => Op::Trim,
-            "sync" | "datasync" => return Ok(None),
-            "wait" => {
-                let us = parse_u64("offset", offset)?;
-                if ts.is_none() {
-                    self.clock_ns = us
-                        .checked_mul(NS_PER_US)
-                        .and_then(|d| self.clock_ns.checked_add(d))
-                        .ok_or_else(|| {
-                            FieldError::new("offset", "the sum of the waits overflows 64-bit ns")
-                        })?;
-                }
-                return Ok(None);
-            }
+            "read" => Some(Op::Read),
+            "write" => Some(Op::Write),
+            "trim" => Some(Op::Trim),
+            "sync" | "datasync" | "wait" => None,
             other => {
                 return Err(FieldError::new(
                     "action",
@@ -178,8 +167,22 @@ impl LineParser for FioParser {
                 ))
             }
         };
+        // fio reads `offset` and `length` as numbers whatever the action (`read_iolog`'s
+        // sscanf), so they are checked on the lines that do not use them too.
         let offset_bytes = parse_u64("offset", offset)?;
         let size_bytes = parse_u64("length", length)?;
+        let Some(op) = op else {
+            if action == "wait" && ts.is_none() {
+                // The wait's `offset` is its delay in microseconds.
+                self.clock_ns = offset_bytes
+                    .checked_mul(NS_PER_US)
+                    .and_then(|d| self.clock_ns.checked_add(d))
+                    .ok_or_else(|| {
+                        FieldError::new("offset", "the sum of the waits overflows 64-bit ns")
+                    })?;
+            }
+            return Ok(None);
+        };
         if size_bytes == 0 {
             return Err(zero_size("length", length));
         }

@@ -345,38 +345,36 @@ impl Placer<'_> {
 
     /// The start address to use for `raw`, after the capacity check.
     fn place(&self, raw: &RawRequest, parser: &dyn LineParser) -> Result<u64, FieldError> {
-        let Some(cap) = self.capacity_bytes else {
-            return match raw.offset_bytes.checked_add(raw.size_bytes) {
-                Some(_) => Ok(raw.offset_bytes),
-                None => Err(FieldError::new(
+        // Refused whatever the capacity and out-of-range rule: no address a trace can state
+        // lies past 2^64, so such a request is a malformed line, not one to fold (which would
+        // replay it at an address that has nothing to do with the one written).
+        let end = raw
+            .offset_bytes
+            .checked_add(raw.size_bytes)
+            .ok_or_else(|| {
+                FieldError::new(
                     parser.offset_field(),
                     format!(
                         "request at byte {} of {} bytes ends past 2^64 bytes",
                         raw.offset_bytes, raw.size_bytes
                     ),
-                )),
-            };
+                )
+            })?;
+        let Some(cap) = self.capacity_bytes else {
+            return Ok(raw.offset_bytes);
         };
-        let fits = raw
-            .offset_bytes
-            .checked_add(raw.size_bytes)
-            .is_some_and(|end| end <= cap);
-        if fits {
+        if end <= cap {
             return Ok(raw.offset_bytes);
         }
         match self.out_of_range {
-            OutOfRange::Error => {
-                // u128: the end may not fit in 64 bits.
-                let end = u128::from(raw.offset_bytes) + u128::from(raw.size_bytes);
-                Err(FieldError::new(
-                    parser.offset_field(),
-                    format!(
-                        "request [{}, {end}) ends past the logical capacity of {cap} bytes \
-                         (set out_of_range = wrap to fold addresses into the capacity)",
-                        raw.offset_bytes
-                    ),
-                ))
-            }
+            OutOfRange::Error => Err(FieldError::new(
+                parser.offset_field(),
+                format!(
+                    "request [{}, {end}) ends past the logical capacity of {cap} bytes \
+                     (set out_of_range = wrap to fold addresses into the capacity)",
+                    raw.offset_bytes
+                ),
+            )),
             OutOfRange::Wrap => fold_into_capacity(raw.offset_bytes, raw.size_bytes, cap)
                 .ok_or_else(|| {
                     FieldError::new(

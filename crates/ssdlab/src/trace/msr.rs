@@ -10,7 +10,10 @@
 //! - `Type`: `Read` or `Write`, case-insensitive.
 //! - `Offset`, `Size`: bytes. `Size` must be positive.
 //! - `Hostname`, `DiskNumber`, `ResponseTime` must be present but are not
-//!   interpreted (every request goes to the one simulated device).
+//!   interpreted (every request goes to the one simulated device);
+//!   `DiskNumber` and `ResponseTime` must be non-negative integers, as in
+//!   every MSR trace, so that a line with shifted or foreign columns is not
+//!   read as a request.
 //!
 //! Spaces around fields are ignored. Blank lines, lines starting with `#`
 //! and a header line (first field `Timestamp`, any case) carry no request.
@@ -56,6 +59,7 @@ impl LineParser for MsrParser {
 
         let ticks = parse_u64("Timestamp", f[0])?;
         let ts_ns = scale_u64("Timestamp", f[0], ticks, NS_PER_TICK)?;
+        parse_u64("DiskNumber", f[2])?;
         let op = if f[3].eq_ignore_ascii_case("read") {
             Op::Read
         } else if f[3].eq_ignore_ascii_case("write") {
@@ -71,6 +75,7 @@ impl LineParser for MsrParser {
         if size_bytes == 0 {
             return Err(zero_size("Size", f[5]));
         }
+        parse_u64("ResponseTime", f[6])?;
         Ok(Some(RawRequest {
             ts_ns,
             offset_bytes,

@@ -24,6 +24,11 @@
 //! its addresses. (MQSim's conversions instead keep the LBAs and drop the
 //! ASU, which makes different ASUs' requests overlap.)
 //!
+//! A layout that would pass 2^64 bytes is refused at the first line after
+//! which the requests read so far no longer fit: the line that raised the
+//! highest ASU (field `ASU`) or the span (field `LBA`), not a line of the
+//! highest ASU that merely lies where the layout overflows.
+//!
 //! Spaces around fields are ignored. Blank lines, `#` lines and a header
 //! line (first field `ASU`, any case) carry no request.
 
@@ -52,6 +57,10 @@ pub struct SpcParser {
     requests: usize,
     /// Largest request end seen, in bytes relative to its ASU.
     max_end: u64,
+    /// Highest ASU seen, and the largest request end on it: the layout's last byte is
+    /// `top_asu x S + top_asu_end`, as every lower ASU ends by `(k + 1) x S <= top_asu x S`.
+    top_asu: u32,
+    top_asu_end: u64,
 }
 
 impl LineParser for SpcParser {
@@ -92,9 +101,9 @@ impl LineParser for SpcParser {
                 format!("request at byte {offset_bytes} of {size_bytes} bytes ends past 2^64"),
             )
         })?;
-        self.max_end = self.max_end.max(end);
         // u64::from(u32::MAX) bounded `asu` above.
         let asu = u32::try_from(asu).unwrap_or(u32::MAX);
+        self.check_layout(asu, end)?;
         if asu != 0 && self.asus.is_empty() {
             self.asus = vec![0; self.requests];
         }
@@ -124,6 +133,8 @@ impl LineParser for SpcParser {
     }
 
     fn finish_offsets(&mut self, requests: &mut [TraceRequest]) -> Result<(), (usize, FieldError)> {
+        // `parse_line` refused every request the layout could not hold, so this error would
+        // only name a request if that check and this arithmetic ever disagreed.
         let span = self.asu_span_bytes();
         for (i, (r, &asu)) in requests.iter_mut().zip(&self.asus).enumerate() {
             let moved = u64::from(asu)
@@ -153,7 +164,56 @@ impl LineParser for SpcParser {
 impl SpcParser {
     /// The per-ASU span `S` of the requests read so far (see the module doc).
     pub fn asu_span_bytes(&self) -> u64 {
-        let rounded = self.max_end.div_ceil(ASU_ALIGN_BYTES);
-        rounded.saturating_mul(ASU_ALIGN_BYTES)
+        span_of(self.max_end)
     }
+
+    /// Take in a request on `asu` ending at byte `end` of it, or refuse it if the ASUs can no
+    /// longer be laid out below 2^64 bytes. The layout only grows, so the first request refused
+    /// is the one that holds the value at fault: a new highest ASU that starts past 2^64 with
+    /// the span as it was (field `ASU`), or an end that widens the span (field `LBA`).
+    fn check_layout(&mut self, asu: u32, end: u64) -> Result<(), FieldError> {
+        let (top_asu, top_asu_end) = match asu.cmp(&self.top_asu) {
+            std::cmp::Ordering::Greater => (asu, end),
+            std::cmp::Ordering::Equal => (asu, self.top_asu_end.max(end)),
+            std::cmp::Ordering::Less => (self.top_asu, self.top_asu_end),
+        };
+        let max_end = self.max_end.max(end);
+        let last_byte = |span: u64| {
+            u64::from(top_asu)
+                .checked_mul(span)
+                .and_then(|start| start.checked_add(top_asu_end))
+        };
+        if last_byte(span_of(max_end)).is_none() {
+            let span = self.asu_span_bytes();
+            return Err(if asu > self.top_asu && last_byte(span).is_none() {
+                FieldError::new(
+                    "ASU",
+                    format!(
+                        "ASU {asu} would start at byte {asu} x {span} (the per-ASU span: the \
+                         largest request end so far, rounded up to 1 MiB), which puts this \
+                         request past 2^64 bytes"
+                    ),
+                )
+            } else {
+                FieldError::new(
+                    "LBA",
+                    format!(
+                        "this request ends at byte {end} of ASU {asu}; with the per-ASU span \
+                         of {} bytes (the largest request end so far, rounded up to 1 MiB), \
+                         ASU {top_asu} (the highest so far) would end past 2^64 bytes",
+                        span_of(max_end)
+                    ),
+                )
+            });
+        }
+        (self.top_asu, self.top_asu_end, self.max_end) = (top_asu, top_asu_end, max_end);
+        Ok(())
+    }
+}
+
+/// The per-ASU span of requests whose largest end is `max_end`: rounded up to 1 MiB.
+fn span_of(max_end: u64) -> u64 {
+    max_end
+        .div_ceil(ASU_ALIGN_BYTES)
+        .saturating_mul(ASU_ALIGN_BYTES)
 }

@@ -67,7 +67,7 @@ impl GeneratorSource {
             updates: config
                 .updates
                 .as_ref()
-                .map(|u| UpdateState::new(u, config.alignment_bytes)),
+                .map(|u| UpdateState::new(u, config.alignment_bytes, config.working_set_bytes)),
             slot_bytes,
             rng: Pcg64Mcg::seed_from_u64(seed),
             streams: [Stream::default(); 2],

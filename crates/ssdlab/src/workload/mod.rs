@@ -11,6 +11,7 @@ mod updates;
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::tagged::tagged_table;
 use crate::error::Error;
 
 pub use generator::GeneratorSource;
@@ -74,7 +75,7 @@ fn one() -> f64 {
 /// A request size distribution. Sizes are bytes; `step_bytes` is the granularity of generated
 /// sizes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SizeDist {
     Fixed {
         bytes: u64,
@@ -116,6 +117,10 @@ pub enum SizeDist {
     },
 }
 
+// Distribution tables name their kind beside its parameters, read as the config's policy
+// tables are (`config/tagged.rs`): every key named in errors, unknown keys refused.
+tagged_table!("kind": SizeDist, AddressDist, Arrival);
+
 /// A component of a [`SizeDist::Mixture`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -126,7 +131,7 @@ pub struct SizeComponent {
 
 /// Where a random request starts, over the working set's aligned slots.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AddressDist {
     #[default]
     Uniform,
@@ -156,7 +161,7 @@ pub struct Updates {
 
 /// When requests arrive.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Arrival {
     /// Poisson arrivals at `iops` requests per second.
     Poisson { iops: f64 },
@@ -290,7 +295,13 @@ impl GeneratorConfig {
         }
         address::validate(&self.address, &key("address"))?;
         if let Some(u) = &self.updates {
-            updates::validate(u, &key("updates"), self.sequential_run_bytes)?;
+            updates::validate(
+                u,
+                &key("updates"),
+                self.sequential_run_bytes,
+                (&key("working_set_bytes"), self.working_set_bytes),
+                self.alignment_bytes,
+            )?;
         }
         match self.arrival {
             Arrival::Poisson { iops } | Arrival::Fixed { iops } | Arrival::Bursts { iops, .. }

@@ -16,12 +16,13 @@
 //! silent (which written data an update picks, how updates are sized) the choice is ours: pools
 //! drawn uniformly, sizes from the size distribution like any write.
 //!
-//! Unlike the other distributions this one has state: the write count of every unit written, so
-//! its memory grows with the data the run writes (about 30 bytes a unit).
+//! Unlike the other distributions this one has state: how often each unit of the working set was
+//! written (never, once, more: two bits a unit, allocated zeroed so that only the parts written
+//! take memory) and the two pools (four bytes a unit written). It is sized by the working set,
+//! not by the run, and a draw costs the same at any point of a run: new data's probes test bits
+//! in a table that stays in cache (a 4 GiB working set of 4 KiB units: 256 KiB), where a hash
+//! map of the units written missed the cache more the more the run had written.
 
-use std::collections::HashMap;
-
-use foldhash::fast::FixedState;
 use rand::Rng;
 
 use super::{fraction, Updates};
@@ -41,26 +42,66 @@ enum Pool {
     Updated,
 }
 
+/// Units of the working set the update model can count (its pools hold `u32` units).
+const MAX_UNITS: u64 = 1 << 32;
+
+/// How often each unit was written, saturating at [`WriteCounts::MORE`]: all IPU's levels need.
+struct WriteCounts {
+    /// Two bits a unit, 32 units a word.
+    words: Vec<u64>,
+}
+
+impl WriteCounts {
+    const MORE: u64 = 2;
+
+    fn new(units: u64) -> WriteCounts {
+        WriteCounts {
+            // Zeroed: the allocator maps untouched pages lazily, so a working set the run
+            // barely writes costs little.
+            words: vec![0; units.div_ceil(32) as usize],
+        }
+    }
+
+    fn get(&self, unit: u64) -> u64 {
+        self.words[(unit / 32) as usize] >> (unit % 32 * 2) & 3
+    }
+
+    /// Count a write of `unit`; its count before.
+    fn add(&mut self, unit: u64) -> u64 {
+        let word = &mut self.words[(unit / 32) as usize];
+        let shift = unit % 32 * 2;
+        let before = *word >> shift & 3;
+        *word += u64::from(before < Self::MORE) << shift;
+        before
+    }
+
+    fn clear(&mut self) {
+        self.words.fill(0);
+    }
+}
+
 pub(super) struct UpdateState {
     update_fraction: f64,
     hot_fraction: f64,
     unit_bytes: u64,
-    /// Writes per unit written in the run.
-    writes: HashMap<u64, u32, FixedState>,
+    /// Writes per unit of the working set.
+    writes: WriteCounts,
     /// Units that were written once when added; those written again since are dropped when
     /// drawn.
-    once: Vec<u64>,
+    once: Vec<u32>,
     /// Units written at least twice (a count never falls, so these stay valid).
-    updated: Vec<u64>,
+    updated: Vec<u32>,
 }
 
 impl UpdateState {
-    pub(super) fn new(u: &Updates, unit_bytes: u64) -> UpdateState {
+    /// The state of a generator whose requests fall in `working_set_bytes` (validated: at most
+    /// [`MAX_UNITS`] units of `unit_bytes`).
+    pub(super) fn new(u: &Updates, unit_bytes: u64, working_set_bytes: u64) -> UpdateState {
         UpdateState {
             update_fraction: u.update_fraction,
             hot_fraction: u.hot_fraction,
             unit_bytes,
-            writes: HashMap::default(),
+            writes: WriteCounts::new(working_set_bytes.div_ceil(unit_bytes)),
             once: Vec::new(),
             updated: Vec::new(),
         }
@@ -92,7 +133,7 @@ impl UpdateState {
         };
         for &pool in pools {
             if let Some(unit) = self.pick(pool, rng) {
-                return place(unit * self.unit_bytes);
+                return place(u64::from(unit) * self.unit_bytes);
             }
         }
         let mut start = new_start(rng);
@@ -106,7 +147,7 @@ impl UpdateState {
     }
 
     /// A unit drawn uniformly from `pool`, or `None` if it is empty.
-    fn pick(&mut self, pool: Pool, rng: &mut impl Rng) -> Option<u64> {
+    fn pick(&mut self, pool: Pool, rng: &mut impl Rng) -> Option<u32> {
         match pool {
             Pool::Updated => (!self.updated.is_empty())
                 .then(|| self.updated[rng.gen_range(0..self.updated.len())]),
@@ -116,7 +157,7 @@ impl UpdateState {
                 }
                 let i = rng.gen_range(0..self.once.len());
                 let unit = self.once[i];
-                if self.writes.get(&unit) == Some(&1) {
+                if self.writes.get(unit.into()) == 1 {
                     return Some(unit);
                 }
                 // Written again since (a write that started elsewhere covered it).
@@ -131,25 +172,31 @@ impl UpdateState {
     }
 
     fn never_written(&self, start: u64, size: u64) -> bool {
-        self.units(start, size)
-            .all(|u| !self.writes.contains_key(&u))
+        self.units(start, size).all(|u| self.writes.get(u) == 0)
     }
 
     /// Count a write of `size` bytes at `start` on every unit it covers.
     pub(super) fn record(&mut self, start: u64, size: u64) {
         for unit in self.units(start, size) {
-            let n = self.writes.entry(unit).or_insert(0);
-            *n += 1;
-            match *n {
-                1 => self.once.push(unit),
-                2 => self.updated.push(unit),
+            // (Units are below MAX_UNITS: validated.)
+            match self.writes.add(unit) {
+                0 => self.once.push(unit as u32),
+                1 => self.updated.push(unit as u32),
                 _ => {}
             }
         }
     }
 }
 
-pub(super) fn validate(u: &Updates, key: &str, sequential_run_bytes: u64) -> Result<(), Error> {
+/// `u`, the `updates` (at `key`) of a generator whose working set is `working_set_bytes` (at
+/// `working_set_key`) of `unit_bytes` units.
+pub(super) fn validate(
+    u: &Updates,
+    key: &str,
+    sequential_run_bytes: u64,
+    (working_set_key, working_set_bytes): (&str, u64),
+    unit_bytes: u64,
+) -> Result<(), Error> {
     fraction(&format!("{key}.update_fraction"), u.update_fraction)?;
     fraction(&format!("{key}.hot_fraction"), u.hot_fraction)?;
     if u.hot_fraction > u.update_fraction {
@@ -167,6 +214,17 @@ pub(super) fn validate(u: &Updates, key: &str, sequential_run_bytes: u64) -> Res
             "updates rewrite units, not whole runs: needs sequential_run_bytes = 0",
         ));
     }
+    let units = working_set_bytes.div_ceil(unit_bytes);
+    if units > MAX_UNITS {
+        return Err(Error::config(
+            working_set_key,
+            format!(
+                "with updates, the generator counts the writes of every {unit_bytes}-byte unit \
+                 of its working set: at most 2^32 units ({} bytes; got {units} units)",
+                MAX_UNITS * unit_bytes
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -179,18 +237,18 @@ mod tests {
     /// Shares of `n` writes of `units` units each that start on a unit written before, and on one
     /// written at least twice before, over `slots` slots drawn uniformly for new data.
     fn shares(u: Updates, n: usize, units: u64, slots: u64) -> (f64, f64) {
-        validate(&u, "updates", 0).expect("valid");
-        let mut s = UpdateState::new(&u, 4096);
-        let mut rng = Pcg64Mcg::seed_from_u64(5);
         let size = units * 4096;
         let ws = slots * 4096;
+        validate(&u, "updates", 0, ("ws", ws), 4096).expect("valid");
+        let mut s = UpdateState::new(&u, 4096, ws);
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
         let place = |start: u64| start.min(ws - size);
         let (mut updates, mut hot) = (0, 0);
         for _ in 0..n {
             let start = s.start(size, &mut rng, place, |r| {
                 place(r.gen_range(0..slots) * 4096)
             });
-            let before = s.writes.get(&(start / 4096)).copied().unwrap_or(0);
+            let before = s.writes.get(start / 4096);
             updates += usize::from(before >= 1);
             hot += usize::from(before >= 2);
             s.record(start, size);
@@ -251,6 +309,8 @@ mod tests {
             },
             "flows[0].generator.updates",
             0,
+            ("ws", 1 << 30),
+            4096,
         )
         .unwrap_err()
         .to_string();
@@ -262,9 +322,37 @@ mod tests {
             },
             "g.updates",
             1 << 20,
+            ("ws", 1 << 30),
+            4096,
         )
         .unwrap_err()
         .to_string();
         assert!(e.contains("g.updates"), "{e}");
+    }
+
+    #[test]
+    fn a_working_set_past_the_counted_units_is_rejected_by_name() {
+        let u = Updates {
+            update_fraction: 0.5,
+            hot_fraction: 0.1,
+        };
+        let ws = |bytes| ("flows[0].generator.working_set_bytes", bytes);
+        validate(&u, "g.updates", 0, ws(4096 << 32), 4096).expect("2^32 units fit");
+        let e = validate(&u, "g.updates", 0, ws((4096 << 32) + 1), 4096)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("flows[0].generator.working_set_bytes"), "{e}");
+    }
+
+    #[test]
+    fn write_counts_saturate_without_touching_their_neighbours() {
+        let mut c = WriteCounts::new(100);
+        for (unit, writes) in [(31, 1), (32, 5), (33, 2), (99, 3)] {
+            for n in 0..writes {
+                assert_eq!(c.add(unit), n.min(WriteCounts::MORE), "unit {unit}");
+            }
+        }
+        let counts: Vec<u64> = [0, 30, 31, 32, 33, 34, 98, 99].map(|u| c.get(u)).to_vec();
+        assert_eq!(counts, [0, 0, 1, 2, 2, 0, 0, 2]);
     }
 }

@@ -187,58 +187,6 @@ fn static_wear_levelling_bounds_the_erase_count_spread() {
     );
 }
 
-/// The per-unit paths compiled for a device with every technique off (`Simulation::plain`) give
-/// the results of the general ones, on a GC-active run with reads, writes, trims and partial-unit
-/// writes; and each technique turns the plain copy off.
-#[test]
-fn the_plain_paths_give_the_general_paths_results() {
-    let run = |plain: bool| {
-        let cfg = small(&[
-            "precondition.fill_fraction=0.9",
-            "precondition.overwrite_fraction=0.3",
-        ]);
-        let mut requests = random_writes(3000, (0.9 * 73728.0) as u64, 11);
-        for (i, r) in requests.iter_mut().enumerate() {
-            match i % 40 {
-                0 => r.op = Op::Trim,
-                // A write of part of a unit.
-                1 => (r.offset_bytes, r.size_bytes) = (r.offset_bytes + 512, 1024),
-                _ => {}
-            }
-        }
-        let flow = Flow::new("w".into(), requests, ReplayMode::Open, 1, 1.0, 0);
-        let mut sim = Simulation::new(cfg, vec![flow], verify()).unwrap();
-        assert!(sim.plain, "the small device runs no technique");
-        sim.plain = plain;
-        sim.run().unwrap();
-        assert!(sim.device.gc_invocations > 0, "GC must run");
-        assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
-        sim.summary()
-    };
-    assert_eq!(run(true), run(false));
-
-    let slc_cache = [
-        "geometry.regions=[{name=\"main\", cell_mode=\"tlc\", blocks_per_plane=56}, \
-         {name=\"slc\", cell_mode=\"slc\", blocks_per_plane=8}]",
-        "timing.slc={tr_ns=20000, tprog_ns=200000, tbers_ns=1000000}",
-        "ftl.placement={policy=\"cache\", region=\"slc\"}",
-        "ftl.migration={policy=\"evict\", from_region=\"slc\", to_region=\"main\"}",
-        "precondition.trace_footprint=false",
-    ];
-    for technique in [
-        &[
-            "ftl.max_units_per_page=12",
-            "ftl.reduction={policy=\"compress\", codec=\"dpc\"}",
-            "precondition.trace_footprint=false",
-        ][..],
-        &["ftl.partial_write=\"read_modify_write\""],
-        &slc_cache,
-    ] {
-        let sim = Simulation::new(small(technique), vec![], verify());
-        assert!(!sim.unwrap().plain, "{technique:?}");
-    }
-}
-
 #[cfg(feature = "event-costs")]
 #[test]
 fn metering_charges_every_event_to_its_kind_and_changes_no_result() {
