@@ -340,9 +340,14 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
             )
         });
         let timeout = ftl.write_buffer_timeout_ns;
+        // (MGA's merging rewrites a lone write's logical page with it: its page is not lone.)
+        let merges = matches!(
+            ftl.partial_program,
+            PartialProgramConfig::Share { merge_threshold_pages } if merge_threshold_pages > 0
+        );
         v.expect(
             "partial programming acts",
-            can && f.open_loop && f.lone_writes >= 4,
+            can && !merges && f.open_loop && f.lone_writes >= 4,
             maybe(s, "flash_ops.program.partial") > 0,
             || {
                 format!(

@@ -290,9 +290,10 @@ pub fn draw(seed: u64) -> Draw {
     let split = compress && channels >= 2 && chance(r, 0.45);
     let split_width = match split {
         true => {
+            // (Each part a whole number of the codecs' 4 KiB input units.)
             let widths: Vec<u32> = [2u32, 4, 8]
                 .into_iter()
-                .filter(|w| *w <= channels && page_kib.is_multiple_of(*w))
+                .filter(|w| *w <= channels && page_kib.is_multiple_of(4 * w))
                 .collect();
             (!widths.is_empty()).then(|| pick(r, &widths))
         }
@@ -301,9 +302,15 @@ pub fn draw(seed: u64) -> Draw {
     let unit_kib = match split_width {
         Some(_) => page_kib,
         None => {
+            // (The codecs take whole 4 KiB input units.)
+            let least = if compress { 4 } else { 2 };
             let fits: Vec<u32> = [2u32, 4, 4, 8, 16, 32]
                 .into_iter()
-                .filter(|u| page_kib.is_multiple_of(*u) && (u * 1024).is_multiple_of(codeword))
+                .filter(|u| {
+                    *u >= least
+                        && page_kib.is_multiple_of(*u)
+                        && (u * 1024).is_multiple_of(codeword)
+                })
                 .collect();
             match fits.is_empty() || chance(r, 0.03) {
                 true => pick(r, &[2u32, 4, 8]),
@@ -315,12 +322,16 @@ pub fn draw(seed: u64) -> Draw {
     let per_page = (page_kib / unit_kib).max(1);
     let mut slots = per_page;
     if compress {
+        // The zero filter hands the codec whole 4 KiB input units, and needs partial units
+        // smaller than the mapping unit.
+        let zero_filter = chance(r, 0.5) && unit_kib >= 8;
         let partial_kib = match split_width {
             Some(w) => page_kib / w,
             None => {
                 let fits: Vec<u32> = [1u32, 2, 4, 8, 16, 32]
                     .into_iter()
                     .filter(|p| unit_kib.is_multiple_of(*p) && unit_kib / p <= 16)
+                    .filter(|p| !zero_filter || (p.is_multiple_of(4) && *p < unit_kib))
                     .collect();
                 match fits.is_empty() {
                     true => 4,
@@ -335,7 +346,7 @@ pub fn draw(seed: u64) -> Draw {
                 "failure_threshold_saving",
                 Value::Float(pick(r, &[0.0, 0.1, 0.1, 0.3])),
             ),
-            ("partial_zero_filter", Value::Boolean(chance(r, 0.5))),
+            ("partial_zero_filter", Value::Boolean(zero_filter)),
             ("partial_unit_kib", int(partial_kib as u64)),
             ("align_bytes", int(pick(r, &[1u64, 1, 8, 64, 512]))),
         ];
@@ -484,13 +495,12 @@ pub fn draw(seed: u64) -> Draw {
     };
     s.set("ftl.migration", migration);
 
-    s.set(
-        "ftl.gc_victim",
-        table(&[(
-            "policy",
-            pick(r, &["greedy", "cost_benefit", "random", "isr"]).into(),
-        )]),
-    );
+    // IPU's ISR ranks by subpages left erased: mostly with partial programming.
+    let victim = match partial_on || chance(r, 0.05) {
+        true => pick(r, &["greedy", "cost_benefit", "random", "isr"]),
+        false => pick(r, &["greedy", "cost_benefit", "random"]),
+    };
+    s.set("ftl.gc_victim", table(&[("policy", victim.into())]));
     let read_policy = match r.gen_range(0..4) {
         0 => table(&[("policy", "full".into())]),
         1 => table(&[("policy", "dma".into())]),
@@ -551,11 +561,29 @@ pub fn draw(seed: u64) -> Draw {
     s.set("ftl.gc_threshold", Value::Float(cents(r, 0.02, 0.15)));
     s.set("ftl.gc_reserved_blocks", pick(r, &[1u32, 1, 2]));
     s.set("ftl.gc_copy_window_pages", pick(r, &[0u32, 1, 4, 8, 32]));
-    s.set("ftl.write_buffer_units", slots * pick(r, &[1u32, 2, 4, 8]));
+    // A timeout only where a page holds more than one unit; without one, a buffer that can
+    // hold every stream's open pages one unit short of full and one unit more (mostly).
+    let timeout = match slots > 1 || chance(r, 0.05) {
+        true => pick(r, &[0u64, 0, 1, 1_000, 100_000, 10_000_000]),
+        false => 0,
+    };
+    let streams = match placement {
+        Some(("levels", _)) => 3,
+        _ => 1,
+    };
+    let short = match compress {
+        true => slots - 1 + per_page - 1,
+        false => per_page - 1,
+    };
+    let least = match timeout == 0 && chance(r, 0.9) {
+        true => streams * short + 1,
+        false => 0,
+    };
     s.set(
-        "ftl.write_buffer_timeout_ns",
-        int(pick(r, &[0u64, 0, 1, 1_000, 100_000, 10_000_000])),
+        "ftl.write_buffer_units",
+        (slots * pick(r, &[1u32, 2, 4, 8])).max(least),
     );
+    s.set("ftl.write_buffer_timeout_ns", int(timeout));
     s.set("ftl.write_ack", pick(r, &["buffer", "program"]));
     s.set(
         "ftl.unmapped_read",
@@ -573,7 +601,10 @@ pub fn draw(seed: u64) -> Draw {
         ]),
     );
     s.set("scheduler.read_priority", chance(r, 0.5));
-    s.set("scheduler.multiplane", chance(r, 0.5));
+    s.set(
+        "scheduler.multiplane",
+        chance(r, if planes > 1 { 0.5 } else { 0.05 }),
+    );
     s.set("scheduler.merge_reads", chance(r, 0.7));
 
     // Preconditioning: fresh, filled, or GC-active (filled and aged).

@@ -138,6 +138,8 @@ pub fn quiet_panics() {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
+        // (One line: an assertion's message spans several.)
+        let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
         LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{message}{place}")));
     }));
 }
