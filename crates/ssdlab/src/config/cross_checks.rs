@@ -6,9 +6,9 @@
 
 use super::given::Given;
 use super::needs::Device;
-use super::{Config, ReplayMode, WriteAck};
+use super::{Config, PlacementConfig, ReplayMode, WriteAck};
 use crate::error::Error;
-use crate::flash::Geometry;
+use crate::flash::{Geometry, Medium};
 
 impl Config {
     pub(super) fn validate_cross_section(&self, given: &Given) -> Result<(), Error> {
@@ -18,6 +18,7 @@ impl Config {
         }
         self.validate_write_buffer(units_per_page)?;
         self.validate_slots(units_per_page)?;
+        self.validate_pcm(units_per_page)?;
         // Only now is the device's arithmetic (u32) safe to do.
         let geo = Geometry::new(self);
         let device = Device::new(self, &geo)?;
@@ -137,16 +138,16 @@ impl Config {
     fn validate_slots(&self, units_per_page: u32) -> Result<(), Error> {
         let g = &self.geometry;
         let slots_per_page = (self.ftl.max_units_per_page as u64).max(units_per_page as u64);
+        // Every plane numbers its flash blocks, then PCM's (a PCM plane's flash block ids and
+        // a flash plane's PCM ids name nothing: `flash/geometry.rs`).
+        let blocks_per_plane = g.blocks_per_plane as u64 + g.pcm_blocks_per_plane();
         let slots = [
-            g.channels,
-            g.ways_per_channel,
-            g.dies_per_way,
-            g.planes_per_die,
-            g.blocks_per_plane,
-            g.pages_per_block,
+            g.flash_planes().checked_add(g.pcm_planes()),
+            Some(blocks_per_plane),
+            Some(g.pages_per_block as u64),
         ]
         .iter()
-        .try_fold(slots_per_page, |acc, &x| acc.checked_mul(x as u64));
+        .try_fold(slots_per_page, |acc, x| acc.checked_mul((*x)?));
         if slots.is_none_or(|n| n >= (1u64 << 31) - 1) {
             return Err(Error::config(
                 "geometry",
@@ -171,7 +172,9 @@ impl Config {
             true => "geometry.blocks_per_plane".to_string(),
             false => format!("geometry.regions[{i}].blocks_per_plane"),
         };
-        for (i, r) in geo.regions.iter().enumerate() {
+        // (PCM is never cleaned: it keeps no block free.)
+        let flash = geo.regions.iter().filter(|r| r.medium != Medium::Pcm);
+        for (i, r) in flash.enumerate() {
             let needed = f.kept_free_blocks(r.blocks_per_plane);
             if r.blocks_per_plane <= needed {
                 let why = format!(
@@ -249,7 +252,14 @@ impl Config {
         let room = r.blocks_per_plane.saturating_sub(kept) as u64
             * r.pages_per_block as u64
             * geo.units_per_page as u64
-            * geo.planes() as u64;
+            * r.dies.planes() as u64;
+        // Oblivious placement settles each region's share of the data in it.
+        let logical = match self.ftl.placement {
+            PlacementConfig::Oblivious { .. } => {
+                (logical as f64 * geo.capacity_share(settles)).ceil() as u64
+            }
+            _ => logical,
+        };
         if logical > room {
             let via = match moved_from {
                 Some(from) => format!(

@@ -88,6 +88,9 @@ impl FtlConfig {
     /// with the geometry (`cross_checks.rs`).
     pub(super) fn validate(&self) -> Result<(), Error> {
         positive("ftl.mapping_unit_kib", self.mapping_unit_kib as u64)?;
+        if let PlacementConfig::Oblivious { run_units: Some(n) } = self.placement {
+            positive("ftl.placement.run_units", n as u64)?;
+        }
         if self.max_units_per_page > 64 {
             return Err(Error::config("ftl.max_units_per_page", "at most 64"));
         }
@@ -184,7 +187,9 @@ tagged_table!("policy": AllocationConfig, GcVictimConfig);
 impl Needs for AllocationConfig {
     fn needs(&self, d: &Device) -> Result<(), Error> {
         match self {
-            AllocationConfig::Static { order } if StripeOrder::new(order, d.geometry).is_none() => {
+            AllocationConfig::Static { order }
+                if StripeOrder::new(order, &d.geometry.die_sets[0]).is_none() =>
+            {
                 Err(Error::config(
                     "ftl.allocation.order",
                     format!("`{order}` is not a permutation of C, W, D, P"),

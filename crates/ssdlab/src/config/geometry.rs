@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::positive;
+use super::pcm::{PcmConfig, PCM_REGION};
 use crate::error::Error;
 
 /// Cell mode of a block. `Slc` on a TLC die is SLC mode: one page per wordline.
@@ -70,6 +71,9 @@ pub struct GeometryConfig {
     /// `blocks_per_plane = 0` to take the rest.
     #[serde(default)]
     pub regions: Vec<RegionConfig>,
+    /// PCM devices beside the flash dies (ROSA): their blocks form the region `pcm`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcm: Option<PcmConfig>,
 }
 
 fn default_program_order() -> ProgramOrder {
@@ -103,12 +107,16 @@ impl GeometryConfig {
         self.page_size_kib as u64 * 1024
     }
 
-    /// The regions' names, in order: `main` alone without regions.
+    /// The regions' names, in order: `main` alone without regions, then `pcm` with PCM.
     pub(super) fn region_names(&self) -> Vec<&str> {
-        match self.regions.is_empty() {
+        let mut names = match self.regions.is_empty() {
             true => vec!["main"],
             false => self.regions.iter().map(|r| r.name.as_str()).collect(),
+        };
+        if self.pcm.is_some() {
+            names.push(PCM_REGION);
         }
+        names
     }
 
     /// The cell modes blocks are in: the regions' modes, or the native mode without regions.
@@ -163,7 +171,68 @@ impl GeometryConfig {
                 ),
             ));
         }
-        self.validate_regions()
+        self.validate_regions()?;
+        if let Some(pcm) = &self.pcm {
+            pcm.validate()?;
+            self.validate_pcm_room(pcm)?;
+        }
+        Ok(())
+    }
+
+    /// PCM's share gives each PCM plane at least one block, and no flash region takes its name.
+    fn validate_pcm_room(&self, pcm: &PcmConfig) -> Result<(), Error> {
+        if let Some(i) = self.regions.iter().position(|r| r.name == PCM_REGION) {
+            return Err(Error::config(
+                &format!("geometry.regions[{i}].name"),
+                format!("`{PCM_REGION}` names the PCM's blocks (geometry.pcm): choose another"),
+            ));
+        }
+        if self.pcm_blocks_per_plane() == 0 {
+            return Err(Error::config(
+                "geometry.pcm.capacity_share",
+                format!(
+                    "{} of the device leaves its {} PCM planes less than a block each (PCM \
+                     blocks are the flash's: {} pages of {} KiB); raise it or use fewer PCM \
+                     dies (geometry.pcm.dies_per_channel)",
+                    pcm.capacity_share,
+                    self.pcm_planes(),
+                    self.pages_per_block,
+                    self.page_size_kib
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Planes of the flash dies.
+    pub fn flash_planes(&self) -> u64 {
+        [
+            self.ways_per_channel,
+            self.dies_per_way,
+            self.planes_per_die,
+        ]
+        .iter()
+        .fold(self.channels as u64, |n, &x| n.saturating_mul(x as u64))
+    }
+
+    /// Planes of the PCM devices (0 without PCM).
+    pub fn pcm_planes(&self) -> u64 {
+        self.pcm.as_ref().map_or(0, |p| {
+            [p.dies_per_channel, self.planes_per_die]
+                .iter()
+                .fold(self.channels as u64, |n, &x| n.saturating_mul(x as u64))
+        })
+    }
+
+    /// Blocks of each PCM plane (0 without PCM).
+    pub fn pcm_blocks_per_plane(&self) -> u64 {
+        self.pcm.as_ref().map_or(0, |p| {
+            p.blocks_per_plane(
+                self.flash_planes()
+                    .saturating_mul(self.blocks_per_plane as u64),
+                self.pcm_planes(),
+            )
+        })
     }
 
     fn validate_regions(&self) -> Result<(), Error> {

@@ -20,6 +20,16 @@ pub enum PlacementConfig {
     /// Every host write goes to the region named `region`, into one of three write streams by
     /// how often the unit has been rewritten: IPU's Work, Monitor and Hot blocks.
     Levels { region: String },
+    /// A controller blind to what its regions are (ROSA's baseline, "heterogeneity-oblivious
+    /// placement", §3): a unit's first write goes to a region chosen by its address, runs of
+    /// `run_units` units at a time, each region taking runs in proportion to its raw capacity;
+    /// a later write stays in the region (one written in place, PCM, is rewritten there).
+    Oblivious {
+        /// Consecutive units that go to one region (default: a block's worth, as a controller
+        /// filling a block from one write stream keeps runs of consecutive writes together).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run_units: Option<u32>,
+    },
 }
 
 /// IPU's levels: Work, Monitor and Hot blocks, one write stream each.
@@ -30,7 +40,9 @@ impl PlacementConfig {
     pub fn write_streams(&self) -> u32 {
         match self {
             PlacementConfig::Levels { .. } => LEVEL_STREAMS,
-            PlacementConfig::SingleRegion | PlacementConfig::Cache { .. } => 1,
+            PlacementConfig::SingleRegion
+            | PlacementConfig::Cache { .. }
+            | PlacementConfig::Oblivious { .. } => 1,
         }
     }
 }
@@ -58,10 +70,11 @@ pub enum MigrationConfig {
 tagged_table!("policy": PlacementConfig, MigrationConfig);
 
 impl PlacementConfig {
-    /// The index of the region every host write goes to, among the geometry's `regions`.
+    /// The index of the region every host write goes to, among the geometry's `regions` (with
+    /// `oblivious`, the first: rewrites of flash data).
     pub fn region(&self, regions: &[&str]) -> Result<usize, Error> {
         match self {
-            PlacementConfig::SingleRegion => Ok(0),
+            PlacementConfig::SingleRegion | PlacementConfig::Oblivious { .. } => Ok(0),
             PlacementConfig::Cache { region } | PlacementConfig::Levels { region } => {
                 region_index(regions, region, "ftl.placement.region")
             }

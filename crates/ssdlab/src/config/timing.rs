@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::{positive, positive_real};
+use super::pcm::PcmTiming;
 use super::CellMode;
 use crate::error::Error;
 
@@ -23,6 +24,9 @@ pub struct TimingConfig {
     pub mlc: Option<MlcTiming>,
     #[serde(default)]
     pub tlc: Option<TlcTiming>,
+    /// PCM's page read and write time (with `geometry.pcm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcm: Option<PcmTiming>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -99,7 +103,11 @@ impl TimingConfig {
         positive(
             "timing.channel_width_bytes",
             self.channel_width_bytes as u64,
-        )
+        )?;
+        match &self.pcm {
+            Some(pcm) => pcm.validate(),
+            None => Ok(()),
+        }
     }
 
     /// The table of a cell mode that blocks use: present, and no read, program or erase time is

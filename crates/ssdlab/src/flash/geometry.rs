@@ -2,10 +2,16 @@
 //! die = (channel · ways + way) · dies + die, plane = die · planes + plane,
 //! block = plane · blocks_per_plane + block, page = block · max_pages_per_block + page,
 //! slot = page · slots_per_page + slot (a slot holds one mapping unit).
+//!
+//! PCM devices (ROSA), when the device has them, are dies numbered after every flash die
+//! (die = flash dies + channel · PCM dies + die) with the flash dies' planes, pages and page
+//! size. Every plane numbers its flash blocks first, then PCM's, so that a block's region is
+//! still a lookup by its index in the plane: a flash plane's PCM block ids, and a PCM plane's
+//! flash block ids, name nothing (no region lists them).
 
 use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
-use crate::config::{CellMode, Config, ProgramOrder};
+use crate::config::{CellMode, Config, ProgramOrder, PCM_REGION};
 
 pub type DieId = u32;
 pub type PlaneId = u32;
@@ -13,11 +19,23 @@ pub type BlockId = u32;
 pub type PageId = u32;
 pub type SlotId = u32;
 
-/// A group of blocks in every plane sharing one cell mode.
+/// What a region's blocks are made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Medium {
+    /// NAND flash run in a cell mode: written a page at a time into erased pages, erased a block
+    /// at a time.
+    Flash(CellMode),
+    /// Phase-change memory: written in place, never erased.
+    Pcm,
+}
+
+/// A group of blocks in every plane of one set of dies, of one medium.
 #[derive(Clone, Debug)]
 pub struct Region {
     pub name: String,
-    pub cell_mode: CellMode,
+    pub medium: Medium,
+    /// The dies the region's blocks are on.
+    pub dies: DieSet,
     /// First block (within a plane) of the region and its block count per plane.
     pub first_block: u32,
     pub blocks_per_plane: u32,
@@ -26,6 +44,28 @@ pub struct Region {
     pub page_types: Vec<u8>,
     /// Programs a page may take between erases (partial programming when above 1).
     pub nop: u8,
+}
+
+/// Dies of one medium, with their planes (the flash dies, or the PCM devices).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DieSet {
+    /// Index of the set: 0 the flash dies, 1 PCM's.
+    pub index: usize,
+    pub first_plane: PlaneId,
+    pub channels: u32,
+    pub ways: u32,
+    pub dies_per_way: u32,
+    pub planes_per_die: u32,
+}
+
+impl DieSet {
+    pub fn planes(&self) -> u32 {
+        self.channels * self.ways * self.dies_per_way * self.planes_per_die
+    }
+    /// The set's planes as dense plane ids.
+    pub fn plane_ids(&self) -> std::ops::Range<PlaneId> {
+        self.first_plane..self.first_plane + self.planes()
+    }
 }
 
 /// What a command on one page needs to know of its address, decoded with three divisions.
@@ -46,7 +86,10 @@ pub struct Geometry {
     pub ways: u32,
     pub dies_per_way: u32,
     pub planes_per_die: u32,
+    /// Block ids per plane: the flash blocks of a plane, then PCM's (if any).
     pub blocks_per_plane: u32,
+    /// The flash dies, and PCM's (if the device has PCM).
+    pub die_sets: Vec<DieSet>,
     /// Pages per block in the native cell mode (the largest any region has).
     pub max_pages_per_block: u32,
     pub page_bytes: u32,
@@ -106,19 +149,39 @@ impl Geometry {
         } else {
             config.ftl.max_units_per_page
         };
+        let flash = DieSet {
+            index: 0,
+            first_plane: 0,
+            channels: g.channels,
+            ways: g.ways_per_channel,
+            dies_per_way: g.dies_per_way,
+            planes_per_die: g.planes_per_die,
+        };
+        let mut die_sets = vec![flash];
+        if let Some(pcm) = &g.pcm {
+            die_sets.push(DieSet {
+                index: 1,
+                first_plane: flash.planes(),
+                ways: 1,
+                dies_per_way: pcm.dies_per_channel,
+                ..flash
+            });
+        }
         let native_bits = g.cell_mode.bits_per_cell();
         let wordlines = g.pages_per_block / native_bits;
+        let flash_region = |name: &str, mode: CellMode, first, blocks, nop| Region {
+            name: name.to_string(),
+            medium: Medium::Flash(mode),
+            dies: flash,
+            first_block: first,
+            blocks_per_plane: blocks,
+            pages_per_block: wordlines * mode.bits_per_cell(),
+            page_types: page_types(mode, wordlines, g.program_order),
+            nop,
+        };
         let mut regions = Vec::new();
         if g.regions.is_empty() {
-            regions.push(region(
-                "main",
-                g.cell_mode,
-                0,
-                g.blocks_per_plane,
-                wordlines,
-                g.program_order,
-                1,
-            ));
+            regions.push(flash_region("main", g.cell_mode, 0, g.blocks_per_plane, 1));
         } else {
             let mut first = 0;
             for r in &g.regions {
@@ -127,28 +190,35 @@ impl Geometry {
                 } else {
                     r.blocks_per_plane
                 };
-                regions.push(region(
-                    &r.name,
-                    r.cell_mode,
-                    first,
-                    n,
-                    wordlines,
-                    g.program_order,
-                    r.nop as u8,
-                ));
+                regions.push(flash_region(&r.name, r.cell_mode, first, n, r.nop as u8));
                 first += n;
             }
         }
-        let mut region_of_block = vec![0u8; g.blocks_per_plane as usize];
+        let pcm_blocks = g.pcm_blocks_per_plane() as u32;
+        if let Some(&dies) = die_sets.get(1) {
+            // One page type, written whole or in place: no partial programs.
+            regions.push(Region {
+                name: PCM_REGION.to_string(),
+                medium: Medium::Pcm,
+                dies,
+                first_block: g.blocks_per_plane,
+                blocks_per_plane: pcm_blocks,
+                pages_per_block: g.pages_per_block,
+                page_types: vec![0; g.pages_per_block as usize],
+                nop: 1,
+            });
+        }
+        let blocks_per_plane = g.blocks_per_plane + pcm_blocks;
+        let mut region_of_block = vec![0u8; blocks_per_plane as usize];
         for (i, r) in regions.iter().enumerate() {
-            for b in r.first_block..(r.first_block + r.blocks_per_plane).min(g.blocks_per_plane) {
+            for b in r.first_block..(r.first_block + r.blocks_per_plane).min(blocks_per_plane) {
                 region_of_block[b as usize] = i as u8;
             }
         }
         Geometry {
             div: Divisors::new(
                 g.planes_per_die,
-                g.blocks_per_plane,
+                blocks_per_plane,
                 g.pages_per_block,
                 slots_per_page,
                 unit_bytes,
@@ -157,7 +227,8 @@ impl Geometry {
             ways: g.ways_per_channel,
             dies_per_way: g.dies_per_way,
             planes_per_die: g.planes_per_die,
-            blocks_per_plane: g.blocks_per_plane,
+            blocks_per_plane,
+            die_sets,
             max_pages_per_block: g.pages_per_block,
             page_bytes,
             codeword_bytes: g.codeword_size_bytes,
@@ -169,11 +240,12 @@ impl Geometry {
         }
     }
 
+    /// Dies of every medium.
     pub fn dies(&self) -> u32 {
-        self.channels * self.ways * self.dies_per_way
+        self.planes() / self.planes_per_die
     }
     pub fn planes(&self) -> u32 {
-        self.dies() * self.planes_per_die
+        self.die_sets.iter().map(DieSet::planes).sum()
     }
     pub fn blocks(&self) -> u32 {
         self.planes() * self.blocks_per_plane
@@ -193,15 +265,37 @@ impl Geometry {
     pub fn physical_units(&self) -> u64 {
         self.regions
             .iter()
-            .map(|r| r.blocks_per_plane as u64 * r.pages_per_block as u64)
+            .map(|r| r.blocks_per_plane as u64 * r.pages_per_block as u64 * r.dies.planes() as u64)
             .sum::<u64>()
-            * self.planes() as u64
             * self.units_per_page as u64
     }
 
-    /// The channel a die is on (dies are numbered channel by channel).
+    /// Raw capacity of every block of every medium, as many pages each as the native mode has.
+    pub fn physical_bytes(&self) -> u64 {
+        self.regions
+            .iter()
+            .map(|r| r.blocks_per_plane as u64 * r.dies.planes() as u64)
+            .sum::<u64>()
+            * self.max_pages_per_block as u64
+            * self.page_bytes as u64
+    }
+
+    /// Region `r`'s share of the raw capacity (pages of every region alike).
+    pub fn capacity_share(&self, r: usize) -> f64 {
+        let pages = |r: &Region| {
+            r.blocks_per_plane as f64 * r.pages_per_block as f64 * r.dies.planes() as f64
+        };
+        pages(&self.regions[r]) / self.regions.iter().map(pages).sum::<f64>()
+    }
+
+    /// The channel a die is on (each medium's dies are numbered channel by channel).
     pub fn channel_of_die(&self, die: DieId) -> u32 {
-        die / (self.ways * self.dies_per_way)
+        let set = self
+            .die_sets
+            .iter()
+            .rfind(|s| s.first_plane / s.planes_per_die <= die)
+            .expect("the flash dies start at 0");
+        (die - set.first_plane / set.planes_per_die) / (set.ways * set.dies_per_way)
     }
     pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
         plane / self.div.planes_per_die
@@ -285,27 +379,6 @@ impl Geometry {
     }
 }
 
-fn region(
-    name: &str,
-    mode: CellMode,
-    first_block: u32,
-    blocks: u32,
-    wordlines: u32,
-    order: ProgramOrder,
-    nop: u8,
-) -> Region {
-    let pages = wordlines * mode.bits_per_cell();
-    Region {
-        name: name.to_string(),
-        cell_mode: mode,
-        first_block,
-        blocks_per_plane: blocks,
-        pages_per_block: pages,
-        page_types: page_types(mode, wordlines, order),
-        nop,
-    }
-}
-
 /// The type of each page index of a block, in program order (techniques.md §0.3).
 pub fn page_types(mode: CellMode, wordlines: u32, order: ProgramOrder) -> Vec<u8> {
     let bits = mode.bits_per_cell();
@@ -344,11 +417,14 @@ pub fn page_types(mode: CellMode, wordlines: u32, order: ProgramOrder) -> Vec<u8
 pub struct StripeOrder {
     /// (radix, multiplier into the dense plane id) for each letter, fastest first.
     levels: [(u32, u32); 4],
+    /// The first plane of the dies striped over.
+    first_plane: PlaneId,
 }
 
 impl StripeOrder {
-    /// `order` must be a permutation of C, W, D, P (checked by config validation).
-    pub fn new(order: &str, g: &Geometry) -> Option<StripeOrder> {
+    /// Over the planes of `g` (a set of dies); `order` must be a permutation of C, W, D, P
+    /// (checked by config validation).
+    pub fn new(order: &str, g: &DieSet) -> Option<StripeOrder> {
         let mut levels = [(0, 0); 4];
         let mut seen = [false; 4];
         if order.len() != 4 {
@@ -368,7 +444,10 @@ impl StripeOrder {
             seen[slot] = true;
             levels[i] = (radix, mult);
         }
-        Some(StripeOrder { levels })
+        Some(StripeOrder {
+            levels,
+            first_plane: g.first_plane,
+        })
     }
 
     /// An odometer over the same sequence: `next()` yields `plane(0)`, `plane(1)`, … without
@@ -377,13 +456,13 @@ impl StripeOrder {
         StripeCursor {
             levels: self.levels,
             digits: [0; 4],
-            plane: 0,
+            plane: self.first_plane,
         }
     }
 
     pub fn plane(&self, k: u64) -> PlaneId {
         let mut rest = k;
-        let mut plane = 0u64;
+        let mut plane = self.first_plane as u64;
         for &(radix, mult) in &self.levels {
             plane += (rest % radix as u64) * mult as u64;
             rest /= radix as u64;
@@ -473,28 +552,20 @@ mod tests {
         );
     }
 
-    fn geometry(c: u32, w: u32, d: u32, p: u32) -> Geometry {
-        Geometry {
+    fn dies(c: u32, w: u32, d: u32, p: u32) -> DieSet {
+        DieSet {
+            index: 0,
+            first_plane: 0,
             channels: c,
             ways: w,
             dies_per_way: d,
             planes_per_die: p,
-            blocks_per_plane: 1,
-            max_pages_per_block: 1,
-            page_bytes: 16384,
-            codeword_bytes: 2048,
-            unit_bytes: 4096,
-            units_per_page: 4,
-            slots_per_page: 4,
-            regions: vec![],
-            region_of_block: vec![0],
-            div: Divisors::new(p, 1, 1, 4, 4096),
         }
     }
 
     #[test]
     fn stripe_orders_follow_mqsim_arithmetic() {
-        let g = geometry(2, 3, 2, 2);
+        let g = dies(2, 3, 2, 2);
         let cwdp = StripeOrder::new("CWDP", &g).unwrap();
         // k = 0..: channel varies fastest.
         let planes: Vec<_> = (0..4).map(|k| cwdp.plane(k)).collect();

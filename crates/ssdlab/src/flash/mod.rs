@@ -6,6 +6,8 @@ pub mod reliability;
 pub mod scheduler;
 pub mod timing;
 
-pub use geometry::{BlockId, DieId, Geometry, PageId, PlaneId, SlotId, StripeCursor, StripeOrder};
+pub use geometry::{
+    BlockId, DieId, DieSet, Geometry, Medium, PageId, PlaneId, SlotId, StripeCursor, StripeOrder,
+};
 pub use scheduler::{FlashOp, OpKind, OpShaper, OpSource, Scheduler};
 pub use timing::{ModeTiming, Timing};

@@ -25,7 +25,7 @@
 
 use crate::config::{PowerLawConfig, RberParams};
 
-use super::geometry::{BlockId, Geometry, PageId};
+use super::geometry::{BlockId, Geometry, Medium, PageId};
 
 /// What a read's bits have been through.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -115,7 +115,9 @@ impl ErrorModel {
         let mut s = self.wear.read(g, page, codewords);
         s.pe_cycles = pe_cycles;
         s.retention_hours = retention_hours;
-        let mode = g.regions[g.region_of(g.block_of_page(page))].cell_mode;
+        let Medium::Flash(mode) = g.regions[g.region_of(g.block_of_page(page))].medium else {
+            unreachable!("validated: the error model is refused with PCM")
+        };
         let p = (self.config.params(mode))
             .unwrap_or_else(|| unreachable!("validated: every region's cell mode has parameters"));
         let r = rber(p, &s);

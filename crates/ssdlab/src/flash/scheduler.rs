@@ -156,10 +156,10 @@ pub struct Scheduler {
 
 impl Scheduler {
     pub fn new(g: &Geometry, read_priority: bool, multiplane: bool) -> Scheduler {
-        let dies_per_channel = g.ways * g.dies_per_way;
         let dies = (0..g.dies())
             .map(|d| Die {
-                channel: d / dies_per_channel,
+                // (PCM devices too: each on its channel's bus, with its own queue.)
+                channel: g.channel_of_die(d),
                 phase: Phase::Idle,
                 current: Vec::new(),
                 transfer_ns: 0,

@@ -2,8 +2,8 @@
 
 use strength_reduce::StrengthReducedU64;
 
-use super::Geometry;
-use crate::config::{CellMode, TimingConfig};
+use super::{Geometry, Medium};
+use crate::config::{CellMode, PcmTiming, TimingConfig};
 
 /// tR and tPROG by page type (index 0 = LSB / SLC), tBERS, for one cell mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,7 +72,21 @@ impl Timing {
     /// number of codewords up to a page.
     pub fn for_device(t: &TimingConfig, g: &Geometry) -> Timing {
         let mut timing = Timing::new(t);
-        timing.regions = g.regions.iter().map(|r| timing.mode(r.cell_mode)).collect();
+        timing.regions = (g.regions.iter())
+            .map(|r| match r.medium {
+                Medium::Flash(mode) => timing.mode(mode),
+                // One page type; nothing to erase.
+                Medium::Pcm => {
+                    let (read_ns, write_ns) =
+                        t.pcm.as_ref().map_or((0, 0), PcmTiming::read_write_ns);
+                    ModeTiming {
+                        tr_ns: [read_ns; 3],
+                        tprog_ns: [write_ns; 3],
+                        tbers_ns: 0,
+                    }
+                }
+            })
+            .collect();
         let codewords = g.page_bytes / g.codeword_bytes.max(1);
         timing.codeword_transfer_ns = (0..=codewords as u64)
             .map(|n| timing.transfer_ns(n * g.codeword_bytes as u64))
@@ -120,6 +134,7 @@ mod tests {
             slc: None,
             mlc: None,
             tlc: None,
+            pcm: None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! Which plane a sealed page is programmed on.
 
 use crate::config::AllocationConfig;
-use crate::flash::{Geometry, PlaneId, Scheduler, StripeCursor, StripeOrder};
+use crate::flash::{DieSet, Geometry, PlaneId, Scheduler, StripeCursor, StripeOrder};
 
 pub trait PlaneAllocator: Send {
     /// Plane for the next page of a write stream. `has_room(plane)` says whether the plane can
@@ -23,8 +23,10 @@ impl PlaneAllocator for StaticStripe {
 /// Dynamic: the plane with room whose die has the fewest queued operations; ties go to the plane
 /// after the last one chosen (round robin), so an idle device still stripes.
 pub struct LeastBusy {
+    first_plane: PlaneId,
     planes: u32,
     planes_per_die: u32,
+    /// The next plane to look at first, counted from `first_plane`.
     cursor: u32,
 }
 
@@ -32,19 +34,28 @@ impl PlaneAllocator for LeastBusy {
     fn next_plane(&mut self, s: &Scheduler, room: &dyn Fn(PlaneId) -> bool) -> PlaneId {
         let mut best: Option<(bool, usize, PlaneId)> = None;
         for i in 0..self.planes {
-            let p = (self.cursor + i) % self.planes;
+            let p = self.first_plane + (self.cursor + i) % self.planes;
             let key = (!room(p), s.die_load(p / self.planes_per_die));
             if best.is_none_or(|(r, l, _)| key < (r, l)) {
                 best = Some((key.0, key.1, p));
             }
         }
-        let p = best.map(|b| b.2).unwrap_or(0);
-        self.cursor = (p + 1) % self.planes;
+        let p = best.map_or(self.first_plane, |b| b.2);
+        self.cursor = (p - self.first_plane + 1) % self.planes;
         p
     }
 }
 
-pub fn build(config: &AllocationConfig, g: &Geometry) -> Box<dyn PlaneAllocator> {
+/// One allocator for each set of dies (`Geometry::die_sets`): a page goes to a plane of the dies
+/// its region is on.
+pub fn build(config: &AllocationConfig, g: &Geometry) -> Vec<Box<dyn PlaneAllocator>> {
+    g.die_sets
+        .iter()
+        .map(|set| build_one(config, set))
+        .collect()
+}
+
+fn build_one(config: &AllocationConfig, g: &DieSet) -> Box<dyn PlaneAllocator> {
     match config {
         AllocationConfig::Static { order } => Box::new(StaticStripe {
             cursor: StripeOrder::new(order, g)
@@ -52,6 +63,7 @@ pub fn build(config: &AllocationConfig, g: &Geometry) -> Box<dyn PlaneAllocator>
                 .cursor(),
         }),
         AllocationConfig::Dynamic => Box::new(LeastBusy {
+            first_plane: g.first_plane,
             planes: g.planes(),
             planes_per_die: g.planes_per_die,
             cursor: 0,
@@ -83,11 +95,11 @@ mod tests {
     #[test]
     fn static_stripes_in_the_configured_order() {
         let g = geometry();
-        let mut a = build(
+        let mut a = build_one(
             &AllocationConfig::Static {
                 order: "CWDP".into(),
             },
-            &g,
+            &g.die_sets[0],
         );
         let s = Scheduler::new(&g, false, false);
         let planes: Vec<_> = (0..8).map(|_| a.next_plane(&s, &|_| true)).collect();
@@ -98,7 +110,7 @@ mod tests {
     #[test]
     fn dynamic_prefers_idle_dies_with_room_and_round_robins_ties() {
         let g = geometry();
-        let mut a = build(&AllocationConfig::Dynamic, &g);
+        let mut a = build_one(&AllocationConfig::Dynamic, &g.die_sets[0]);
         let mut s = Scheduler::new(&g, false, false);
         // Idle device: round robin over planes.
         assert_eq!(a.next_plane(&s, &|_| true), 0);

@@ -27,7 +27,7 @@ use foldhash::fast::FixedState;
 
 use crate::codec::layout::PagePacker;
 use crate::config::Config;
-use crate::flash::{BlockId, Geometry, PageId, PlaneId, SlotId};
+use crate::flash::{BlockId, Geometry, Medium, PageId, PlaneId, SlotId};
 use gc_victim::Candidate;
 use migration::Migration;
 use page_units::PageUnits;
@@ -105,6 +105,14 @@ pub struct Pool {
     pub gc_threshold_blocks: u32,
     /// Cleans in a row that freed no page (see [`Ftl::gc_finished`]).
     gc_without_gain: u32,
+    /// Pages written before whose units have all left, programmable again at once: PCM's, which
+    /// is written in place and never erased (empty in flash pools).
+    pub free_pages: Vec<PageId>,
+    /// The pool's pages are written in place and taken again once their unit leaves (PCM).
+    pub reuses_pages: bool,
+    /// Free blocks host writes leave to GC (`ftl.gc_reserved_blocks`; none where nothing is
+    /// cleaned).
+    pub host_reserved_blocks: u32,
     /// Space of the pool's blocks, in [`Ftl::space_per_page`] measure: holding valid units,
     /// written and holding none (stale data and padding), and all of it.
     pub valid_space: u64,
@@ -188,6 +196,11 @@ pub struct Ftl {
     /// Pages programmed in part (`partial_program.rs`); empty unless a region takes partial
     /// programs.
     partial_pages: HashMap<PageId, partial_program::PartialPage, FixedState>,
+    /// PCM pages with programs in flight, and how many: their units are read from controller
+    /// memory until the last completes. (PCM pages are programmed out of order and again in
+    /// place, so the in-order `programmed` count does not cover them: it counts a PCM block
+    /// whole from its opening.)
+    pcm_programs: HashMap<PageId, u32, FixedState>,
     /// Integrity oracle (`verify` runs only).
     pub oracle: Option<verify::Oracle>,
 }
@@ -222,7 +235,13 @@ impl Ftl {
         ];
         for plane in 0..g.planes() {
             for (ri, r) in g.regions.iter().enumerate() {
-                let free: VecDeque<BlockId> = (r.first_block..r.first_block + r.blocks_per_plane)
+                // A region's pool on a plane of other dies (flash on PCM, PCM on flash) has no
+                // block: it is never given data, and never cleaned.
+                let blocks = match r.dies.plane_ids().contains(&plane) {
+                    true => r.blocks_per_plane,
+                    false => 0,
+                };
+                let free: VecDeque<BlockId> = (r.first_block..r.first_block + blocks)
                     .map(|b| g.block_id(plane, b))
                     .collect();
                 pools.push(Pool {
@@ -232,13 +251,21 @@ impl Ftl {
                     host_active: vec![None; streams],
                     gc_active: None,
                     pages_per_block: r.pages_per_block,
-                    gc_threshold_blocks: config.ftl.gc_threshold_blocks(r.blocks_per_plane),
+                    // PCM is written in place and never erased: nothing for GC to do.
+                    gc_threshold_blocks: match r.medium {
+                        Medium::Flash(_) if blocks > 0 => config.ftl.gc_threshold_blocks(blocks),
+                        _ => 0,
+                    },
                     gc_without_gain: 0,
+                    free_pages: Vec::new(),
+                    reuses_pages: r.medium == Medium::Pcm,
+                    host_reserved_blocks: match r.medium {
+                        Medium::Flash(_) => config.ftl.gc_reserved_blocks,
+                        Medium::Pcm => 0,
+                    },
                     valid_space: 0,
                     invalid_space: 0,
-                    total_space: r.blocks_per_plane as u64
-                        * r.pages_per_block as u64
-                        * space_per_page as u64,
+                    total_space: blocks as u64 * r.pages_per_block as u64 * space_per_page as u64,
                 });
             }
         }
@@ -280,6 +307,7 @@ impl Ftl {
             partial_bytes: reduction.partial_unit_bytes(),
             split_parts: HashMap::default(),
             partial_pages: HashMap::default(),
+            pcm_programs: HashMap::default(),
             erased_slots: match g.regions.iter().any(|r| r.nop > 1) {
                 true => vec![0; g.blocks() as usize],
                 false => Vec::new(),
@@ -441,6 +469,11 @@ impl Ftl {
         self.valid_space[block as usize] -= space;
         self.pools[pool].valid_space -= space as u64;
         self.pools[pool].invalid_space += space as u64;
+        if self.pools[pool].reuses_pages {
+            // A PCM page holds one unit (validated): free to take again once it has left.
+            let page = self.geometry.page_of_slot(slot);
+            self.pools[pool].free_pages.push(page);
+        }
         // The page's last valid unit takes the page's slack with it. (Pages have slack only
         // when units are shaped: no page lookup otherwise.)
         if self.page_slack.is_empty() {
@@ -564,8 +597,11 @@ impl Ftl {
                 return true;
             }
         }
+        if !p.free_pages.is_empty() {
+            return true;
+        }
         match writer {
-            Writer::Host { .. } => p.free.len() as u32 > self.gc_reserved_blocks,
+            Writer::Host { .. } => p.free.len() as u32 > p.host_reserved_blocks,
             Writer::Gc => !p.free.is_empty(),
         }
     }
@@ -577,6 +613,13 @@ impl Ftl {
             return None;
         }
         let p = &mut self.pools[pool];
+        // PCM takes a page its unit has left before opening more of its blocks.
+        if let Some(page) = p.free_pages.pop() {
+            let g = &self.geometry;
+            self.pools[pool].invalid_space -= self.space_per_page as u64;
+            self.blocks[g.block_of_page(page) as usize].last_write_ns = now;
+            return Some(page);
+        }
         let active = match writer {
             Writer::Host { stream } => &mut p.host_active[stream],
             Writer::Gc => &mut p.gc_active,
@@ -586,6 +629,10 @@ impl Ftl {
             _ => {
                 let b = p.free.pop_front()?;
                 self.blocks[b as usize].state = BlockState::Open;
+                if p.reuses_pages {
+                    // Counted programmed whole: `pcm_programs` says which pages are in flight.
+                    self.programmed[b as usize] = p.pages_per_block;
+                }
                 *active = Some(b);
                 b
             }
@@ -665,10 +712,41 @@ impl Ftl {
         let p = &mut self.pools[pool];
         p.valid_space += valid as u64;
         p.invalid_space += (self.space_per_page - valid) as u64;
+        if p.reuses_pages {
+            *self.pcm_programs.entry(page).or_default() += 1;
+        }
+    }
+
+    /// Rewrite `lpn`, stored in `slot` of a page written in place (PCM), with version
+    /// `version`: the mapping stays; the unit is read from controller memory until the program
+    /// the caller issues completes ([`Ftl::complete_program`]).
+    pub fn rewrite_in_place(&mut self, lpn: u32, slot: SlotId, version: u32) {
+        debug_assert!(self.maps_to(lpn, slot));
+        *self
+            .pcm_programs
+            .entry(self.geometry.page_of_slot(slot))
+            .or_default() += 1;
+        if let Some(o) = &mut self.oracle {
+            o.slot_version[slot as usize] = version;
+        }
+    }
+
+    /// Is `slot` on a page written in place (PCM)?
+    pub fn rewritable_in_place(&self, slot: SlotId) -> bool {
+        self.pools[self.pool_of_block(self.geometry.block_of_slot(slot))].reuses_pages
     }
 
     /// A page's program completed.
     pub fn complete_program(&mut self, page: PageId) {
+        if !self.pcm_programs.is_empty() {
+            if let Some(n) = self.pcm_programs.get_mut(&page) {
+                *n -= 1;
+                if *n == 0 {
+                    self.pcm_programs.remove(&page);
+                }
+                return;
+            }
+        }
         let block = self.geometry.block_of_page(page);
         let programmed = &mut self.programmed[block as usize];
         // NAND programs a block's pages in order; `programmed` counts on it.
@@ -877,7 +955,10 @@ impl Ftl {
     /// units take the slower path.)
     #[inline(always)]
     pub fn unit_programmed(&self, lpn: u32, slot: SlotId) -> bool {
-        if self.partial_pages.is_empty() && self.split_parts.is_empty() {
+        if self.partial_pages.is_empty()
+            && self.split_parts.is_empty()
+            && self.pcm_programs.is_empty()
+        {
             return self.page_programmed(self.geometry.page_of_slot(slot));
         }
         self.unit_programmed_in_parts(lpn, slot)
@@ -888,6 +969,9 @@ impl Ftl {
     fn unit_programmed_in_parts(&self, lpn: u32, slot: SlotId) -> bool {
         let g = &self.geometry;
         if !self.partial_pages.is_empty() && self.slot_in_flight(slot) {
+            return false;
+        }
+        if self.pcm_programs.contains_key(&g.page_of_slot(slot)) {
             return false;
         }
         match self.split_parts.get(&lpn) {

@@ -4,7 +4,7 @@
 
 use crate::config::PlacementConfig;
 use crate::error::Error;
-use crate::flash::Geometry;
+use crate::flash::{Geometry, Medium};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Destination {
@@ -93,12 +93,77 @@ impl Placement for Levels {
     }
 }
 
+/// ROSA's heterogeneity-oblivious baseline (Cho et al., §3: "0% migration means that, although
+/// PCM devices are there, the SSD controller does heterogeneity-oblivious placement"): a unit's
+/// first write goes to the region its address falls to, each region taking a share of the
+/// addresses equal to its share of the raw capacity, so every region fills alike whatever it
+/// is made of. Ours (the paper does not say how DiskSim's controller spread data): addresses
+/// go in runs (`run_units`; by default a block's worth, as a log-structured controller fills
+/// a block with a run of consecutive writes, so that a request falls in one medium as often
+/// as on the paper's device), and a run's number is scrambled by Fibonacci hashing, an
+/// equidistributed sequence, so that the runs are shared out in the capacities' proportion
+/// wherever the data lies. A later write
+/// stays where the unit is: rewritten in place if it is on PCM (the engine does that before
+/// asking), else in the flash region its address falls to, or the first one if that is PCM
+/// (a unit level-1 GC moved out of PCM).
+pub struct Oblivious {
+    run_units: u32,
+    /// Per region, the upper end of its share of the 64-bit hash space (the last is `u64::MAX`).
+    bounds: Vec<u64>,
+    /// Per region, whether it is written in place (PCM).
+    in_place: Vec<bool>,
+}
+
+impl Oblivious {
+    pub fn new(g: &Geometry, run_units: Option<u32>) -> Oblivious {
+        let mut sum = 0.0;
+        let mut bounds: Vec<u64> = (0..g.regions.len())
+            .map(|r| {
+                sum += g.capacity_share(r);
+                (sum * u64::MAX as f64) as u64
+            })
+            .collect();
+        if let Some(last) = bounds.last_mut() {
+            *last = u64::MAX;
+        }
+        Oblivious {
+            run_units: run_units.unwrap_or(g.max_pages_per_block * g.units_per_page),
+            bounds,
+            in_place: g.regions.iter().map(|r| r.medium == Medium::Pcm).collect(),
+        }
+    }
+
+    /// The region `lpn`'s address falls to.
+    pub fn region_of(&self, lpn: u32) -> usize {
+        let run = (lpn / self.run_units) as u64;
+        let h = run.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.bounds.iter().position(|&b| h <= b).unwrap_or(0)
+    }
+}
+
+impl Placement for Oblivious {
+    fn streams(&self) -> usize {
+        1
+    }
+    fn place(&mut self, lpn: u32, updates: u8) -> Destination {
+        let region = match self.region_of(lpn) {
+            r if updates > 0 && self.in_place[r] => 0,
+            r => r,
+        };
+        Destination { region, stream: 0 }
+    }
+    fn counts_updates(&self) -> bool {
+        true
+    }
+}
+
 pub fn build(config: &PlacementConfig, g: &Geometry) -> Result<Box<dyn Placement>, Error> {
     let region = config.region(&g.region_names())?;
     Ok(match config {
         PlacementConfig::SingleRegion => Box::new(SingleRegion),
         PlacementConfig::Cache { .. } => Box::new(Cache { region }),
         PlacementConfig::Levels { .. } => Box::new(Levels { region }),
+        PlacementConfig::Oblivious { run_units } => Box::new(Oblivious::new(g, *run_units)),
     })
 }
 

@@ -42,7 +42,8 @@ pub struct PreconditionReport {
 
 pub struct Preconditioner<'a> {
     pub ftl: &'a mut Ftl,
-    pub allocator: &'a mut dyn PlaneAllocator,
+    /// One allocator per set of dies (`allocation::build`).
+    pub allocators: &'a mut [Box<dyn PlaneAllocator>],
     pub victim: &'a mut dyn VictimPolicy,
     pub reduction: &'a mut dyn DataReduction,
     /// The split decision, when the split FTL is on.
@@ -92,7 +93,7 @@ pub fn mark_footprint(ftl: &mut Ftl, first: u64, last: u64, is_read: bool) {
 impl<'a> Preconditioner<'a> {
     pub fn new(
         ftl: &'a mut Ftl,
-        allocator: &'a mut dyn PlaneAllocator,
+        allocators: &'a mut [Box<dyn PlaneAllocator>],
         victim: &'a mut dyn VictimPolicy,
         reduction: &'a mut dyn DataReduction,
         placement: &'a mut dyn Placement,
@@ -106,7 +107,7 @@ impl<'a> Preconditioner<'a> {
             stored_as_written,
             open_units: Vec::new(),
             ftl,
-            allocator,
+            allocators,
             victim,
             streams: placement.streams(),
             reduction,
@@ -375,7 +376,8 @@ impl<'a> Preconditioner<'a> {
     /// has no room), and its pool.
     fn page_for(&mut self, region: usize, writer: Writer) -> Result<(usize, PageId), Error> {
         let ftl = &*self.ftl;
-        let plane = self.allocator.next_plane(self.sched, &|p| {
+        let dies = ftl.geometry.regions[region].dies.index;
+        let plane = self.allocators[dies].next_plane(self.sched, &|p| {
             ftl.has_room(ftl.pool_index(p, region), writer)
         });
         let pool = self.ftl.pool_index(plane, region);
@@ -525,11 +527,11 @@ mod tests {
         let mut reduction = reduction::build(&config, &g).unwrap();
         let mut ftl = Ftl::new(&config, g, true, placement.streams(), reduction.as_ref());
         let sched = Scheduler::new(&ftl.geometry, false, config.scheduler.multiplane);
-        let mut allocator = allocation::build(&config.ftl.allocation, &ftl.geometry);
+        let mut allocators = allocation::build(&config.ftl.allocation, &ftl.geometry);
         let mut victim = gc_victim::build(&config.ftl.gc_victim, config.seed);
         let mut pre = Preconditioner::new(
             &mut ftl,
-            allocator.as_mut(),
+            &mut allocators,
             victim.as_mut(),
             reduction.as_mut(),
             placement.as_mut(),

@@ -214,7 +214,12 @@ impl Ftl {
             let g = &self.geometry;
             let r = &g.regions[p.region];
             let (mut free, mut valid, mut written) = (0u64, 0u64, 0u64);
-            for i in r.first_block..r.first_block + r.blocks_per_plane {
+            let blocks = match r.dies.plane_ids().contains(&p.plane) {
+                true => r.blocks_per_plane,
+                false => 0,
+            };
+            // (PCM pages its units have left count as invalid until they are taken again.)
+            for i in r.first_block..r.first_block + blocks {
                 let b = g.block_id(p.plane, i);
                 let info = &self.blocks[b as usize];
                 free += (p.pages_per_block - info.write_ptr) as u64 * spp;

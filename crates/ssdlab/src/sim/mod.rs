@@ -113,9 +113,12 @@ pub struct Simulation {
     hot_stream: Option<usize>,
     /// Where the next split buffer's channels start (`Ftl::split_pages`).
     split_cursor: u32,
+    /// The first PCM die (`u32::MAX` without PCM): commands from it on are PCM's.
+    pcm_first_die: u32,
     placement: Box<dyn Placement>,
     migration: Box<dyn Migration>,
-    allocator: Box<dyn PlaneAllocator>,
+    /// One per set of dies (`allocation::build`).
+    allocators: Vec<Box<dyn PlaneAllocator>>,
     victim: Box<dyn VictimPolicy>,
     pub flows: Vec<Flow>,
     /// In-flight host requests; a request's key is its id (operations carry it as `owner`).
@@ -216,7 +219,7 @@ impl Simulation {
             config.scheduler.read_priority,
             config.scheduler.multiplane,
         );
-        let mut allocator = allocation::build(&config.ftl.allocation, &ftl.geometry);
+        let mut allocators = allocation::build(&config.ftl.allocation, &ftl.geometry);
         let mut victim = gc_victim::build(&config.ftl.gc_victim, config.seed);
         let pools = ftl.pools.len();
         let regions = ftl.geometry.regions.len();
@@ -261,7 +264,7 @@ impl Simulation {
         );
         let mut pre = Preconditioner::new(
             &mut ftl,
-            allocator.as_mut(),
+            &mut allocators,
             victim.as_mut(),
             reduction.as_mut(),
             placement.as_mut(),
@@ -322,9 +325,13 @@ impl Simulation {
                 }
             },
             split_cursor: pre_split_cursor,
+            pcm_first_die: match ftl.geometry.die_sets.get(1) {
+                Some(pcm) => pcm.first_plane / pcm.planes_per_die,
+                None => u32::MAX,
+            },
             migration,
             placement,
-            allocator,
+            allocators,
             victim,
             timing,
             sched,
@@ -564,6 +571,12 @@ impl Simulation {
     /// die starts it, once it is timed: see `read.rs`).
     fn submit(&mut self, op: FlashOp) {
         self.device.count_op(op.kind, op.source);
+        if op.die >= self.pcm_first_die {
+            match op.kind {
+                OpKind::Read => self.device.pcm_reads += 1,
+                _ => self.device.pcm_programs += 1,
+            }
+        }
         let e = &self.config.energy;
         match op.kind {
             OpKind::Read => {}

@@ -108,7 +108,7 @@ impl Simulation {
             "precondition": self.precondition,
             "capacity": {
                 "logical_bytes": self.ftl.logical_units as u64 * unit,
-                "physical_bytes": g.blocks() as u64 * g.max_pages_per_block as u64 * g.page_bytes as u64,
+                "physical_bytes": g.physical_bytes(),
             },
             "sim_time_ns": self.now,
             "seed": self.config.seed,
@@ -134,6 +134,13 @@ impl Simulation {
         }
         if self.errors.is_some() {
             s["reliability"] = d.reliability.to_json();
+        }
+        if self.pcm_first_die != u32::MAX {
+            s["pcm"] = json!({
+                "reads": d.pcm_reads,
+                "programs": d.pcm_programs,
+                "in_place_writes": d.pcm_in_place_writes,
+            });
         }
         if self.partial.is_some() {
             s["flash_ops"]["program"]["partial"] = json!(d.partial_programs);

@@ -87,6 +87,16 @@ impl Simulation {
             None => 0,
         };
         let updates = self.ftl.count_update(lpn);
+        // A unit on PCM is rewritten where it is, only its bytes moved (no read-modify-write:
+        // PCM is written a byte at a time). Units are stored as written there (validated).
+        if self.pcm_first_die != u32::MAX {
+            if let Location::Flash(slot) = self.ftl.lookup(lpn) {
+                if self.ftl.rewritable_in_place(slot) {
+                    self.rewrite_in_place(id, lpn, version, slot);
+                    return 0;
+                }
+            }
+        }
         let merged = self.config.ftl.partial_write == PartialWrite::ReadModifyWrite
             && self.read_for_merge(id, lpn);
         let reduced = self.reduction.reduce(lpn);
@@ -287,7 +297,8 @@ impl Simulation {
     pub(super) fn place_sealed(&mut self, sealed: SealedPage) {
         let (region, writer) = self.key_destination(sealed.key);
         let ftl = &self.ftl;
-        let plane = self.allocator.next_plane(&self.sched, &|p| {
+        let dies = ftl.geometry.regions[region].dies.index;
+        let plane = self.allocators[dies].next_plane(&self.sched, &|p| {
             ftl.has_room(ftl.pool_index(p, region), writer)
         });
         let pool = self.ftl.pool_index(plane, region);
@@ -372,6 +383,36 @@ impl Simulation {
         });
         let bytes = self.ftl.geometry.unit_bytes as u64;
         let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
+        self.submit(op);
+    }
+
+    /// Program version `version` of `lpn` (of request `id`) over its old copy in `slot`, on a
+    /// page written in place (PCM), at once: outside the write buffer, moving only the bytes
+    /// the request writes.
+    #[inline(never)]
+    fn rewrite_in_place(&mut self, id: u32, lpn: u32, version: u32, slot: u32) {
+        self.ftl.rewrite_in_place(lpn, slot, version);
+        self.device.pcm_in_place_writes += 1;
+        let waiters = match self.ack_on_program() {
+            true => {
+                self.requests[id as usize].pending += 1;
+                vec![id]
+            }
+            false => Vec::new(),
+        };
+        let g = &self.ftl.geometry;
+        let page = g.page_of_slot(slot);
+        let pool = self.ftl.pool_of_block(g.block_of_page(page));
+        let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, g.unit_bytes);
+        let owner = self.new_program(ProgramRecord {
+            page,
+            units: 0,
+            waiters,
+            source: OpSource::Host,
+            pool,
+            partial_slots: 0,
+        });
+        let op = self.program_op_bytes(page, OpSource::Host, owner, (hi - lo) as u64);
         self.submit(op);
     }
 

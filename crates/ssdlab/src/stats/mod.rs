@@ -187,6 +187,11 @@ pub struct DeviceStats {
     pub partial_programs: u64,
     /// Host updates programmed into the page holding their old copy (IPU).
     pub in_place_updates: u64,
+    /// Commands on PCM (ROSA): reads and programs, and the programs that rewrote a unit in its
+    /// own page (counted in the flash ops too: the `flash_ops` tables count every die).
+    pub pcm_reads: u64,
+    pub pcm_programs: u64,
+    pub pcm_in_place_writes: u64,
     /// Units rewritten by MGA's subpage merging to gather their logical page into one page.
     pub merged_units: u64,
     /// Host unit writes placed, and those placed in the hottest stream (when the placement
