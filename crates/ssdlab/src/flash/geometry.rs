@@ -90,6 +90,8 @@ pub struct Geometry {
     pub blocks_per_plane: u32,
     /// The flash dies, and PCM's (if the device has PCM).
     pub die_sets: Vec<DieSet>,
+    /// The first PCM die (`DieId::MAX` without PCM): every die from it on is PCM's.
+    pub pcm_first_die: DieId,
     /// Pages per block in the native cell mode (the largest any region has).
     pub max_pages_per_block: u32,
     pub page_bytes: u32,
@@ -228,6 +230,9 @@ impl Geometry {
             dies_per_way: g.dies_per_way,
             planes_per_die: g.planes_per_die,
             blocks_per_plane,
+            pcm_first_die: die_sets
+                .get(1)
+                .map_or(DieId::MAX, |s| s.first_plane / s.planes_per_die),
             die_sets,
             max_pages_per_block: g.pages_per_block,
             page_bytes,

@@ -407,6 +407,54 @@ mod tests {
     }
 
     #[test]
+    fn a_pcm_read_waits_for_its_channel_but_not_for_a_flash_erase_on_it() {
+        let g = crate::flash::Geometry::new(&crate::test_support::small(&[
+            "geometry.page_size_kib=4",
+            "geometry.pcm={capacity_share=0.2}",
+            "timing.pcm={set=\"pcm1\"}",
+            "ftl.placement={policy=\"oblivious\"}",
+        ]));
+        let pcm_die = g.die_sets[1].first_plane / g.planes_per_die;
+        assert_eq!(
+            g.channel_of_die(0),
+            g.channel_of_die(pcm_die),
+            "both on channel 0"
+        );
+        let op = |kind, die, array_ns, transfer_ns, target| FlashOp {
+            kind,
+            source: OpSource::Host,
+            die,
+            plane_in_die: 0,
+            page_in_block: 0,
+            target,
+            codewords: 1,
+            array_ns,
+            transfer_ns,
+            owner: target,
+        };
+        // A flash die on channel 0 erases (3 ms) and then moves a read's data (its bus phase
+        // from 3 ms on); PCM on the same channel senses at once and moves its data first.
+        let mut s = Scheduler::new(&g, false, false);
+        s.submit(op(OpKind::Erase, 0, 3_000_000, 0, 1));
+        s.submit(op(OpKind::Read, 0, 50_000, 4_000, 2));
+        s.submit(op(OpKind::Read, pcm_die, 2_500, 4_000, 3));
+        let done = completion_order(&mut s);
+        assert_eq!(done[0], (3, 6_500), "PCM: 2.5 µs sensing, 4 µs on the bus");
+        assert_eq!(done.last(), Some(&(2, 3_054_000)));
+        // Two PCM reads on one channel's PCM die and a flash read: the bus is shared (one
+        // transfer at a time), the dies are not.
+        let mut s = Scheduler::new(&g, false, false);
+        s.submit(op(OpKind::Read, 0, 2_000, 4_000, 1));
+        s.submit(op(OpKind::Read, pcm_die, 2_000, 4_000, 2));
+        let done = completion_order(&mut s);
+        assert_eq!(
+            done,
+            vec![(1, 6_000), (2, 10_000)],
+            "the second transfer waits for the bus"
+        );
+    }
+
+    #[test]
     fn a_die_that_finished_its_work_carries_no_load() {
         let mut s = Scheduler::new(&geometry(), false, false);
         s.submit(program(0, 0, 100));

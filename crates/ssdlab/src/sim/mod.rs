@@ -115,6 +115,8 @@ pub struct Simulation {
     split_cursor: u32,
     /// The first PCM die (`u32::MAX` without PCM): commands from it on are PCM's.
     pcm_first_die: u32,
+    /// PCM's energy of a page read and of a page written, in pJ.
+    pcm_page_pj: (f64, f64),
     placement: Box<dyn Placement>,
     migration: Box<dyn Migration>,
     /// One per set of dies (`allocation::build`).
@@ -325,10 +327,8 @@ impl Simulation {
                 }
             },
             split_cursor: pre_split_cursor,
-            pcm_first_die: match ftl.geometry.die_sets.get(1) {
-                Some(pcm) => pcm.first_plane / pcm.planes_per_die,
-                None => u32::MAX,
-            },
+            pcm_first_die: ftl.geometry.pcm_first_die,
+            pcm_page_pj: config.energy.pcm_page_pj(ftl.geometry.page_bytes),
             migration,
             placement,
             allocators,
@@ -571,15 +571,16 @@ impl Simulation {
     /// die starts it, once it is timed: see `read.rs`).
     fn submit(&mut self, op: FlashOp) {
         self.device.count_op(op.kind, op.source);
-        if op.die >= self.pcm_first_die {
-            match op.kind {
-                OpKind::Read => self.device.pcm_reads += 1,
-                _ => self.device.pcm_programs += 1,
-            }
-        }
         let e = &self.config.energy;
         match op.kind {
             OpKind::Read => {}
+            // PCM's cells cost energy per bit written (a whole page: PCM writes its lines
+            // whole), not power × time as flash's do (the read's is charged when it starts).
+            OpKind::Program if op.die >= self.pcm_first_die => {
+                self.device.pcm_programs += 1;
+                self.device.energy.program_pj += self.pcm_page_pj.1
+                    + e.transfer_pj_per_byte * self.ftl.geometry.page_bytes as f64;
+            }
             OpKind::Program => {
                 self.device.energy.program_pj += e.program_power_mw * op.array_ns as f64
                     + e.transfer_pj_per_byte * self.ftl.geometry.page_bytes as f64;

@@ -310,8 +310,15 @@ impl OpShaper for ReadShaper<'_> {
         let d = &mut *self.device;
         d.sensed_bytes += plan.sensed_bytes as u64;
         d.read_transfer_bytes += plan.transfer_bytes as u64;
-        // mW × ns = pJ.
-        let sense_pj = self.energy.read_power_mw * plan.sense_ns as f64 * plan.sense_current;
+        // mW × ns = pJ; PCM's cells cost energy per bit read.
+        let sense_pj = match op.die >= self.geometry.pcm_first_die {
+            false => self.energy.read_power_mw * plan.sense_ns as f64 * plan.sense_current,
+            true => {
+                d.pcm_reads += 1;
+                let (page_pj, _) = self.energy.pcm_page_pj(self.geometry.page_bytes);
+                page_pj * plan.sensed_bytes as f64 / self.geometry.page_bytes as f64
+            }
+        };
         d.energy.read_sense_pj += sense_pj;
         d.energy.read_transfer_pj += self.energy.transfer_pj_per_byte * plan.transfer_bytes as f64;
         if serves_host {

@@ -158,12 +158,14 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
     let host_region = match &ftl.placement {
         PlacementConfig::SingleRegion => Some(0),
         PlacementConfig::Cache { region: r } | PlacementConfig::Levels { region: r } => region(r),
+        // (Host writes reach every region: no single region's GC check applies.)
+        PlacementConfig::Oblivious { .. } => None,
     };
     let slots_of = |i: usize| {
         let r = &g.regions[i];
         r.blocks_per_plane as u64
             * r.pages_per_block as u64
-            * g.planes() as u64
+            * r.dies.planes() as u64
             * g.slots_per_page as u64
     };
     let zero_units = maybe(s, "compression.units.zero");

@@ -1,0 +1,243 @@
+//! The PCM medium (ROSA, rosa-pcm-hybrid.txt §2–3): PCM devices beside the flash dies, written
+//! in place and never erased, placed over obliviously; refused where it could not act.
+
+mod common;
+
+use ssdlab::config::Config;
+use ssdlab::ftl::Location;
+use ssdlab::sim::{Flow, RunOptions, Simulation};
+use ssdlab::trace::{Op, TraceRequest};
+
+/// The small device with 4 KiB pages (a unit a page), a quarter of its capacity PCM, data
+/// placed over both media unit by unit.
+const PCM: &[&str] = &[
+    "geometry.page_size_kib=4",
+    "geometry.blocks_per_plane=16",
+    "geometry.pcm={capacity_share=0.25}",
+    "timing.pcm={read_ns=5000, write_ns=50000}",
+    "ftl.placement={policy=\"oblivious\", run_units=1}",
+    "ftl.write_buffer_units=8",
+    "ftl.overprovisioning_ratio=0.4",
+];
+
+fn write(t: u64, lpn: u64) -> TraceRequest {
+    TraceRequest {
+        arrival_ns: t,
+        offset_bytes: lpn * 4096,
+        size_bytes: 4096,
+        op: Op::Write,
+    }
+}
+
+/// Run `requests` on `config` with the oracle on; the simulation after its run.
+fn run(config: Config, requests: Vec<TraceRequest>) -> Simulation {
+    let flow = Flow::new("t".into(), requests, config.host.mode, 1, 1.0, 0);
+    let opts = RunOptions {
+        verify: true,
+        request_log: false,
+    };
+    let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
+    sim.run().unwrap();
+    let s = sim.summary();
+    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
+    sim
+}
+
+/// Where each of units `0..n` is stored (its slot, and whether PCM's).
+fn slots(sim: &Simulation, n: u32) -> Vec<(u32, bool)> {
+    (0..n)
+        .map(|lpn| match sim.ftl.lookup(lpn) {
+            Location::Flash(slot) => (slot, sim.ftl.rewritable_in_place(slot)),
+            other => panic!("unit {lpn} is {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_pcm_update_is_in_place_and_never_erases() {
+    let units = 64u64;
+    let first: Vec<TraceRequest> = (0..units).map(|l| write(l * 100_000, l)).collect();
+    let before = run(common::small(PCM), first.clone());
+    let placed = slots(&before, units as u32);
+    let on_pcm = placed.iter().filter(|(_, pcm)| *pcm).count();
+    // A quarter of the units, by address (Fibonacci hashing spreads 64 addresses within a few).
+    assert!((10..=22).contains(&on_pcm), "{on_pcm} of 64 units on PCM");
+    // Rewrite every unit 200 times: the flash's share runs GC, PCM's stays where it is.
+    let mut all = first;
+    let t0 = units * 100_000;
+    for round in 0..200u64 {
+        for l in 0..units {
+            all.push(write(t0 + (round * units + l) * 20_000, l));
+        }
+    }
+    let after = run(common::small(PCM), all);
+    let s = after.summary();
+    for (lpn, (&(slot, pcm), &(now, still))) in placed.iter().zip(&slots(&after, 64)).enumerate() {
+        assert_eq!(pcm, still, "unit {lpn} changed medium");
+        if pcm {
+            assert_eq!(slot, now, "unit {lpn} on PCM moved");
+        }
+    }
+    assert_eq!(
+        s["pcm"]["in_place_writes"].as_u64(),
+        Some(200 * on_pcm as u64),
+        "{}",
+        s["pcm"]
+    );
+    assert!(s["gc"]["invocations"].as_u64().unwrap() > 0, "flash GC ran");
+    let g = &after.ftl.geometry;
+    let pcm_planes = g.die_sets[1].plane_ids();
+    for b in 0..g.blocks() {
+        let info = after.ftl.blocks[b as usize];
+        if pcm_planes.contains(&g.plane_of_block(b)) {
+            assert_eq!(info.erase_count, 0, "PCM block {b} was erased");
+        }
+    }
+}
+
+#[test]
+fn a_trimmed_pcm_unit_gives_its_page_back_at_once() {
+    let mut reqs: Vec<TraceRequest> = (0..64).map(|l| write(l * 100_000, l)).collect();
+    let t = 64 * 100_000;
+    reqs.push(TraceRequest {
+        arrival_ns: t,
+        offset_bytes: 0,
+        size_bytes: 64 * 4096,
+        op: Op::Trim,
+    });
+    // Written again: each unit takes a page again (PCM's from those the trim gave back).
+    reqs.extend((0..64).map(|l| write(t + 1_000_000 + l * 100_000, l)));
+    let sim = run(common::small(PCM), reqs);
+    let again = slots(&sim, 64);
+    let pcm_pages: std::collections::HashSet<u32> = again
+        .iter()
+        .filter(|(_, pcm)| *pcm)
+        .map(|(slot, _)| sim.ftl.geometry.page_of_slot(*slot))
+        .collect();
+    let before = run(
+        common::small(PCM),
+        (0..64).map(|l| write(l * 100_000, l)).collect(),
+    );
+    let first: std::collections::HashSet<u32> = slots(&before, 64)
+        .iter()
+        .filter(|(_, pcm)| *pcm)
+        .map(|(slot, _)| before.ftl.geometry.page_of_slot(*slot))
+        .collect();
+    assert_eq!(pcm_pages, first, "PCM took back the pages the trim freed");
+}
+
+#[test]
+fn pcm_reads_are_faster_than_flash_reads() {
+    // Read every unit once after writing it: units on PCM sense in 5 µs, flash's in 50–90 µs.
+    let mut reqs: Vec<TraceRequest> = (0..64).map(|l| write(l * 100_000, l)).collect();
+    let t = 64 * 100_000 + 10_000_000;
+    reqs.extend((0..64).map(|l| TraceRequest {
+        arrival_ns: t + l * 1_000_000,
+        offset_bytes: l * 4096,
+        size_bytes: 4096,
+        op: Op::Read,
+    }));
+    let flow = Flow::new(
+        "t".into(),
+        reqs,
+        ssdlab::config::ReplayMode::Open,
+        1,
+        1.0,
+        0,
+    );
+    let opts = RunOptions {
+        verify: true,
+        request_log: true,
+    };
+    let mut sim = Simulation::new(common::small(PCM), vec![flow], opts).unwrap();
+    sim.run().unwrap();
+    let on_pcm: Vec<bool> = slots(&sim, 64).iter().map(|s| s.1).collect();
+    let log = sim.log.take().unwrap();
+    let (mut pcm, mut flash) = (Vec::new(), Vec::new());
+    for r in log.iter().filter(|r| r.op == Op::Read) {
+        let lpn = (r.offset_bytes / 4096) as usize;
+        match on_pcm[lpn] {
+            true => pcm.push(r.latency_ns),
+            false => flash.push(r.latency_ns),
+        }
+    }
+    let (pcm_max, flash_min) = (pcm.iter().max().unwrap(), flash.iter().min().unwrap());
+    // Idle device: each read alone; the difference is the sensing (≥ 45 µs).
+    assert!(
+        flash_min - pcm_max >= 45_000,
+        "PCM reads up to {pcm_max} ns, flash reads from {flash_min} ns"
+    );
+    assert_eq!(
+        sim.summary()["pcm"]["reads"].as_u64(),
+        Some(pcm.len() as u64)
+    );
+}
+
+#[test]
+fn what_pcm_cannot_do_is_refused_naming_the_key() {
+    let refused = |sets: &[&str], key: &str| {
+        let mut all: Vec<&str> = PCM.to_vec();
+        all.extend(sets);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
+        let mut table: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+        for s in &all {
+            ssdlab::config::apply_override(&mut table, s).unwrap();
+        }
+        let e = Config::from_toml_str(&toml::to_string(&table).unwrap(), path)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(key), "{sets:?}: {e}");
+    };
+    refused(
+        &["geometry.pcm.capacity_share=0.0"],
+        "geometry.pcm.capacity_share",
+    );
+    refused(
+        &["geometry.pcm.capacity_share=1.0"],
+        "geometry.pcm.capacity_share",
+    );
+    refused(
+        &["geometry.pcm.capacity_share=0.001"],
+        "geometry.pcm.capacity_share",
+    );
+    refused(
+        &["geometry.pcm.dies_per_channel=0"],
+        "geometry.pcm.dies_per_channel",
+    );
+    refused(&["timing.pcm={set=\"pcm9\"}"], "timing.pcm.set");
+    refused(&["timing.pcm={set=\"pcm1\", read_ns=1}"], "timing.pcm.set");
+    refused(&["timing.pcm={write_ns=1}"], "timing.pcm.read_ns");
+    refused(
+        &["timing.pcm={read_ns=0, write_ns=1}"],
+        "timing.pcm.read_ns",
+    );
+    refused(&["geometry.page_size_kib=16"], "ftl.mapping_unit_kib");
+    refused(
+        &["ftl.placement={policy=\"single_region\"}"],
+        "ftl.placement.policy",
+    );
+    refused(&["ftl.placement.run_units=0"], "ftl.placement.run_units");
+    refused(
+        &["ftl.reduction={policy=\"compress\", codec=\"lz4\"}"],
+        "ftl.reduction.policy",
+    );
+    refused(
+        &["geometry.regions=[{name=\"pcm\", cell_mode=\"tlc\"}]"],
+        "geometry.regions[0].name",
+    );
+    // PCM's timing without PCM acts on nothing.
+    let e = Config::from_toml_str(
+        &{
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
+            let mut table: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+            ssdlab::config::apply_override(&mut table, "timing.pcm={set=\"pcm2\"}").unwrap();
+            toml::to_string(&table).unwrap()
+        },
+        "t",
+    )
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("timing.pcm"), "{e}");
+}
