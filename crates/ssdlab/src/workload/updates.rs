@@ -441,7 +441,11 @@ mod tests {
         assert_eq!(c.never_written_run(0, 3, 200), Some(40));
         assert_eq!(c.never_written_run(0, 4, 200), Some(70));
         assert_eq!(c.never_written_run(41, 2, 200), Some(41));
-        assert_eq!(c.never_written_run(0, 5, 74), None, "the run must end by 74");
+        assert_eq!(
+            c.never_written_run(0, 5, 74),
+            None,
+            "the run must end by 74"
+        );
         assert_eq!(c.never_written_run(0, 6, 200), None);
         // At most SCAN_WORDS words on: room past them is not found.
         let mut c = WriteCounts::new(64 * 100);
@@ -449,7 +453,10 @@ mod tests {
             c.add(unit);
         }
         assert_eq!(c.never_written_run(0, 1, 64 * 100), None);
-        assert_eq!(c.never_written_run(64 * 100 - 2000, 1, 64 * 100), Some(64 * 100 - 1));
+        assert_eq!(
+            c.never_written_run(64 * 100 - 2000, 1, 64 * 100),
+            Some(64 * 100 - 1)
+        );
     }
 
     #[test]
