@@ -401,3 +401,47 @@ fn a_window_that_cannot_be_is_refused_naming_its_key() {
     assert_eq!(s["requests"]["count"], 500);
     assert_eq!(s["statistics"]["warmup_requests"], 500);
 }
+
+#[test]
+fn an_experiment_grid_sets_the_window_per_config() {
+    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let small = format!("{repo}/crates/ssdlab/tests/data/small.toml");
+    let text = format!(
+        r#"
+name = "window grid"
+metrics = ["requests.count", "statistics.warmup_requests"]
+seeds = [1]
+
+[[configs]]
+label = "whole"
+config_file = "{small}"
+set = {{ "host.out_of_range" = "wrap" }}
+
+[[configs]]
+label = "second half"
+config_file = "{small}"
+set = {{ "host.out_of_range" = "wrap", "statistics.warmup_fraction" = 0.5 }}
+
+[[workloads]]
+label = "hm_0"
+trace = "{repo}/traces/msr_hm_0_first1000.csv.gz"
+format = "msr"
+"#
+    );
+    let dir = std::env::temp_dir().join(format!("ssdlab-window-grid-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("grid.toml");
+    std::fs::write(&file, text).unwrap();
+    let (_, runs) =
+        ssdlab::experiment::run_file(&file, &dir.join("out"), 1, "test", &mut |_, _| {}).unwrap();
+    let count = |label: &str| {
+        let r = runs.iter().find(|r| r.config_label == label).unwrap();
+        (
+            r.summary["requests"]["count"].as_u64(),
+            r.summary["statistics"]["warmup_requests"].as_u64(),
+        )
+    };
+    assert_eq!(count("whole"), (Some(1000), None));
+    assert_eq!(count("second half"), (Some(500), Some(500)));
+}
