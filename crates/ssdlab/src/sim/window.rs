@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 use super::Simulation;
 
 /// Where a run is in its window.
-#[derive(Default)]
 pub(super) struct Window {
     /// Warm-up requests still to arrive before the boundary; None while measuring (every
     /// request, with no window; after the boundary, with one).
