@@ -153,6 +153,22 @@ def test_overrides_as_dict_or_list_and_seed():
     assert by_list["seed"] == 42
 
 
+def test_statistics_window_measures_the_second_half():
+    n = trace_lines(MSR)
+    half = run_small(set={**WRAP, "statistics.warmup_fraction": 0.5}, log_requests=True)
+    s = half.summary
+    assert s["requests"]["count"] == n - n // 2
+    assert s["statistics"]["warmup_requests"] == n // 2
+    assert s["config"]["statistics"]["warmup_fraction"] == 0.5
+    # The log keeps every request; the measured ones arrived from the boundary on.
+    assert len(half.requests) == n
+    measured = half.requests[half.requests["arrival_ns"] >= s["statistics"]["measured_from_ns"]]
+    assert len(measured) == s["requests"]["count"]
+    assert "statistics" not in run_small().summary
+    with pytest.raises(SsdlabError, match=r"config key `statistics.warmup_requests`: warms up on"):
+        run_small(set={**WRAP, "statistics.warmup_requests": n})
+
+
 def test_closed_loop_mode_and_queue_depth():
     s = run_small(mode="closed", queue_depth=4).summary
     assert s["requests"]["count"] == trace_lines(MSR)

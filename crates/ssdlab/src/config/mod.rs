@@ -26,6 +26,7 @@ mod reduction;
 mod reliability;
 mod scheduler;
 mod split;
+mod statistics;
 pub(crate) mod tagged;
 mod timing;
 
@@ -49,6 +50,7 @@ pub use reduction::ReductionConfig;
 pub use reliability::{PowerLawConfig, RberParams, ReliabilityConfig};
 pub use scheduler::SchedulerConfig;
 pub use split::{ReadHistory, SplitConfig};
+pub use statistics::StatisticsConfig;
 pub use timing::{MlcTiming, SlcTiming, TimingConfig, TlcTiming};
 
 use serde::{Deserialize, Serialize};
@@ -98,6 +100,10 @@ pub struct Config {
     /// when `fixed`.
     #[serde(default, skip_serializing_if = "ReliabilityConfig::is_fixed")]
     pub reliability: ReliabilityConfig,
+    /// The warm-up a run leaves out of its results (`sim/window.rs`); left out of the config
+    /// echo when off.
+    #[serde(default, skip_serializing_if = "StatisticsConfig::is_off")]
+    pub statistics: StatisticsConfig,
 }
 
 impl Config {
@@ -178,6 +184,7 @@ impl Config {
         self.reliability.validate(&modes)?;
         self.host.validate()?;
         self.host_interface.validate()?;
+        self.statistics.validate()?;
         for (i, flow) in self.flows.iter().enumerate() {
             flow.validate(i)?;
         }

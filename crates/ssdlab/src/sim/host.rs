@@ -33,6 +33,8 @@ pub(super) struct Request {
     /// plus one while units are still being admitted.
     pub(super) pending: u32,
     done_ns: u64,
+    /// Whether the request counts in the results: it came after the warm-up (`window.rs`).
+    measured: bool,
 }
 
 impl Request {
@@ -88,10 +90,11 @@ impl Simulation {
     /// The next request of `flow` arrives: its command crosses the host interface (a write's
     /// data with it), and the FTL acts on it after the firmware time.
     pub(super) fn on_arrival(&mut self, flow: u32) {
-        let f = &mut self.flows[flow as usize];
-        let Some(r) = f.take_next() else {
+        let Some(r) = self.flows[flow as usize].take_next() else {
             return;
         };
+        let measured = self.arrival_is_measured();
+        let f = &mut self.flows[flow as usize];
         f.outstanding += 1;
         let arrival_ns = self.now;
         if let Some(n) = &f.upcoming {
@@ -118,6 +121,7 @@ impl Simulation {
             after_read_ns: 0,
             pending: 1,
             done_ns: self.now,
+            measured,
         };
         let id = self.requests.insert(req) as u32;
         let ready =
@@ -293,6 +297,7 @@ impl Simulation {
             after_read_ns,
             bytes,
             offset_bytes: offset,
+            measured,
             ..
         } = self.requests.remove(id as usize);
         let done = self
@@ -301,7 +306,9 @@ impl Simulation {
         self.processed_requests += 1;
         let f = &mut self.flows[flow as usize];
         f.outstanding -= 1;
-        f.stats.record(op, bytes, arrival, done);
+        if measured {
+            f.stats.record(op, bytes, arrival, done);
+        }
         if f.mode == ReplayMode::Closed && !f.exhausted() {
             self.events.push(done, Event::Arrival { flow });
         }

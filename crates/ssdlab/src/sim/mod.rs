@@ -15,6 +15,7 @@ mod split;
 mod summary;
 #[cfg(test)]
 mod tests;
+mod window;
 mod write;
 
 use std::collections::VecDeque;
@@ -145,6 +146,8 @@ pub struct Simulation {
     now: u64,
     fatal: Option<Error>,
     pub device: DeviceStats,
+    /// Which requests warm up, and the device at the boundary once crossed (`window.rs`).
+    window: window::Window,
     pub precondition: PreconditionReport,
     pub log: Option<Vec<RequestRecord>>,
     pub options: RunOptions,
@@ -230,6 +233,8 @@ impl Simulation {
         for (i, f) in flows.iter_mut().enumerate() {
             check_flow_capacity(i, f, &ftl)?;
         }
+        let requests = flows.iter().map(|f| f.source.len()).sum();
+        let warmup = config.statistics.warmup_of(requests)?;
         // Events name dies, flows, GC jobs (pools) and buffer streams in a few bits.
         let ids = [
             ("geometry (dies)", ftl.geometry.dies() as usize),
@@ -371,6 +376,7 @@ impl Simulation {
             now: 0,
             fatal: None,
             device: DeviceStats::default(),
+            window: window::Window::new(warmup),
             precondition,
             log: options.request_log.then(Vec::new),
             options,

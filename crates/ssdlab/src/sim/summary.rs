@@ -22,8 +22,9 @@ impl Simulation {
                 json!(round3(num as f64 / den as f64))
             }
         };
-        let span = self.now.max(1) as f64;
-        let (to_device, to_host) = self.host_interface.busy_ns();
+        // Rates are over the measured span (the whole run without a statistics window).
+        let span = (self.now - self.measured_from_ns()).max(1) as f64;
+        let (to_device, to_host) = self.measured_link_busy_ns();
         let flows: Vec<Value> = self
             .flows
             .iter()
@@ -33,11 +34,11 @@ impl Simulation {
                 v
             })
             .collect();
-        let erase_counts = self.ftl.blocks.iter().map(|b| b.erase_count as f64);
-        let mut erase = spread(erase_counts, 3);
-        let (lo, hi) = self.ftl.blocks.iter().fold((u32::MAX, 0), |(lo, hi), b| {
-            (lo.min(b.erase_count), hi.max(b.erase_count))
-        });
+        let erase_counts = self.measured_erase_counts();
+        let mut erase = spread(erase_counts.iter().map(|&e| e as f64), 3);
+        let (lo, hi) = erase_counts
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), &e| (lo.min(e), hi.max(e)));
         erase["spread"] = json!(hi.saturating_sub(lo));
         let integrity = match &self.ftl.oracle {
             Some(o) => json!({
@@ -96,8 +97,11 @@ impl Simulation {
                 "stall_ns": d.write_stall_ns,
             },
             "utilization": {
-                "die": spread(self.sched.die_busy_ns().map(|b| b as f64 / span), 6),
-                "channel": spread(self.sched.channel_busy_ns().map(|b| b as f64 / span), 6),
+                "die": spread(self.measured_die_busy_ns().into_iter().map(|b| b as f64 / span), 6),
+                "channel": spread(
+                    self.measured_channel_busy_ns().into_iter().map(|b| b as f64 / span),
+                    6,
+                ),
                 "host_link": {
                     "to_device": (to_device as f64 / span * 1e6).round() / 1e6,
                     "to_host": (to_host as f64 / span * 1e6).round() / 1e6,
@@ -117,6 +121,9 @@ impl Simulation {
         });
         if let (Value::Object(base), Value::Object(more)) = (&mut s, extra) {
             base.extend(more);
+        }
+        if let Some(window) = self.window_json() {
+            s["statistics"] = window;
         }
         if self.reduction.keeps_shapes() {
             s["compression"] = d.reduction.to_json();

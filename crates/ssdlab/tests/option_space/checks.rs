@@ -12,6 +12,7 @@ use ssdlab::config::{
 };
 use ssdlab::content::ContentConfig;
 use ssdlab::flash::Geometry;
+use ssdlab::trace::Op;
 
 use super::facts::Facts;
 
@@ -80,6 +81,56 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         format!("{} violations: {messages}", n(s, "integrity.violations"))
     });
 
+    // With a statistics window the first requests (in arrival order over all flows) are left
+    // out: the checks of every request, and of a technique acting on the workload, hold for the
+    // whole run only (the technique may have acted in the warm-up alone).
+    let window = config.statistics.warmup_of(f.requests).ok().flatten();
+    let whole = window.is_none();
+    if let Some(warmup) = window {
+        let measured = n(s, "requests.count");
+        let excluded = n(s, "statistics.warmup_requests");
+        v.expect(
+            "the window leaves out the warm-up",
+            true,
+            excluded == warmup && measured == f.requests - warmup,
+            || {
+                format!(
+                    "{} requests, a warm-up of {warmup}: statistics.warmup_requests = \
+                     {excluded}, requests.count = {measured}",
+                    f.requests
+                )
+            },
+        );
+        // A lone flow issues its requests in source order: the measured ones are its last.
+        if let [ops] = &f.flow_ops[..] {
+            let tail = &ops[warmup as usize..];
+            let count = |op: Op| tail.iter().filter(|o| **o == op).count() as u64;
+            let want = (count(Op::Read), count(Op::Write), count(Op::Trim));
+            let got = (
+                n(s, "requests.read"),
+                n(s, "requests.write"),
+                n(s, "requests.trim"),
+            );
+            v.expect(
+                "the window measures a lone flow's last requests",
+                true,
+                got == want,
+                || format!("(read, write, trim) after the warm-up {want:?}, measured {got:?}"),
+            );
+        }
+        let (from, span, end) = (
+            n(s, "statistics.measured_from_ns"),
+            n(s, "statistics.measured_span_ns"),
+            n(s, "sim_time_ns"),
+        );
+        v.expect(
+            "the measured span ends the run",
+            true,
+            from <= end && span == end - from,
+            || format!("measured from {from} ns for {span} ns, the run ends at {end} ns"),
+        );
+    }
+
     // Every request completes, and the units the summary counts are the units asked for.
     let asked = (f.requests, f.reads, f.writes, f.trims);
     let done = (
@@ -88,7 +139,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         n(s, "requests.write"),
         n(s, "requests.trim"),
     );
-    v.expect("requests complete", true, asked == done, || {
+    v.expect("requests complete", whole, asked == done, || {
         format!("(count, read, write, trim) asked {asked:?}, completed {done:?}")
     });
     let trimmed = (
@@ -97,7 +148,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
     );
     v.expect(
         "trimmed units add up",
-        f.trims > 0,
+        whole && f.trims > 0,
         trimmed == (f.trimmed_whole, f.trimmed_part),
         || {
             format!(
@@ -112,7 +163,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         + maybe(s, "compression.zero_read_units");
     v.expect(
         "read units add up",
-        f.reads > 0,
+        whole && f.reads > 0,
         read_units == f.read_units,
         || {
             format!(
@@ -179,7 +230,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         let gcs = n(s, "gc.invocations") + n(s, "precondition.gc_invocations");
         v.expect(
             "GC runs when the writes outgrow the flash",
-            written > slots_of(host),
+            whole && written > slots_of(host),
             gcs > 0,
             || {
                 format!(
@@ -203,7 +254,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
             .sum();
         v.expect(
             "compression counts every written unit",
-            f.writes > 0,
+            whole && f.writes > 0,
             stored == f.write_units,
             || {
                 format!(
@@ -264,7 +315,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         let placed = maybe(s, "placement.host_units");
         v.expect(
             "levels place every written unit",
-            f.writes > 0,
+            whole && f.writes > 0,
             placed == f.write_units - zero_units,
             || {
                 format!(
@@ -278,7 +329,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         let demotes = matches!(ftl.migration, MigrationConfig::Degrade { .. });
         v.expect(
             "levels act",
-            f.written_thrice && !demotes && !stores_zero_units,
+            whole && f.written_thrice && !demotes && !stores_zero_units,
             maybe(s, "placement.hot_units") > 0,
             || "a unit is written three times, 0 units placed in the Hot stream".to_string(),
         );
@@ -312,7 +363,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
             let copied = n(s, "gc.copied_units") + n(s, "precondition.gc_copied_units");
             v.expect(
                 "migration acts",
-                !stores_zero_units && f.live_units > slots_of(i),
+                whole && !stores_zero_units && f.live_units > slots_of(i),
                 copied > 0,
                 || {
                     format!(
@@ -349,7 +400,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         );
         v.expect(
             "partial programming acts",
-            can && !merges && f.open_loop && f.lone_writes >= 4,
+            whole && can && !merges && f.open_loop && f.lone_writes >= 4,
             maybe(s, "flash_ops.program.partial") > 0,
             || {
                 format!(
@@ -361,7 +412,11 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         );
         v.expect(
             "intra-page update acts",
-            policy == "intra_page_update" && can && f.open_loop && f.lone_writes_to_one_unit >= 4,
+            whole
+                && policy == "intra_page_update"
+                && can
+                && f.open_loop
+                && f.lone_writes_to_one_unit >= 4,
             maybe(s, "flash_ops.program.in_place_update") > 0,
             || {
                 format!(
@@ -378,7 +433,8 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         compress && (zeros.zero_unit_fraction > 0.0 || zeros.partial_zero_fraction > 0.0);
     v.expect(
         "read-modify-write acts",
-        ftl.partial_write == PartialWrite::ReadModifyWrite
+        whole
+            && ftl.partial_write == PartialWrite::ReadModifyWrite
             && f.partial_write_over_flash
             && !zero_parts,
         maybe(s, "write_buffer.merge_read_units") > 0,

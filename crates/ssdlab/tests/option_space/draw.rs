@@ -736,6 +736,19 @@ pub fn draw(seed: u64) -> Draw {
     let flows = (0..pick(r, &[1usize, 1, 1, 2]))
         .map(|_| FlowPlan::draw(r, partial_on))
         .collect();
+
+    // The statistics window, drawn last so that the draws before it stay those of earlier
+    // versions: mostly off; a count (now and then more than the flows hold: refused) or a
+    // share; now and then both, or a share of the whole run (refused).
+    let (warmup, share) = match r.gen_range(0..100) {
+        0..=69 => (0, 0.0),
+        70..=81 => (pick(r, &[1u64, 5, 50, 200, 1_000_000]), 0.0),
+        82..=97 => (0, pick(r, &[0.001, 0.25, 0.5, 0.5, 0.9])),
+        98 => (pick(r, &[1u64, 10]), 0.5),
+        _ => (0, 1.0),
+    };
+    s.set("statistics.warmup_requests", int(warmup));
+    s.set("statistics.warmup_fraction", Value::Float(share));
     Draw {
         seed,
         preset,

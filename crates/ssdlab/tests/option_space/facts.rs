@@ -64,6 +64,8 @@ pub struct Facts {
     /// Some write covers part of a unit that preconditioning wrote and no other request
     /// writes or trims: its old bytes are on flash when it arrives.
     pub partial_write_over_flash: bool,
+    /// Each flow's operations in source order (the order it issues them).
+    pub flow_ops: Vec<Vec<Op>>,
     /// Each read's byte range within its unit, or None for a read across units.
     read_spans: Vec<Option<(u64, u64)>>,
     unit_bytes: u64,
@@ -181,6 +183,10 @@ impl Facts {
             .map(|r| (r.first == r.last).then_some((r.first_from, r.last_to)))
             .collect();
         Facts {
+            flow_ops: per_flow
+                .iter()
+                .map(|l| l.iter().map(|r| r.op).collect())
+                .collect(),
             requests: all.len() as u64,
             reads: count(Op::Read),
             writes: count(Op::Write),

@@ -1,0 +1,447 @@
+//! The statistics window (`[statistics]`, docs/results.md "The statistics window"): the first
+//! requests warm up, the rest are measured. Host figures are those of the measured requests
+//! (checked against the request log, which keeps every request), device figures the end of the
+//! run less the boundary (checked against a run of the warm-up alone), and the window changes
+//! nothing of the simulation itself.
+
+mod common;
+
+use serde_json::Value;
+use ssdlab::config::{Config, ReplayMode};
+use ssdlab::sim::{Flow, RequestRecord, RunOptions, Simulation};
+use ssdlab::trace::{Op, TraceRequest};
+
+/// A GC-active small device (filled and aged) whose partly filled pages are programmed 1 ms
+/// after their last write, so that the warm-up leaves nothing in the buffer. No trace
+/// footprint: the warm-up alone and the whole trace start from the same device.
+fn device(sets: &[&str]) -> Config {
+    let mut all = vec![
+        "precondition.fill_fraction=0.9",
+        "precondition.overwrite_fraction=0.5",
+        "precondition.pattern=\"random\"",
+        "precondition.trace_footprint=false",
+        "ftl.write_buffer_timeout_ns=1000000",
+    ];
+    all.extend_from_slice(sets);
+    common::small(&all)
+}
+
+/// `n` requests from `start_ns`, 200 µs apart, at random 4 KiB-aligned places of the first
+/// `span` bytes: writes of `write_kib` (some of them trims when `trims`) and 4 to 32 KiB reads.
+fn requests(seed: u64, n: usize, start_ns: u64, span: u64, write_kib: u64) -> Vec<TraceRequest> {
+    let mut x = seed;
+    let mut next = move || {
+        // (A 64-bit LCG: the test needs no statistical quality, only a fixed sequence.)
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        x >> 33
+    };
+    (0..n as u64)
+        .map(|i| {
+            let (op, kib) = match next() % 10 {
+                0..=3 => (Op::Write, write_kib),
+                4 => (Op::Trim, 8),
+                _ => (Op::Read, 4 << (next() % 4)),
+            };
+            let size_bytes = kib * 1024;
+            TraceRequest {
+                arrival_ns: start_ns + i * 200_000,
+                offset_bytes: next() % ((span - size_bytes) / 4096) * 4096,
+                size_bytes,
+                op,
+            }
+        })
+        .collect()
+}
+
+/// Run `flows` (name, requests, mode) on `config`: the summary and the request log.
+fn run(
+    config: &Config,
+    flows: Vec<(&str, Vec<TraceRequest>, ReplayMode)>,
+) -> (Value, Vec<RequestRecord>) {
+    let flows = flows
+        .into_iter()
+        .map(|(name, reqs, mode)| Flow::new(name.into(), reqs, mode, 4, 1.0, 0))
+        .collect();
+    let opts = RunOptions {
+        verify: true,
+        request_log: true,
+    };
+    let mut sim = Simulation::new(config.clone(), flows, opts).unwrap();
+    sim.run().unwrap();
+    let s = sim.summary();
+    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
+    (s, sim.log.take().unwrap())
+}
+
+/// The warm-up: 400 requests, writes of 128 KiB; then, a second after it ends, the measured
+/// part: 800 requests, writes of 32 KiB, whose latencies are far from the warm-up's. Both parts
+/// run GC.
+fn two_parts(config: &Config) -> (Vec<TraceRequest>, Vec<TraceRequest>) {
+    let span = ssdlab::run::logical_capacity_bytes(config);
+    let warmup = requests(1, 400, 0, span, 128);
+    let measured = requests(2, 800, 400 * 200_000 + 1_000_000_000, span, 32);
+    (warmup, measured)
+}
+
+fn at<'a>(s: &'a Value, path: &str) -> &'a Value {
+    path.split('.').fold(s, |v, k| &v[k])
+}
+
+#[test]
+fn host_figures_are_those_of_the_requests_after_the_warmup() {
+    let plain = device(&[]);
+    let (warmup, measured) = two_parts(&plain);
+    let whole: Vec<TraceRequest> = warmup.iter().chain(&measured).copied().collect();
+    let windowed = device(&["statistics.warmup_requests=400"]);
+    let (s, log) = run(&windowed, vec![("t", whole.clone(), ReplayMode::Open)]);
+
+    // The log keeps every request; the measured ones arrived from the boundary on.
+    assert_eq!(log.len(), 1200);
+    let boundary = measured[0].arrival_ns;
+    assert_eq!(s["statistics"]["warmup_requests"], 400);
+    assert_eq!(s["statistics"]["measured_from_ns"], boundary);
+    let kept: Vec<&RequestRecord> = log.iter().filter(|r| r.arrival_ns >= boundary).collect();
+    assert_eq!(kept.len(), 800);
+    let count = |op: Op| kept.iter().filter(|r| r.op == op).count() as u64;
+    assert_eq!(s["requests"]["count"], 800);
+    assert_eq!(s["requests"]["read"], count(Op::Read));
+    assert_eq!(s["requests"]["write"], count(Op::Write));
+    assert_eq!(s["requests"]["trim"], count(Op::Trim));
+    let bytes = |op: Op| -> u64 {
+        kept.iter()
+            .filter(|r| r.op == op)
+            .map(|r| r.size_bytes)
+            .sum()
+    };
+    assert_eq!(s["read_bytes"], bytes(Op::Read));
+    assert_eq!(s["write_bytes"], bytes(Op::Write));
+    // Latencies: mean (to 0.1 ns, as the summary rounds it) and max over the measured requests.
+    for (key, ops) in [
+        ("read", &[Op::Read][..]),
+        ("write", &[Op::Write][..]),
+        ("all", &[Op::Read, Op::Write][..]),
+    ] {
+        let l: Vec<u64> = kept
+            .iter()
+            .filter(|r| ops.contains(&r.op))
+            .map(|r| r.latency_ns)
+            .collect();
+        let mean = l.iter().sum::<u64>() as f64 / l.len() as f64;
+        let got = &s["latency_ns"][key];
+        assert_eq!(got["count"], l.len() as u64, "{key}");
+        assert_eq!(
+            got["mean"].as_f64().unwrap(),
+            (mean * 10.0).round() / 10.0,
+            "{key}"
+        );
+        assert_eq!(got["max"], *l.iter().max().unwrap(), "{key}");
+    }
+    // Rates over the measured span: from the boundary to the last measured completion.
+    let last = kept.iter().map(|r| r.completion_ns).max().unwrap();
+    assert_eq!(s["span_ns"], last - boundary);
+    let iops = 800.0 / ((last - boundary) as f64 / 1e9);
+    assert_eq!(
+        s["iops"].as_f64().unwrap(),
+        (iops * 1000.0).round() / 1000.0
+    );
+    assert_eq!(s["flows"][0]["requests"], s["requests"]);
+
+    // The warm-up's large writes are out: the whole run's write mean is far above.
+    let (all, all_log) = run(&plain, vec![("t", whole, ReplayMode::Open)]);
+    let write_mean = |v: &Value| v["latency_ns"]["write"]["mean"].as_f64().unwrap();
+    assert!(
+        write_mean(&all) > 2.0 * write_mean(&s),
+        "{} vs {}",
+        write_mean(&all),
+        write_mean(&s)
+    );
+    // The window changes what is reported, not what happens.
+    let times = |l: &[RequestRecord]| -> Vec<(u64, u64)> {
+        l.iter().map(|r| (r.arrival_ns, r.completion_ns)).collect()
+    };
+    assert_eq!(times(&all_log), times(&log));
+    assert_eq!(all["sim_time_ns"], s["sim_time_ns"]);
+    assert!(all.get("statistics").is_none());
+}
+
+#[test]
+fn device_figures_are_the_end_of_the_run_less_the_boundary() {
+    let plain = device(&[]);
+    let (warmup, measured) = two_parts(&plain);
+    let whole: Vec<TraceRequest> = warmup.iter().chain(&measured).copied().collect();
+    let windowed = device(&["statistics.warmup_fraction=0.3334"]);
+    let (s, _) = run(&windowed, vec![("t", whole.clone(), ReplayMode::Open)]);
+    let (all, _) = run(&plain, vec![("t", whole, ReplayMode::Open)]);
+    // (0.3334 × 1,200 requests: the 400 of the warm-up.)
+    assert_eq!(s["statistics"]["warmup_requests"], 400);
+    // The warm-up ends long before the measured part arrives: a run of it alone is the device
+    // at the boundary.
+    let (before, _) = run(&plain, vec![("t", warmup, ReplayMode::Open)]);
+    assert!(at(&before, "sim_time_ns").as_u64().unwrap() < measured[0].arrival_ns);
+    // Every counter is then exactly the whole run's less the warm-up's.
+    let mut counters = vec![
+        "merged_reads",
+        "gc.invocations",
+        "gc.copied_units",
+        "gc.busy_ns",
+        "wear_leveling.invocations",
+        "wear_leveling.copied_units",
+        "bytes.sensed",
+        "bytes.sensed_for_host",
+        "bytes.read_transferred",
+        "bytes.programmed",
+        "read_units.flash",
+        "read_units.buffer_hit",
+        "read_units.unmapped",
+        "trim_units.unmapped",
+        "trim_units.partly_trimmed",
+        "write_buffer.coalesced_units",
+        "write_buffer.padded_slots",
+        "write_buffer.stall_ns",
+    ];
+    let ops: Vec<String> = ["read", "program", "erase"]
+        .iter()
+        .flat_map(|k| ["host", "gc", "wl", "total"].map(|s| format!("flash_ops.{k}.{s}")))
+        .collect();
+    counters.extend(ops.iter().map(String::as_str));
+    for key in counters {
+        let n = |v: &Value| at(v, key).as_u64().unwrap();
+        assert_eq!(n(&s), n(&all) - n(&before), "{key}");
+    }
+    // Both parts ran GC and erased blocks: the subtraction is not of zeros.
+    for v in [&before, &s] {
+        assert!(at(v, "gc.invocations").as_u64().unwrap() > 0);
+        assert!(at(v, "flash_ops.erase.total").as_u64().unwrap() > 0);
+    }
+    // Sums of reals and means over blocks, to their rounding.
+    for key in [
+        "energy_uj.read",
+        "energy_uj.program",
+        "energy_uj.erase",
+        "energy_uj.total",
+        "erase_count.mean",
+    ] {
+        let x = |v: &Value| at(v, key).as_f64().unwrap();
+        let d = x(&all) - x(&before);
+        assert!((x(&s) - d).abs() <= 0.002, "{key}: {} vs {d}", x(&s));
+    }
+    // WAF: bytes programmed after the boundary over bytes written by the measured requests.
+    let waf = at(&s, "bytes.programmed").as_u64().unwrap() as f64
+        / at(&s, "write_bytes").as_u64().unwrap() as f64;
+    assert_eq!(s["waf"].as_f64().unwrap(), (waf * 1000.0).round() / 1000.0);
+    // Busy time over the measured span: the dies' busy time after the boundary (the whole
+    // run's less the warm-up's, each a mean utilization times its span, to the summary's six
+    // decimals) over the span from the boundary to the end.
+    let span = at(&s, "statistics.measured_span_ns").as_u64().unwrap();
+    assert_eq!(
+        span,
+        at(&s, "sim_time_ns").as_u64().unwrap() - measured[0].arrival_ns
+    );
+    for key in ["utilization.die.mean", "utilization.channel.mean"] {
+        let busy = |v: &Value| {
+            at(v, key).as_f64().unwrap() * at(v, "sim_time_ns").as_u64().unwrap() as f64
+        };
+        let expected = (busy(&all) - busy(&before)) / span as f64;
+        let got = at(&s, key).as_f64().unwrap();
+        assert!((got - expected).abs() < 1e-4, "{key}: {got} vs {expected}");
+        assert!(got > 0.0, "{key}");
+    }
+}
+
+#[test]
+fn the_warmup_is_the_first_requests_in_arrival_order_over_all_flows() {
+    let config = common::small(&["statistics.warmup_requests=5"]);
+    let at_times = |times: &[u64]| -> Vec<TraceRequest> {
+        times
+            .iter()
+            .map(|&t| TraceRequest {
+                arrival_ns: t,
+                offset_bytes: t / 1_000_000 * 4096,
+                size_bytes: 4096,
+                op: Op::Write,
+            })
+            .collect()
+    };
+    // Flow a arrives at 0, 2, 4, … ms and b at 1, 3, 5, … ms: the first five arrivals are three
+    // of a's and two of b's.
+    let ms = |odd: u64| {
+        (0..10)
+            .map(|i| (2 * i + odd) * 1_000_000)
+            .collect::<Vec<_>>()
+    };
+    let (s, _) = run(
+        &config,
+        vec![
+            ("a", at_times(&ms(0)), ReplayMode::Open),
+            ("b", at_times(&ms(1)), ReplayMode::Open),
+        ],
+    );
+    assert_eq!(s["requests"]["count"], 15);
+    assert_eq!(s["flows"][0]["requests"]["count"], 7);
+    assert_eq!(s["flows"][1]["requests"]["count"], 8);
+    assert_eq!(s["statistics"]["measured_from_ns"], 5_000_000);
+    // A flow all of whose requests warm up reports none.
+    let config = common::small(&["statistics.warmup_requests=10"]);
+    let (s, _) = run(
+        &config,
+        vec![
+            ("early", at_times(&ms(0)), ReplayMode::Open),
+            (
+                "late",
+                at_times(&[30_000_000, 31_000_000]),
+                ReplayMode::Open,
+            ),
+        ],
+    );
+    assert_eq!(s["flows"][0]["requests"]["count"], 0);
+    assert_eq!(s["flows"][0]["latency_ns"]["all"]["mean"], Value::Null);
+    assert_eq!(s["flows"][1]["requests"]["count"], 2);
+}
+
+#[test]
+fn a_closed_loop_measures_the_requests_issued_after_the_warmup() {
+    let config = device(&["statistics.warmup_requests=300"]);
+    let (warmup, measured) = two_parts(&config);
+    let whole: Vec<TraceRequest> = warmup.iter().chain(&measured).copied().collect();
+    let (s, log) = run(&config, vec![("t", whole.clone(), ReplayMode::Closed)]);
+    assert_eq!(s["requests"]["count"], 900);
+    // Issued in trace order at queue depth 4: the measured requests are the last 900 of the
+    // trace, the first of them issued when the 300th warm-up request's slot fell free.
+    let tail = &whole[300..];
+    let count = |op: Op| tail.iter().filter(|r| r.op == op).count() as u64;
+    assert_eq!(s["requests"]["write"], count(Op::Write));
+    assert_eq!(s["requests"]["trim"], count(Op::Trim));
+    let mut arrivals: Vec<u64> = log.iter().map(|r| r.arrival_ns).collect();
+    arrivals.sort_unstable();
+    assert_eq!(s["statistics"]["measured_from_ns"], arrivals[300]);
+}
+
+#[test]
+fn with_no_window_the_summary_is_as_without_the_section() {
+    let (warmup, _) = two_parts(&device(&[]));
+    let (a, _) = run(&device(&[]), vec![("t", warmup.clone(), ReplayMode::Open)]);
+    let (b, _) = run(
+        &device(&[
+            "statistics.warmup_requests=0",
+            "statistics.warmup_fraction=0.0",
+        ]),
+        vec![("t", warmup, ReplayMode::Open)],
+    );
+    assert_eq!(a, b);
+    assert!(a.get("statistics").is_none());
+    assert!(a["config"].get("statistics").is_none());
+}
+
+#[test]
+fn a_window_that_cannot_be_is_refused_naming_its_key() {
+    let trace = common::trace("msr_hm_0_first1000.csv.gz");
+    let trace = trace.to_str().unwrap();
+    for (set, key, why) in [
+        (
+            "statistics.warmup_fraction=1.0",
+            "statistics.warmup_fraction",
+            "must be in [0, 1)",
+        ),
+        (
+            "statistics.warmup_fraction=-0.5",
+            "statistics.warmup_fraction",
+            "must be in [0, 1)",
+        ),
+        (
+            "statistics.warmup_requests=1000",
+            "statistics.warmup_requests",
+            "warms up on 1000 of the run's 1000 requests: no request is left to measure",
+        ),
+    ] {
+        let (code, _, err) = common::ssdlab(&["run", "--trace", trace, "--set", set]);
+        assert_eq!(code, 2, "{set}: {err}");
+        assert!(
+            err.contains(&format!("config key `{key}`: {why}")),
+            "{set}: {err}"
+        );
+    }
+    let (code, _, err) = common::ssdlab(&[
+        "run",
+        "--trace",
+        trace,
+        "--set",
+        "statistics.warmup_requests=10",
+        "--set",
+        "statistics.warmup_fraction=0.5",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("config key `statistics.warmup_fraction`: 0.5 is set with statistics.warmup_requests = 10"),
+        "{err}"
+    );
+    // In a config file: the file and the line.
+    let file = common::scratch(
+        "statistics_window",
+        "window.toml",
+        "seed = 1\n\n[statistics]\nwarmup_fraction = 1.5\n",
+    );
+    let (code, _, err) =
+        common::ssdlab(&["run", "--trace", trace, "--config", file.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("window.toml:4"), "{err}");
+    assert!(err.contains("`statistics.warmup_fraction`"), "{err}");
+    // Half of the trace through the command line: the other half is measured.
+    let (code, out, err) = common::ssdlab(&[
+        "run",
+        "--trace",
+        trace,
+        "--set",
+        "statistics.warmup_fraction=0.5",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let s: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["requests"]["count"], 500);
+    assert_eq!(s["statistics"]["warmup_requests"], 500);
+}
+
+#[test]
+fn an_experiment_grid_sets_the_window_per_config() {
+    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let small = format!("{repo}/crates/ssdlab/tests/data/small.toml");
+    let text = format!(
+        r#"
+name = "window grid"
+metrics = ["requests.count", "statistics.warmup_requests"]
+seeds = [1]
+
+[[configs]]
+label = "whole"
+config_file = "{small}"
+set = {{ "host.out_of_range" = "wrap" }}
+
+[[configs]]
+label = "second half"
+config_file = "{small}"
+set = {{ "host.out_of_range" = "wrap", "statistics.warmup_fraction" = 0.5 }}
+
+[[workloads]]
+label = "hm_0"
+trace = "{repo}/traces/msr_hm_0_first1000.csv.gz"
+format = "msr"
+"#
+    );
+    let dir = std::env::temp_dir().join(format!("ssdlab-window-grid-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("grid.toml");
+    std::fs::write(&file, text).unwrap();
+    let (_, runs) =
+        ssdlab::experiment::run_file(&file, &dir.join("out"), 1, "test", &mut |_, _| {}).unwrap();
+    let count = |label: &str| {
+        let r = runs.iter().find(|r| r.config_label == label).unwrap();
+        (
+            r.summary["requests"]["count"].as_u64(),
+            r.summary["statistics"]["warmup_requests"].as_u64(),
+        )
+    };
+    assert_eq!(count("whole"), (Some(1000), None));
+    assert_eq!(count("second half"), (Some(500), Some(500)));
+}
