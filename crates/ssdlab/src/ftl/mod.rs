@@ -11,6 +11,7 @@ pub mod page_units;
 pub mod partial_program;
 pub mod placement;
 pub mod precondition;
+pub mod read_counts;
 pub mod read_policy;
 pub mod reduction;
 pub mod reverse_map;
@@ -196,6 +197,8 @@ pub struct Ftl {
     /// Pages programmed in part (`partial_program.rs`); empty unless a region takes partial
     /// programs.
     partial_pages: HashMap<PageId, partial_program::PartialPage, FixedState>,
+    /// Host reads per unit and per block, when a policy asks (`read_counts.rs`).
+    read_counts: read_counts::ReadCounts,
     /// PCM pages with programs in flight, and how many: their units are read from controller
     /// memory until the last completes. (PCM pages are programmed out of order and again in
     /// place, so the in-order `programmed` count does not cover them: it counts a PCM block
@@ -308,6 +311,7 @@ impl Ftl {
             split_parts: HashMap::default(),
             partial_pages: HashMap::default(),
             pcm_programs: HashMap::default(),
+            read_counts: read_counts::ReadCounts::default(),
             erased_slots: match g.regions.iter().any(|r| r.nop > 1) {
                 true => vec![0; g.blocks() as usize],
                 false => Vec::new(),
@@ -469,6 +473,7 @@ impl Ftl {
         self.valid_space[block as usize] -= space;
         self.pools[pool].valid_space -= space as u64;
         self.pools[pool].invalid_space += space as u64;
+        self.reads_leave(lpn, block);
         if self.pools[pool].reuses_pages {
             // A PCM page holds one unit (validated): free to take again once it has left.
             let page = self.geometry.page_of_slot(slot);
@@ -694,6 +699,7 @@ impl Ftl {
             if let Some(o) = &mut self.oracle {
                 o.slot_version[slot as usize] = version;
             }
+            self.reads_join(lpn, block);
             stored += 1;
         }
         if let Some(slack) = self.page_slack.get_mut(page as usize) {

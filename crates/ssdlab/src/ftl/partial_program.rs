@@ -81,6 +81,9 @@ impl Ftl {
         }
         p.programs += 1;
         p.in_flight |= mask;
+        for &(lpn, _) in units {
+            self.reads_join(lpn, block);
+        }
         // The slots were counted as padding (invalid) when the page was first filled.
         let n = units.len() as u32;
         self.erased_slots[block as usize] -= n;

@@ -173,6 +173,24 @@ impl Ftl {
                 o.violation(msg);
             }
         }
+        if self.counts_reads() {
+            let reads: u64 = (0..info.write_ptr)
+                .flat_map(|page| {
+                    let page = g.page_id(block, page);
+                    self.units_in_slots(page, self.valid_slots(page))
+                })
+                .map(|(_, lpn)| self.reads_of(lpn) as u64)
+                .sum();
+            let counted = self.block_reads(block);
+            if reads != counted {
+                let msg = format!(
+                    "block {block}: read count {counted} but its valid units were read {reads} times"
+                );
+                if let Some(o) = &mut self.oracle {
+                    o.violation(msg);
+                }
+            }
+        }
     }
 
     /// End-of-run sweep: every unit reads its last version; l2p and p2l agree both ways (so no

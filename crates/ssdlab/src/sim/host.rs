@@ -224,6 +224,7 @@ impl Simulation {
                         continue;
                     }
                     self.device.host_read_units_flash += 1;
+                    self.ftl.count_read(lpn, slot);
                     if self.split.is_some() {
                         self.device.reduction.split_conflicts += conflicts as u64;
                         if self.ftl.shape(lpn, slot).kind == UnitKind::Split {
