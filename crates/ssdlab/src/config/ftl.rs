@@ -7,8 +7,8 @@ use super::checks::{fraction, positive};
 use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
 use super::{
-    MigrationConfig, PartialProgramConfig, PlacementConfig, ReadPolicyConfig, ReductionConfig,
-    SplitConfig,
+    Level1GcConfig, MigrationConfig, PartialProgramConfig, PlacementConfig, ReadPolicyConfig,
+    ReductionConfig, SplitConfig,
 };
 use crate::error::Error;
 use crate::flash::StripeOrder;
@@ -69,6 +69,9 @@ pub struct FtlConfig {
     pub placement: PlacementConfig,
     #[serde(default)]
     pub migration: MigrationConfig,
+    /// Absent from a config echo while off, so that runs without it read as before it existed.
+    #[serde(default, skip_serializing_if = "Level1GcConfig::is_none")]
+    pub level1_gc: Level1GcConfig,
     #[serde(default)]
     pub wear_leveling: WearLevelingConfig,
 }
@@ -99,7 +102,8 @@ impl FtlConfig {
             self.overprovisioning_ratio,
             true,
         )?;
-        fraction("ftl.gc_threshold", self.gc_threshold, true)
+        fraction("ftl.gc_threshold", self.gc_threshold, true)?;
+        self.level1_gc.validate()
     }
 
     /// Logical capacity: the `physical` mapping units less the over-provisioned share.

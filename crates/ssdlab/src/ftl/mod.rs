@@ -6,6 +6,7 @@
 pub mod admission;
 pub mod allocation;
 pub mod gc_victim;
+pub mod level1;
 pub mod migration;
 pub mod page_units;
 pub mod partial_program;
@@ -77,6 +78,17 @@ pub struct BlockInfo {
     pub write_ptr: u32,
     pub erase_count: u32,
     pub last_write_ns: u64,
+}
+
+/// Where GC sends the units of a victim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyTo {
+    /// Its own region.
+    Own,
+    /// Where the migration policy says.
+    Migration,
+    /// This region.
+    Region(usize),
 }
 
 /// A unit on its way to another page (GC, wear levelling): where it is and how it is stored.
@@ -797,14 +809,15 @@ impl Ftl {
     /// copies it joins (`destination region · lanes + lane`). Copies keep their stored form,
     /// repacked with units of their lane (a compressed unit moves compressed: PR-SSD §4.2.3);
     /// with one lane, units are stored as written, all alike, and no shape is looked up. Only
-    /// a region the migration policy `evicts` from sends units elsewhere (and changes their
-    /// update counts).
+    /// a region the migration policy evicts from sends units elsewhere (`CopyTo::Migration`,
+    /// which may change their update counts), and a job may send every copy to one region
+    /// (level-1 GC).
     pub fn gc_copy(
         &self,
         lpn: u32,
         slot: SlotId,
         region: usize,
-        evicts: bool,
+        to: CopyTo,
         migration: &mut dyn Migration,
         reduction: &dyn DataReduction,
     ) -> (usize, UnitCopy) {
@@ -815,13 +828,14 @@ impl Ftl {
             let shape = self.shape_in_slot(lpn, slot);
             (shape, reduction.lane_of(shape))
         };
-        let dest = match evicts {
-            true => {
+        let dest = match to {
+            CopyTo::Region(to) => to,
+            CopyTo::Migration => {
                 let (dest, updates) = migration.destination(lpn, region, self.update_count(lpn));
                 self.set_update_count(lpn, updates);
                 dest
             }
-            false => region,
+            CopyTo::Own => region,
         };
         (dest * lanes + lane, UnitCopy { lpn, slot, shape })
     }

@@ -444,9 +444,17 @@ impl<'a> Preconditioner<'a> {
                     .oracle
                     .as_ref()
                     .map_or(0, |o| o.slot_version[slot as usize]);
-                let (list, copy) =
-                    self.ftl
-                        .gc_copy(lpn, slot, region, evicts, self.migration, self.reduction);
+                let (list, copy) = self.ftl.gc_copy(
+                    lpn,
+                    slot,
+                    region,
+                    match evicts {
+                        true => super::CopyTo::Migration,
+                        false => super::CopyTo::Own,
+                    },
+                    self.migration,
+                    self.reduction,
+                );
                 moving[list].push((copy, v));
             }
         }

@@ -19,6 +19,8 @@ pub enum Event {
     GcReadDone { job: u32 },
     /// The write-buffer timeout of an open page may have expired.
     BufferTimeout { stream: u32 },
+    /// Level-1 GC's interval may have passed without one (ROSA §2).
+    Level1Timer,
 }
 
 /// Bits of an event's id (flow, request, die, job or stream); ids must be at most
@@ -39,6 +41,7 @@ impl QueuedEvent for Event {
             Event::GcReadDone { job } => (2, job),
             Event::BufferTimeout { stream } => (3, stream),
             Event::CommandReady { request } => (4, request),
+            Event::Level1Timer => (5, 0),
         };
         debug_assert!(id <= MAX_EVENT_ID, "event id {id} checked at construction");
         tag << ID_BITS | id
@@ -51,7 +54,8 @@ impl QueuedEvent for Event {
             1 => Event::DieDone(id),
             2 => Event::GcReadDone { job: id },
             3 => Event::BufferTimeout { stream: id },
-            _ => Event::CommandReady { request: id },
+            4 => Event::CommandReady { request: id },
+            _ => Event::Level1Timer,
         }
     }
 }
@@ -76,6 +80,7 @@ mod tests {
             Event::CommandReady {
                 request: MAX_EVENT_ID,
             },
+            Event::Level1Timer,
         ] {
             assert_eq!(Event::unpack(e.pack()), e);
             assert!(u64::from(e.pack()) < 1 << Event::BITS);

@@ -7,7 +7,7 @@
 
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::gc_victim::keep_worth_cleaning;
-use crate::ftl::{BlockState, Writer};
+use crate::ftl::{BlockState, CopyTo, Writer};
 
 use super::{ProgramRecord, Simulation};
 
@@ -27,6 +27,7 @@ const L2P_LOOKAHEAD_PAGES: u32 = 1;
 impl Simulation {
     /// Start background (or foreground, when host pages are stalled) GC on `pool` if needed.
     pub(super) fn maybe_start_gc(&mut self, pool: usize) {
+        self.level1_on_usage(pool);
         if self.gc[pool].running {
             return;
         }
@@ -73,13 +74,29 @@ impl Simulation {
     }
 
     pub(super) fn start_gc(&mut self, pool: usize, victim: u32, source: OpSource) {
+        self.start_gc_job(pool, victim, source, None, false);
+    }
+
+    /// Start a job cleaning `victim` of `pool` whose copies go to `to_region` (else where the
+    /// migration policy sends them); a `level1` job is level-1 GC's, counted apart.
+    pub(super) fn start_gc_job(
+        &mut self,
+        pool: usize,
+        victim: u32,
+        source: OpSource,
+        to_region: Option<usize>,
+        level1: bool,
+    ) {
         self.ftl.verify_block(victim);
         self.ftl.blocks[victim as usize].state = BlockState::Victim;
         match source {
             OpSource::Wl => self.device.wl_invocations += 1,
+            _ if level1 => {}
             _ => self.device.gc_invocations += 1,
         }
         let job = &mut self.gc[pool];
+        job.to_region = to_region;
+        job.level1 = level1;
         job.running = true;
         job.victim = victim;
         job.source = source;
@@ -160,12 +177,17 @@ impl Simulation {
         let region = g.region_of(g.block_of_page(page));
         let slots = self.ftl.valid_slots(page);
         let evicts = self.migration.target(region).is_some();
+        let to = match (self.gc[job].to_region, evicts) {
+            (Some(r), _) => CopyTo::Region(r),
+            (None, true) => CopyTo::Migration,
+            (None, false) => CopyTo::Own,
+        };
         for (slot, lpn) in self.ftl.units_in_slots(page, slots) {
             let (list, copy) = self.ftl.gc_copy(
                 lpn,
                 slot,
                 region,
-                evicts,
+                to,
                 self.migration.as_mut(),
                 self.reduction.as_ref(),
             );
@@ -184,14 +206,20 @@ impl Simulation {
         let lanes = self.ftl.buffer.lanes();
         for list in 0..self.gc[job].copies.len() {
             let (region, lane) = (list / lanes, list % lanes);
-            let dest_pool = self.ftl.pool_index(plane, region);
-            // Data evicted into another region enters it as its host writes do: it may not take
-            // the blocks kept for that region's own GC, and waits for that GC when it must.
-            let writer = match dest_pool == job {
-                true => Writer::Gc,
-                false => Writer::Host { stream: 0 },
-            };
             loop {
+                if self.gc[job].copies[list].is_empty() {
+                    break;
+                }
+                // (A region on other dies takes each page on a plane of its own.)
+                let first = self.gc[job].copies[list][0].lpn;
+                let dest_pool = self.copy_destination(job, region, first);
+                // Data evicted into another region enters it as its host writes do: it may not
+                // take the blocks kept for that region's own GC, and waits for that GC when it
+                // must.
+                let writer = match dest_pool == job {
+                    true => Writer::Gc,
+                    false => Writer::Host { stream: 0 },
+                };
                 if dest_pool != job
                     && !self.gc[job].copies[list].is_empty()
                     && !self.ftl.has_room(dest_pool, writer)
@@ -245,8 +273,11 @@ impl Simulation {
                     return;
                 };
                 self.gc[job].copy_pages += u32::from(dest_pool == job);
-                match source {
-                    OpSource::Wl => self.device.wl_copied_units += units.len() as u64,
+                match (source, &mut self.level1) {
+                    (_, Some(l1)) if self.gc[job].level1 => {
+                        l1.count_moved(self.ftl.pools[dest_pool].region, units.len() as u64)
+                    }
+                    (OpSource::Wl, _) => self.device.wl_copied_units += units.len() as u64,
                     _ => self.device.gc_copied_units += units.len() as u64,
                 }
                 self.ftl.fill_page(page, &units);
@@ -293,6 +324,11 @@ impl Simulation {
         self.gc[job].erase_issued = true;
         let g = &self.ftl.geometry;
         let region = g.region_of(victim);
+        if self.ftl.pools[job].reuses_pages {
+            // PCM: nothing to erase; its pages were taken back as their units left.
+            self.ftl.blocks[victim as usize].state = BlockState::Full;
+            return self.end_gc_job(job);
+        }
         let (die, plane_in_die) = g.die_and_plane(victim);
         let op = FlashOp {
             kind: OpKind::Erase,
@@ -315,11 +351,21 @@ impl Simulation {
         if let Some(m) = &mut self.errors {
             m.wear.erased(&self.ftl.geometry, block);
         }
+        self.end_gc_job(pool);
+    }
+
+    /// A job's victim is clean (erased, or PCM's, left): the pool may take pages again, and
+    /// whatever waited for it goes on.
+    fn end_gc_job(&mut self, pool: usize) {
         let job = &mut self.gc[pool];
         job.running = false;
-        self.device.gc_busy_ns += self.now - job.started_ns;
-        // Wear levelling moves cold, full blocks on purpose; only GC is meant to free pages.
-        if job.source != OpSource::Wl && !self.ftl.gc_finished(pool, job.copy_pages) {
+        let level1 = job.level1;
+        if !level1 {
+            self.device.gc_busy_ns += self.now - job.started_ns;
+        }
+        // Wear levelling moves cold, full blocks on purpose, and level 1 read-hot ones; only
+        // the conventional GC is meant to free pages.
+        if job.source != OpSource::Wl && !level1 && !self.ftl.gc_finished(pool, job.copy_pages) {
             self.fatal = Some(crate::error::Error::Simulation(format!(
                 "GC on plane {} cleaned every block in turn without freeing a page: the valid \
                  data, as packed, fills the plane (raise ftl.overprovisioning_ratio, or lower \
@@ -345,7 +391,38 @@ impl Simulation {
                 self.advance_gc(other);
             }
         }
+        self.level1_job_ended(pool, level1);
         self.maybe_start_gc(pool);
         self.maybe_wear_level(pool);
+    }
+
+    /// The pool GC job `job`'s copies to `region`, the first of them of unit `lpn`, go to:
+    /// the pool of its own plane, or, for a region on other dies (flash to PCM and back), the
+    /// plane the unit's address stripes to over those dies (the allocation order's `lpn`-th
+    /// plane), or the next with room (else the copies wait for it as any do). Striping by
+    /// address keeps a request's units, which the flash holds on different channels, apart:
+    /// taken in the order they are moved, the units of one block (a block's worth of pages, a
+    /// whole number of stripes) would land on the channels their neighbours did. With no PCM
+    /// page free at all, level 1's copies to PCM stay in flash, as the conventional GC's would.
+    fn copy_destination(&mut self, job: usize, region: usize, lpn: u32) -> usize {
+        let plane = self.ftl.pools[job].plane;
+        let g = &self.ftl.geometry;
+        let dies = g.regions[region].dies;
+        if dies.plane_ids().contains(&plane) {
+            return self.ftl.pool_index(plane, region);
+        }
+        let ftl = &self.ftl;
+        let writer = crate::ftl::Writer::Host { stream: 0 };
+        let room = |p| ftl.has_room(ftl.pool_index(p, region), writer);
+        let stripe = &self.copy_stripes[dies.index];
+        let n = dies.planes() as u64;
+        let room_at = (0..n)
+            .map(|k| stripe.plane(lpn as u64 + k))
+            .find(|&p| room(p));
+        match room_at {
+            Some(p) => ftl.pool_index(p, region),
+            None if ftl.pools[ftl.pool_index(dies.first_plane, region)].reuses_pages => job,
+            None => ftl.pool_index(stripe.plane(lpn as u64), region),
+        }
     }
 }

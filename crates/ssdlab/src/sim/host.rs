@@ -90,16 +90,20 @@ impl Simulation {
     /// The next request of `flow` arrives: its command crosses the host interface (a write's
     /// data with it), and the FTL acts on it after the firmware time.
     pub(super) fn on_arrival(&mut self, flow: u32) {
+        if self.level1_holds_arrival(flow) {
+            return;
+        }
         let Some(r) = self.flows[flow as usize].take_next() else {
             return;
         };
         let measured = self.arrival_is_measured();
+        self.level1_arm_timer();
         let f = &mut self.flows[flow as usize];
         f.outstanding += 1;
         let arrival_ns = self.now;
         if let Some(n) = &f.upcoming {
             if f.mode == ReplayMode::Open {
-                let at = scaled(n.arrival_ns, f.time_scale);
+                let at = scaled(n.arrival_ns, f.time_scale) + self.arrival_shift_ns;
                 self.events.push(at.max(self.now), Event::Arrival { flow });
             }
         }

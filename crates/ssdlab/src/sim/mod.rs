@@ -9,6 +9,7 @@ pub mod event_costs;
 mod flow;
 mod gc;
 mod host;
+mod level1;
 mod page_groups;
 mod read;
 mod split;
@@ -26,7 +27,7 @@ use crate::config::{Config, ReliabilityConfig, UnmappedRead, WriteAck};
 use crate::error::Error;
 use crate::event_queue::EventQueue;
 use crate::flash::reliability::ErrorModel;
-use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, Timing};
+use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, StripeOrder, Timing};
 use crate::ftl::admission::Sealed;
 use crate::ftl::allocation::{self, PlaneAllocator};
 use crate::ftl::gc_victim::{self, Candidate, VictimPolicy};
@@ -87,6 +88,10 @@ struct GcJob {
     /// erases a block.
     blocked_on: Option<usize>,
     erase_issued: bool,
+    /// Where every copy goes, overriding the migration policy (level-1 GC), if anywhere.
+    to_region: Option<usize>,
+    /// Level-1 GC's job (counted apart, and its end moves the invocation on).
+    level1: bool,
     /// Valid units read out of the victim and waiting to be programmed, by destination region
     /// and write-buffer lane (`region · lanes + lane`).
     copies: Vec<Vec<UnitCopy>>,
@@ -114,6 +119,11 @@ pub struct Simulation {
     hot_stream: Option<usize>,
     /// Where the next split buffer's channels start (`Ftl::split_pages`).
     split_cursor: u32,
+    /// How much later than its time stamp the input now arrives (level-1 GC's hold at the
+    /// statistics window's boundary).
+    arrival_shift_ns: u64,
+    /// ROSA's level-1 GC, when on (`level1.rs`).
+    level1: Option<level1::Level1>,
     /// The first PCM die (`u32::MAX` without PCM): commands from it on are PCM's.
     pcm_first_die: u32,
     /// PCM's energy of a page read and of a page written, in pJ.
@@ -122,6 +132,9 @@ pub struct Simulation {
     migration: Box<dyn Migration>,
     /// One per set of dies (`allocation::build`).
     allocators: Vec<Box<dyn PlaneAllocator>>,
+    /// Per set of dies, the order GC copies from other dies are striped in by address
+    /// (`gc.rs` `copy_destination`): the static allocation's order, else CWDP.
+    copy_stripes: Vec<StripeOrder>,
     victim: Box<dyn VictimPolicy>,
     pub flows: Vec<Flow>,
     /// In-flight host requests; a request's key is its id (operations carry it as `owner`).
@@ -309,6 +322,10 @@ impl Simulation {
         let precondition = pre.report;
         let pre_split_cursor = pre.split_cursor;
         let shaped = ftl.keeps_shapes();
+        let level1 = level1::Level1::new(&config, &ftl.geometry);
+        if level1.is_some() {
+            ftl.keep_read_counts();
+        }
         let hot_stream = placement.hot_stream();
 
         let mut sim = Simulation {
@@ -332,6 +349,17 @@ impl Simulation {
                 }
             },
             split_cursor: pre_split_cursor,
+            level1,
+            arrival_shift_ns: 0,
+            copy_stripes: {
+                let order = match &config.ftl.allocation {
+                    crate::config::AllocationConfig::Static { order } => order.as_str(),
+                    crate::config::AllocationConfig::Dynamic => "CWDP",
+                };
+                (ftl.geometry.die_sets.iter())
+                    .map(|s| StripeOrder::new(order, s).expect("validated order"))
+                    .collect()
+            },
             pcm_first_die: ftl.geometry.pcm_first_die,
             pcm_page_pj: config.energy.pcm_page_pj(ftl.geometry.page_bytes),
             migration,
@@ -360,6 +388,8 @@ impl Simulation {
                     copy_pages: 0,
                     blocked_on: None,
                     erase_issued: false,
+                    to_region: None,
+                    level1: false,
                     copies: vec![Vec::new(); regions * lanes],
                 })
                 .collect(),
@@ -524,6 +554,7 @@ impl Simulation {
             }
             Event::GcReadDone { job } => self.on_gc_read_done(job as usize),
             Event::BufferTimeout { stream } => self.on_buffer_timeout(stream as usize),
+            Event::Level1Timer => self.on_level1_timer(),
         }
     }
 
@@ -561,7 +592,7 @@ impl Simulation {
                 }
             }
             Event::GcReadDone { .. } => Work::GcReadDecoded,
-            Event::BufferTimeout { .. } => Work::BufferTimeout,
+            Event::BufferTimeout { .. } | Event::Level1Timer => Work::BufferTimeout,
         }
     }
 

@@ -142,6 +142,9 @@ impl Simulation {
         if self.errors.is_some() {
             s["reliability"] = d.reliability.to_json();
         }
+        if let Some(l1) = self.level1_summary() {
+            s["level1_gc"] = l1;
+        }
         if self.pcm_first_die != u32::MAX {
             s["pcm"] = json!({
                 "reads": d.pcm_reads,

@@ -86,6 +86,12 @@ impl Simulation {
             erase_counts: self.ftl.blocks.iter().map(|b| b.erase_count).collect(),
         });
         self.device = Default::default();
+        self.level1_at_boundary();
+    }
+
+    /// Is the next arrival the first measured one?
+    pub(super) fn at_statistics_boundary(&self) -> bool {
+        self.window.warmup_left == Some(0)
     }
 
     /// When the measured part began: the boundary, or 0 without a window.

@@ -1,0 +1,200 @@
+//! What one level-1 GC moves (ROSA, Cho et al., rosa-pcm-hybrid.txt §2): "the SSD controller
+//! checks the read count of candidate victim blocks (i.e. sum of read counts in all of the
+//! valid pages) in both devices. The valid pages in a set of hot blocks in NAND flash devices
+//! migrate to PCM devices; the same number of cold PCM pages migrate to free NAND blocks in
+//! return." Here one invocation takes one hot flash block (the candidate whose valid units the
+//! host read most) and, if PCM lacks room for its units, the coldest PCM blocks (fewest reads
+//! of their valid units) whose units make the room, moved out first. A swap is made only where
+//! it helps: every cold block chosen was read less than the hot one. The event loop runs the
+//! moves as GC jobs (`sim/level1.rs`).
+
+use super::{BlockState, Ftl};
+use crate::flash::{BlockId, Medium};
+
+/// One invocation's moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Level1Plan {
+    /// The flash block whose valid units go to PCM (then erased, as any GC victim).
+    pub hot: BlockId,
+    /// Its valid units.
+    pub hot_units: u64,
+    /// PCM blocks whose valid units go to flash first, to make room.
+    pub cold: Vec<BlockId>,
+}
+
+impl Ftl {
+    /// The plan of a level-1 GC that may move at most `budget_units` units into PCM, or None
+    /// if no move helps (no flash block read more than PCM's coldest, or none fits the budget).
+    pub fn level1_plan(&self, budget_units: u64) -> Option<Level1Plan> {
+        let g = &self.geometry;
+        let mut hot: Option<(u64, BlockId)> = None;
+        let mut cold: Vec<(u64, BlockId)> = Vec::new();
+        let mut pcm_room = 0u64;
+        for p in &self.pools {
+            let r = &g.regions[p.region];
+            if !r.dies.plane_ids().contains(&p.plane) {
+                continue;
+            }
+            if r.medium == Medium::Pcm {
+                pcm_room += p.total_space - p.valid_space;
+            }
+            for i in r.first_block..r.first_block + r.blocks_per_plane {
+                let b = g.block_id(p.plane, i);
+                let info = &self.blocks[b as usize];
+                // Blocks being written or cleaned stay; a whole PCM block counts as written.
+                let whole = info.state == BlockState::Full
+                    && self.programmed[b as usize] == p.pages_per_block;
+                if !whole || self.valid_space[b as usize] == 0 {
+                    continue;
+                }
+                let reads = self.block_reads(b);
+                match r.medium {
+                    Medium::Pcm => cold.push((reads, b)),
+                    Medium::Flash(_) if reads > 0 => {
+                        if hot.is_none_or(|(most, _)| reads > most) {
+                            hot = Some((reads, b));
+                        }
+                    }
+                    Medium::Flash(_) => {}
+                }
+            }
+        }
+        let (hot_reads, hot) = hot?;
+        let hot_units = self.valid_space[hot as usize] as u64;
+        if hot_units > budget_units {
+            return None;
+        }
+        // The coldest PCM blocks first (ties: the lower block), only those read less.
+        cold.sort_unstable();
+        let mut plan = Level1Plan {
+            hot,
+            hot_units,
+            cold: Vec::new(),
+        };
+        let mut room = pcm_room;
+        for (reads, b) in cold {
+            if room >= hot_units {
+                break;
+            }
+            if reads >= hot_reads {
+                return None;
+            }
+            room += self.valid_space[b as usize] as u64;
+            plan.cold.push(b);
+        }
+        (room >= hot_units).then_some(plan)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::flash::Geometry;
+    use crate::ftl::page_units::PageUnits;
+    use crate::ftl::shape::UnitShape;
+    use crate::ftl::{placement, reduction, Writer};
+
+    /// A device of 2 flash planes and 2 PCM planes, 4 pages a block, pages of one unit.
+    fn ftl() -> Ftl {
+        let config = crate::test_support::small(&[
+            "geometry.page_size_kib=4",
+            "geometry.ways_per_channel=1",
+            "geometry.planes_per_die=1",
+            "geometry.pages_per_block=6",
+            "geometry.blocks_per_plane=16",
+            "geometry.pcm={capacity_share=0.2}",
+            "timing.pcm={set=\"pcm1\"}",
+            "ftl.placement={policy=\"oblivious\"}",
+            "ftl.overprovisioning_ratio=0.5",
+        ]);
+        fresh(&config)
+    }
+
+    fn fresh(config: &Config) -> Ftl {
+        let g = Geometry::new(config);
+        let r = reduction::build(config, &g).unwrap();
+        let p = placement::build(&config.ftl.placement, &g).unwrap();
+        let mut f = Ftl::new(config, g, false, p.streams(), r.as_ref());
+        f.keep_read_counts();
+        f
+    }
+
+    /// Fill a whole block of `pool` with units `first..` and read each `reads` times.
+    fn block_of(f: &mut Ftl, pool: usize, first: u32, reads: u32) -> BlockId {
+        let mut block = None;
+        let pages = f.pools[pool].pages_per_block;
+        for i in 0..pages {
+            let page = f.alloc_page(pool, Writer::Gc, 0).unwrap();
+            let lpn = first + i;
+            let units: PageUnits = [Some((lpn, 0, UnitShape::raw(4096)))].into_iter().collect();
+            f.fill_page(page, &units);
+            f.complete_program(page);
+            let slot = f.geometry.slot_id(page, 0);
+            for _ in 0..reads {
+                f.count_read(lpn, slot);
+            }
+            block = Some(f.geometry.block_of_page(page));
+        }
+        block.unwrap()
+    }
+
+    fn pools(f: &Ftl, medium: Medium) -> Vec<usize> {
+        (0..f.pools.len())
+            .filter(|&i| {
+                let p = &f.pools[i];
+                let r = &f.geometry.regions[p.region];
+                r.medium == medium && r.dies.plane_ids().contains(&p.plane)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_most_read_flash_block_swaps_with_the_least_read_pcm_blocks() {
+        let mut f = ftl();
+        let flash = pools(&f, Medium::Flash(crate::config::CellMode::Tlc));
+        let pcm = pools(&f, Medium::Pcm);
+        let warm = block_of(&mut f, flash[0], 0, 2);
+        let hot = block_of(&mut f, flash[1], 10, 5);
+        // Fill PCM whole: its blocks read 0, 1, 1, 3, … times a unit.
+        let mut pcm_blocks = Vec::new();
+        let mut lpn = 20;
+        for (k, &pool) in pcm.iter().cycle().enumerate() {
+            if !f.has_room(pool, Writer::Gc) {
+                if pcm.iter().all(|&p| !f.has_room(p, Writer::Gc)) {
+                    break;
+                }
+                continue;
+            }
+            pcm_blocks.push((block_of(&mut f, pool, lpn, [0, 1, 1, 3][k % 4]), k % 4));
+            lpn += 6;
+        }
+        let plan = f.level1_plan(u64::MAX).expect("a swap helps");
+        assert_eq!(plan.hot, hot, "not the warm block {warm}");
+        assert_eq!(plan.hot_units, 6);
+        // One PCM block of 6 units makes the room: the least read, the first of its reads.
+        let coldest = pcm_blocks.iter().find(|(_, r)| *r == 0).unwrap().0;
+        assert_eq!(plan.cold, vec![coldest]);
+        // Not past the budget.
+        assert_eq!(f.level1_plan(5), None);
+    }
+
+    #[test]
+    fn no_swap_when_pcm_holds_hotter_data() {
+        let mut f = ftl();
+        let flash = pools(&f, Medium::Flash(crate::config::CellMode::Tlc));
+        let pcm = pools(&f, Medium::Pcm);
+        block_of(&mut f, flash[0], 0, 1);
+        let mut lpn = 20;
+        while let Some(&pool) = pcm.iter().find(|&&p| f.has_room(p, Writer::Gc)) {
+            block_of(&mut f, pool, lpn, 4);
+            lpn += 6;
+        }
+        assert_eq!(f.level1_plan(u64::MAX), None);
+        // With room in PCM nothing needs to leave it.
+        let mut f = ftl();
+        let hot = block_of(&mut f, flash[0], 0, 1);
+        let plan = f.level1_plan(u64::MAX).unwrap();
+        assert_eq!((plan.hot, plan.cold), (hot, vec![]));
+    }
+}

@@ -1,0 +1,313 @@
+//! ROSA's level-1 GC in the event loop (Cho et al., rosa-pcm-hybrid.txt §2; the choice of what
+//! moves is `ftl/level1.rs`). An invocation first moves the cold PCM blocks' units out to
+//! flash (GC jobs on their PCM pools that copy to the flash and erase nothing: PCM takes a page
+//! back as its unit leaves), then the hot flash block's units into PCM (a GC job on its pool
+//! that copies to PCM and erases it). It starts when a flash pool's free blocks fall under
+//! `free_threshold` (§2: "when block usage reach at a threshold"), when none has run for
+//! `interval_ns` while the host is busy (§2: "if a L1 GC is not triggered for a certain time
+//! interval, it is autonomously triggered", even with no write at all), and back to back from
+//! the statistics window's boundary until it finds nothing to move (§3: "then, we trigger several
+//! Level 1 GCs"); and while the units it has moved into PCM stay within `budget_share` of the
+//! raw capacity (Fig. 1's migration share).
+
+use serde_json::{json, Value};
+
+use crate::config::{Config, Level1GcConfig};
+use crate::flash::{BlockId, Geometry, Medium, OpSource};
+use crate::ftl::level1::Level1Plan;
+
+use super::event::Event;
+use super::Simulation;
+
+pub(super) struct Level1 {
+    /// Under this many free blocks a flash pool asks for level 1.
+    free_threshold_blocks: u32,
+    interval_ns: u64,
+    /// Units level 1 may still move into PCM.
+    budget_units: u64,
+    /// The PCM region and the flash region cold units go to.
+    pub pcm_region: usize,
+    pub flash_region: usize,
+    /// The invocation running, if any.
+    running: Option<Invocation>,
+    /// When the last invocation started (or the run began).
+    last_started_ns: u64,
+    /// Whether a timer event is queued.
+    timer_queued: bool,
+    /// From the window's boundary on, invocations run back to back while one helps.
+    forced: bool,
+    /// Whether the window's boundary has been reached (its forced invocations started).
+    boundary_reached: bool,
+    /// While the boundary's invocations run, since when arrivals are held, and the flows
+    /// held with the time each request arrived.
+    hold_since: Option<u64>,
+    held: Vec<(u32, u64)>,
+    stats: Level1Stats,
+    /// What the invocations forced at the boundary did (before the measured part).
+    at_boundary: Option<Level1Stats>,
+}
+
+impl Level1Stats {
+    fn to_json(&self) -> Value {
+        json!({
+            "invocations": self.invocations,
+            "by_timer": self.by_timer,
+            "busy_ns": self.busy_ns,
+            "units_to_pcm": self.units_to_pcm,
+            "units_to_flash": self.units_to_flash,
+        })
+    }
+}
+
+#[derive(Default)]
+struct Level1Stats {
+    invocations: u64,
+    busy_ns: u64,
+    units_to_pcm: u64,
+    units_to_flash: u64,
+    by_timer: u64,
+}
+
+struct Invocation {
+    started_ns: u64,
+    plan: Level1Plan,
+    /// Cold PCM blocks not yet started, and eviction jobs running.
+    cold_left: Vec<BlockId>,
+    evicting: u32,
+    /// The hot block's job has started.
+    promoting: bool,
+}
+
+impl Level1 {
+    pub(super) fn new(config: &Config, g: &Geometry) -> Option<Level1> {
+        let Level1GcConfig::ReadIntensity {
+            free_threshold,
+            interval_ns,
+            budget_share,
+        } = config.ftl.level1_gc
+        else {
+            return None;
+        };
+        let flash = &g.regions[0];
+        let pcm_region = g.regions.iter().position(|r| r.medium == Medium::Pcm)?;
+        let raw_units = g.physical_units();
+        Some(Level1 {
+            free_threshold_blocks: (free_threshold * flash.blocks_per_plane as f64).ceil() as u32,
+            interval_ns,
+            budget_units: (budget_share * raw_units as f64).floor() as u64,
+            pcm_region,
+            flash_region: 0,
+            running: None,
+            last_started_ns: 0,
+            timer_queued: false,
+            forced: false,
+            boundary_reached: false,
+            hold_since: None,
+            held: Vec::new(),
+            stats: Level1Stats::default(),
+            at_boundary: None,
+        })
+    }
+
+    pub(super) fn to_json(&self) -> Value {
+        let mut v = self.stats.to_json();
+        if let Some(b) = &self.at_boundary {
+            v["at_boundary"] = b.to_json();
+        }
+        v
+    }
+
+    /// Units moved by a level-1 job into `region`.
+    pub(super) fn count_moved(&mut self, region: usize, units: u64) {
+        match region == self.pcm_region {
+            true => {
+                self.stats.units_to_pcm += units;
+                self.budget_units = self.budget_units.saturating_sub(units);
+            }
+            false => self.stats.units_to_flash += units,
+        }
+    }
+}
+
+impl Simulation {
+    /// A flash pool's free blocks fell (a program took one): level 1 runs if they are under its
+    /// threshold.
+    #[inline]
+    pub(super) fn level1_on_usage(&mut self, pool: usize) {
+        let Some(l1) = &self.level1 else { return };
+        let p = &self.ftl.pools[pool];
+        if p.region == l1.flash_region
+            && (p.free.len() as u32) < l1.free_threshold_blocks
+            && l1.running.is_none()
+        {
+            self.start_level1();
+        }
+    }
+
+    /// A host request arrived: keep the timer queued while the host is busy.
+    #[inline]
+    pub(super) fn level1_arm_timer(&mut self) {
+        let Some(l1) = &mut self.level1 else { return };
+        if !l1.timer_queued {
+            l1.timer_queued = true;
+            let at = self.now.max(l1.last_started_ns) + l1.interval_ns;
+            self.events.push(at, Event::Level1Timer);
+        }
+    }
+
+    /// The timer: level 1 runs if none has for its interval (with or without writes: §2's
+    /// read-only stretch); the next host arrival queues the timer again.
+    pub(super) fn on_level1_timer(&mut self) {
+        let Some(l1) = &mut self.level1 else { return };
+        l1.timer_queued = false;
+        if l1.running.is_none()
+            && self.now >= l1.last_started_ns + l1.interval_ns
+            && self.start_level1()
+        {
+            if let Some(l1) = &mut self.level1 {
+                l1.stats.by_timer += 1;
+            }
+        }
+    }
+
+    /// An arrival of `flow`: held (true) while the invocations forced at the statistics
+    /// window's boundary run. The first measured request's arrival starts them, before the
+    /// boundary is crossed, and everything arriving is held until they have moved what helps
+    /// (§3: the first half warms up, "then, we trigger several Level 1 GCs", "finally, we run
+    /// the second half"); the rest of the input then arrives that much later.
+    #[inline]
+    pub(super) fn level1_holds_arrival(&mut self, flow: u32) -> bool {
+        let at_boundary = self.at_statistics_boundary();
+        let Some(l1) = &mut self.level1 else {
+            return false;
+        };
+        if l1.hold_since.is_some() {
+            l1.held.push((flow, self.now));
+            return true;
+        }
+        if l1.boundary_reached || !at_boundary {
+            return false;
+        }
+        l1.boundary_reached = true;
+        l1.forced = true;
+        if l1.running.is_some() || self.start_level1() {
+            let l1 = self.level1.as_mut().expect("on");
+            l1.hold_since = Some(self.now);
+            l1.held.push((flow, self.now));
+            return true;
+        }
+        false
+    }
+
+    /// The boundary is crossed: what the forced invocations did is kept apart, and level 1's
+    /// figures start over.
+    pub(super) fn level1_at_boundary(&mut self) {
+        if let Some(l1) = &mut self.level1 {
+            l1.at_boundary = Some(std::mem::take(&mut l1.stats));
+        }
+    }
+
+    /// The forced invocations found nothing more to move: held arrivals come now, each as
+    /// much later as the hold lasted, and so does the rest of the input.
+    fn release_held_arrivals(&mut self) {
+        let Some(l1) = &mut self.level1 else { return };
+        let Some(since) = l1.hold_since.take() else {
+            return;
+        };
+        let shift = self.now - since;
+        self.arrival_shift_ns += shift;
+        for (flow, at) in std::mem::take(&mut l1.held) {
+            self.events.push(at + shift, Event::Arrival { flow });
+        }
+    }
+
+    /// Start an invocation if a move helps and the budget allows; whether one started.
+    fn start_level1(&mut self) -> bool {
+        let Some(l1) = &self.level1 else { return false };
+        let Some(plan) = self.ftl.level1_plan(l1.budget_units) else {
+            if let Some(l1) = &mut self.level1 {
+                l1.forced = false;
+            }
+            self.release_held_arrivals();
+            return false;
+        };
+        let now = self.now;
+        let l1 = self.level1.as_mut().expect("checked");
+        l1.stats.invocations += 1;
+        l1.last_started_ns = now;
+        l1.running = Some(Invocation {
+            started_ns: now,
+            cold_left: plan.cold.clone(),
+            plan,
+            evicting: 0,
+            promoting: false,
+        });
+        self.advance_level1();
+        true
+    }
+
+    /// Move the invocation on: start the cold blocks' jobs on pools that are free, then, once
+    /// they are all done, the hot block's.
+    pub(super) fn advance_level1(&mut self) {
+        let Some(l1) = &mut self.level1 else { return };
+        let Some(inv) = &mut l1.running else { return };
+        let (pcm, flash) = (l1.pcm_region, l1.flash_region);
+        let mut i = 0;
+        let mut starts = Vec::new();
+        while i < inv.cold_left.len() {
+            let pool = self.ftl.pool_of_block(inv.cold_left[i]);
+            if self.gc[pool].running || starts.iter().any(|&(p, _)| p == pool) {
+                i += 1;
+                continue;
+            }
+            starts.push((pool, inv.cold_left.swap_remove(i)));
+        }
+        inv.evicting += starts.len() as u32;
+        let promote = inv.cold_left.is_empty() && inv.evicting == 0 && !inv.promoting;
+        let hot = inv.plan.hot;
+        for (pool, block) in starts {
+            self.start_gc_job(pool, block, OpSource::Gc, Some(flash), true);
+        }
+        if promote {
+            let pool = self.ftl.pool_of_block(hot);
+            if self.gc[pool].running {
+                // The hot block's pool is cleaning: its job's end starts this one.
+                return;
+            }
+            if let Some(inv) = self.level1.as_mut().and_then(|l| l.running.as_mut()) {
+                inv.promoting = true;
+            }
+            self.start_gc_job(pool, hot, OpSource::Gc, Some(pcm), true);
+        }
+    }
+
+    /// A GC job ended on `pool`: if it was one of level 1's, the invocation goes on (and, once
+    /// the hot block's job is over, ends; forced ones follow each other).
+    pub(super) fn level1_job_ended(&mut self, pool: usize, level1: bool) {
+        let now = self.now;
+        let Some(l1) = &mut self.level1 else { return };
+        let Some(inv) = &mut l1.running else { return };
+        if !level1 {
+            // A conventional job freed the hot block's pool.
+            if !inv.promoting && inv.evicting == 0 && inv.cold_left.is_empty() {
+                self.advance_level1();
+            }
+            return;
+        }
+        let hot_pool = self.ftl.pool_of_block(inv.plan.hot);
+        if inv.promoting && pool == hot_pool {
+            l1.stats.busy_ns += now - inv.started_ns;
+            l1.running = None;
+            if l1.forced {
+                self.start_level1();
+            }
+            return;
+        }
+        inv.evicting -= 1;
+        self.advance_level1();
+    }
+
+    pub(super) fn level1_summary(&self) -> Option<Value> {
+        self.level1.as_ref().map(Level1::to_json)
+    }
+}
