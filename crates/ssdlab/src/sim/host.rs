@@ -97,17 +97,19 @@ impl Simulation {
             return;
         };
         let measured = self.arrival_is_measured();
-        self.level1_arm_timer();
         let f = &mut self.flows[flow as usize];
         f.outstanding += 1;
         let arrival_ns = self.now;
+        let mut next_ns = None;
         if let Some(n) = &f.upcoming {
             if f.mode == ReplayMode::Open {
                 let at = scaled(n.arrival_ns, f.time_scale) + self.arrival_shift_ns;
                 self.events.push(at.max(self.now), Event::Arrival { flow });
+                next_ns = Some(at);
             }
         }
         let start = r.offset_bytes + f.offset_bytes;
+        self.level1_on_arrival(next_ns);
         self.prefetch_upcoming(flow);
         let g = &self.ftl.geometry;
         let (first, head) = g.unit_of_byte(start);

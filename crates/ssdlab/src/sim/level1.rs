@@ -144,26 +144,43 @@ impl Simulation {
         }
     }
 
-    /// A host request arrived: keep the timer queued while the host is busy.
+    /// A host request arrived, and its flow's next one comes at `next_ns` (if known): the
+    /// timer. Level 1 runs if none has for its interval (with or without writes: §2's read-only
+    /// stretch); and if the host will be quiet past the interval, a timer event is queued to
+    /// run it in the quiet, before the next arrival (never after the input's last one, so that
+    /// the timer does not make a run longer).
     #[inline]
-    pub(super) fn level1_arm_timer(&mut self) {
+    pub(super) fn level1_on_arrival(&mut self, next_ns: Option<u64>) {
         let Some(l1) = &mut self.level1 else { return };
-        if !l1.timer_queued {
+        let due = l1.last_started_ns + l1.interval_ns;
+        if self.now >= due {
+            self.level1_by_timer();
+            return;
+        }
+        if !l1.timer_queued && next_ns.is_some_and(|t| t > due) {
             l1.timer_queued = true;
-            let at = self.now.max(l1.last_started_ns) + l1.interval_ns;
-            self.events.push(at, Event::Level1Timer);
+            self.events.push(due, Event::Level1Timer);
         }
     }
 
-    /// The timer: level 1 runs if none has for its interval (with or without writes: §2's
-    /// read-only stretch); the next host arrival queues the timer again.
+    /// The timer's event: in a quiet stretch of the host, level 1 runs if none has for its
+    /// interval.
     pub(super) fn on_level1_timer(&mut self) {
         let Some(l1) = &mut self.level1 else { return };
         l1.timer_queued = false;
-        if l1.running.is_none()
-            && self.now >= l1.last_started_ns + l1.interval_ns
-            && self.start_level1()
-        {
+        if self.now >= l1.last_started_ns + l1.interval_ns {
+            self.level1_by_timer();
+        }
+    }
+
+    fn level1_by_timer(&mut self) {
+        let Some(l1) = &mut self.level1 else { return };
+        if l1.running.is_some() || l1.hold_since.is_some() {
+            return;
+        }
+        // (A timer that finds nothing to move waits a whole interval again.)
+        l1.last_started_ns = self.now;
+        if self.start_level1() {
             if let Some(l1) = &mut self.level1 {
                 l1.stats.by_timer += 1;
             }

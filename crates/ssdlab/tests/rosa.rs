@@ -1,0 +1,222 @@
+//! ROSA end to end (rosa-pcm-hybrid.txt): level-1 GC moves read-hot flash data into PCM,
+//! within its budget, by usage, by its timer on a read-only stretch, and back to back at the
+//! statistics window's boundary; the `rosa` preset (shrunk) is verify-clean under both schemes
+//! on every committed trace and in a GC-active steady state.
+
+mod common;
+
+use ssdlab::config::{Config, FlowConfig};
+use ssdlab::ftl::Location;
+use ssdlab::sim::{Flow, RunOptions, Simulation};
+use ssdlab::trace::columns::ColumnsSpec;
+use ssdlab::trace::{Caller, Op, TraceRequest};
+
+/// The small device with a quarter of PCM, placed over unit by unit, level 1 on.
+fn small_rosa(level1: &str) -> Config {
+    let l1 = format!("ftl.level1_gc={{policy=\"read_intensity\", {level1}}}");
+    common::small(&[
+        "geometry.page_size_kib=4",
+        "geometry.blocks_per_plane=16",
+        "geometry.pcm={capacity_share=0.25}",
+        "timing.pcm={read_ns=5000, write_ns=50000}",
+        "ftl.placement={policy=\"oblivious\", run_units=1}",
+        "ftl.write_buffer_units=8",
+        "ftl.overprovisioning_ratio=0.4",
+        "ftl.gc_threshold=0.03",
+        &l1,
+    ])
+}
+
+fn req(t: u64, lpn: u64, op: Op) -> TraceRequest {
+    TraceRequest {
+        arrival_ns: t,
+        offset_bytes: lpn * 4096,
+        size_bytes: 4096,
+        op,
+    }
+}
+
+fn run(config: Config, requests: Vec<TraceRequest>) -> Simulation {
+    let flow = Flow::new("t".into(), requests, config.host.mode, 1, 1.0, 0);
+    let opts = RunOptions {
+        verify: true,
+        request_log: false,
+    };
+    let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
+    sim.run().unwrap();
+    let s = sim.summary();
+    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
+    sim
+}
+
+fn on_pcm(sim: &Simulation, lpn: u32) -> bool {
+    match sim.ftl.lookup(lpn) {
+        Location::Flash(slot) => sim.ftl.rewritable_in_place(slot),
+        _ => false,
+    }
+}
+
+/// 1024 units written, one a millisecond (the flash blocks holding the first ones full and
+/// programmed), then units `0..hot` read `times` times each, a read every `gap_ns`.
+fn hot_reads(hot: u64, times: u64, gap_ns: u64) -> Vec<TraceRequest> {
+    let mut v: Vec<TraceRequest> = (0..1024)
+        .map(|l| req(l * 1_000_000, l, Op::Write))
+        .collect();
+    let t0 = 1024 * 1_000_000 + 10_000_000;
+    let mut k = 0;
+    for _ in 0..times {
+        for l in 0..hot {
+            v.push(req(t0 + k * gap_ns, l, Op::Read));
+            k += 1;
+        }
+    }
+    v
+}
+
+#[test]
+fn the_timer_moves_read_hot_data_into_pcm_on_a_read_only_stretch() {
+    // No write after the first 256: only the timer (1 ms) can start level 1.
+    let sim = run(
+        small_rosa("interval_ns=1000000, budget_share=1.0"),
+        hot_reads(32, 20, 500_000),
+    );
+    let s = sim.summary();
+    let l1 = &s["level1_gc"];
+    assert!(l1["by_timer"].as_u64().unwrap() > 0, "{l1}");
+    assert_eq!(
+        l1["by_timer"], l1["invocations"],
+        "only the timer ran it: {l1}"
+    );
+    assert!(l1["units_to_pcm"].as_u64().unwrap() > 0, "{l1}");
+    let hot_on_pcm = (0..32).filter(|&l| on_pcm(&sim, l)).count();
+    // A quarter of them was there by placement; level 1 brought the rest.
+    assert_eq!(hot_on_pcm, 32, "{l1}");
+    // Without level 1, the timer does nothing.
+    let mut off = small_rosa("interval_ns=1000000");
+    off.ftl.level1_gc = ssdlab::config::Level1GcConfig::None;
+    let base = run(off, hot_reads(32, 20, 500_000));
+    assert!((0..32).filter(|&l| on_pcm(&base, l)).count() < 20);
+    assert!(base.summary().get("level1_gc").is_none());
+}
+
+#[test]
+fn level1_moves_no_more_than_its_budget() {
+    // One block's worth (48 units) of the raw capacity.
+    let sim0 = run(small_rosa("interval_ns=1000000"), vec![]);
+    let raw = sim0.ftl.geometry.physical_units();
+    let share = 48.0 / raw as f64;
+    let sim = run(
+        small_rosa(&format!("interval_ns=1000000, budget_share={share}")),
+        hot_reads(128, 10, 20_000),
+    );
+    let l1 = &sim.summary()["level1_gc"];
+    let moved = l1["units_to_pcm"].as_u64().unwrap();
+    assert!(moved > 0 && moved <= 48, "{l1}");
+    // With the whole capacity as budget it moves more.
+    let more = run(
+        small_rosa("interval_ns=1000000, budget_share=1.0"),
+        hot_reads(128, 10, 20_000),
+    );
+    let l1 = &more.summary()["level1_gc"];
+    assert!(l1["units_to_pcm"].as_u64().unwrap() > 48, "{l1}");
+}
+
+#[test]
+fn the_timer_stays_quiet_while_usage_runs_level1() {
+    // Writes keep a flash pool under its level-1 threshold (90% free): usage starts level 1
+    // every time the last one ends, well within the 50 ms interval.
+    let mut v = Vec::new();
+    for k in 0..4000u64 {
+        let l = k % 200;
+        let op = if k % 2 == 0 { Op::Write } else { Op::Read };
+        v.push(req(k * 50_000, l, op));
+    }
+    let sim = run(
+        small_rosa("interval_ns=50000000, free_threshold=0.9, budget_share=1.0"),
+        v,
+    );
+    let l1 = &sim.summary()["level1_gc"];
+    assert!(l1["invocations"].as_u64().unwrap() > 0, "{l1}");
+    assert_eq!(l1["by_timer"], 0, "{l1}");
+}
+
+#[test]
+fn the_window_boundary_runs_level1_before_the_measured_part() {
+    let mut c = small_rosa("interval_ns=1000000000, budget_share=1.0");
+    // Warm-up: the writes and reads of units 0..32; then they are read again, measured.
+    let mut v: Vec<TraceRequest> = (0..1024)
+        .map(|l| req(l * 1_000_000, l, Op::Write))
+        .collect();
+    let t0 = 1024 * 1_000_000 + 10_000_000;
+    for k in 0..(256 + 64) {
+        v.push(req(t0 + k * 10_000, k % 32, Op::Read));
+    }
+    c.statistics.warmup_requests = 1024 + 256;
+    let sim = run(c, v);
+    let s = sim.summary();
+    let at = &s["level1_gc"]["at_boundary"];
+    assert!(at["units_to_pcm"].as_u64().unwrap() > 0, "{s}");
+    // Nothing of level 1 in the measured part, and every measured read served by PCM.
+    assert_eq!(s["level1_gc"]["invocations"], 0);
+    let measured_reads = s["requests"]["read"].as_u64().unwrap();
+    assert_eq!(
+        s["pcm"]["reads"].as_u64(),
+        Some(measured_reads),
+        "{}",
+        s["pcm"]
+    );
+}
+
+/// The `rosa` preset shrunk (8 × 64 flash blocks of 48 pages a plane), with PCM.
+fn rosa(scheme: &[&str], more: &[&str]) -> Config {
+    let mut sets: Vec<String> = [
+        "geometry.blocks_per_plane=64",
+        "geometry.pages_per_block=48",
+        "geometry.channels=4",
+    ]
+    .iter()
+    .chain(scheme)
+    .chain(more)
+    .map(|s| s.to_string())
+    .collect();
+    sets.push("host.out_of_range=\"wrap\"".into());
+    Config::resolve("rosa", None, &sets).unwrap()
+}
+
+const ROSA: &[&str] = &["ftl.level1_gc={policy=\"read_intensity\", interval_ns=100000000}"];
+
+#[test]
+fn both_schemes_are_verify_clean_on_every_committed_trace() {
+    for (file, format, columns) in common::committed_traces() {
+        for scheme in [&[][..], ROSA] {
+            let mut c = rosa(scheme, &[]);
+            let mut flow = FlowConfig::trace(common::trace(file), format, Caller::Toml);
+            flow.columns = columns.map(|s| ColumnsSpec::from_cli(s).unwrap());
+            c.flows.push(flow);
+            let s = common::verified(&c);
+            assert!(s["requests"]["count"].as_u64().unwrap() > 0, "{file}");
+        }
+    }
+}
+
+#[test]
+fn both_schemes_are_verify_clean_in_a_gc_active_steady_state() {
+    for scheme in [&[][..], ROSA] {
+        let mut c = rosa(
+            scheme,
+            &[
+                "precondition.fill_fraction=0.8",
+                "precondition.pattern=\"random\"",
+                "precondition.overwrite_fraction=0.5",
+                "precondition.trace_footprint=false",
+            ],
+        );
+        c.flows.push(FlowConfig::trace(
+            common::trace("msr_wdev_1_full.csv.gz"),
+            None,
+            Caller::Toml,
+        ));
+        let s = common::verified(&c);
+        assert!(s["gc"]["invocations"].as_u64().unwrap() > 0, "{}", s["gc"]);
+    }
+}
