@@ -241,6 +241,9 @@ impl Config {
         // destination (a source whose GC must send its data to a destination full of valid data
         // could free nothing). The region host writes go to keeps GC's threshold free for them;
         // a destination takes only GC's copies, which need the reserved and open blocks alone.
+        if let PlacementConfig::Oblivious { run_units } = self.ftl.placement {
+            return self.validate_oblivious(d, logical, run_units);
+        }
         let (settles, moved_from, kept) = match d.migration {
             Some((from, to)) if from == d.host_region => (to, Some(from), reserved + 2),
             _ => {
@@ -254,12 +257,6 @@ impl Config {
             * geo.units_per_page as u64
             * r.dies.planes() as u64;
         // Oblivious placement settles each region's share of the data in it.
-        let logical = match self.ftl.placement {
-            PlacementConfig::Oblivious { .. } => {
-                (logical as f64 * geo.capacity_share(settles)).ceil() as u64
-            }
-            _ => logical,
-        };
         if logical > room {
             let via = match moved_from {
                 Some(from) => format!(
@@ -285,6 +282,69 @@ impl Config {
             }
             others.push((blocks_key(settles), why.clone()));
             return Err(given.blame(("ftl.overprovisioning_ratio".into(), why), others));
+        }
+        Ok(())
+    }
+
+    /// Oblivious placement spreads the data over every region in proportion to its capacity:
+    /// each must hold its share (and the most the address hashing may give it beyond: 2 + ln N
+    /// runs of N, the three-distance bound's order, measured at most 0.42 ln N), less the
+    /// blocks its GC keeps free; there must be runs enough for the shares to hold; and no
+    /// migration moves data out of the region placement chose for it.
+    fn validate_oblivious(
+        &self,
+        d: &Device,
+        logical: u64,
+        run_units: Option<u32>,
+    ) -> Result<(), Error> {
+        let geo = d.geometry;
+        let f = &self.ftl;
+        if d.migration.is_some() {
+            return Err(Error::config(
+                "ftl.migration.policy",
+                "oblivious placement spreads data over every region by capacity, and a \
+                 migration would move one region's share into another for good, which it does \
+                 not leave room for: use `none` with `oblivious`",
+            ));
+        }
+        let run = run_units.unwrap_or(geo.max_pages_per_block * geo.units_per_page) as u64;
+        let runs = logical.div_ceil(run);
+        let regions = geo.regions.len() as u64;
+        if runs < 64 * regions {
+            return Err(Error::config(
+                "ftl.placement.run_units",
+                format!(
+                    "{run} units a run leave the logical capacity ({logical} units) {runs} runs, \
+                     fewer than 64 per region: the regions would not get their shares of the \
+                     data; use runs of at most {} units",
+                    (logical / (64 * regions)).max(1)
+                ),
+            ));
+        }
+        let slack = (2.0 + (runs as f64).ln()) * run as f64;
+        for (i, r) in geo.regions.iter().enumerate() {
+            let kept = match r.medium {
+                crate::flash::Medium::Pcm => 0,
+                crate::flash::Medium::Flash(_) => f.kept_free_blocks(r.blocks_per_plane),
+            };
+            let room = r.blocks_per_plane.saturating_sub(kept) as u64
+                * r.pages_per_block as u64
+                * geo.units_per_page as u64
+                * r.dies.planes() as u64;
+            let share = (logical as f64 * geo.capacity_share(i) + slack).ceil() as u64;
+            if share > room {
+                return Err(Error::config(
+                    "ftl.overprovisioning_ratio",
+                    format!(
+                        "with oblivious placement region `{}` takes up to {share} units (its \
+                         share of the logical capacity, {logical} units, and the address \
+                         hashing's spread), more than the {room} it holds besides the blocks \
+                         its GC keeps free: raise the over-provisioning or give the region \
+                         more blocks",
+                        r.name
+                    ),
+                ));
+            }
         }
         Ok(())
     }

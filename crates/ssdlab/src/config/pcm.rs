@@ -127,13 +127,21 @@ impl super::Config {
         use super::{PlacementConfig, ReductionConfig, ReliabilityConfig};
         let f = &self.ftl;
         let Some(_) = &self.geometry.pcm else {
-            return match self.timing.pcm {
-                Some(_) => Err(Error::config(
-                    "timing.pcm",
-                    "times PCM, and the device has none (geometry.pcm)",
-                )),
-                None => Ok(()),
+            let e = &self.energy;
+            let key = match (
+                &self.timing.pcm,
+                e.pcm_read_pj_per_bit,
+                e.pcm_write_pj_per_bit,
+            ) {
+                (Some(_), ..) => "timing.pcm",
+                (_, Some(_), _) => "energy.pcm_read_pj_per_bit",
+                (_, _, Some(_)) => "energy.pcm_write_pj_per_bit",
+                _ => return Ok(()),
             };
+            return Err(Error::config(
+                key,
+                "is PCM's, and the device has none (geometry.pcm)",
+            ));
         };
         if self.timing.pcm.is_none() {
             return Err(Error::config(

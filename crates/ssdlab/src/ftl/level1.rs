@@ -14,7 +14,8 @@ use crate::flash::{BlockId, Medium};
 /// One invocation's moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Level1Plan {
-    /// The flash block whose valid units go to PCM (then erased, as any GC victim).
+    /// The flash block whose valid units go to PCM (then erased, as any GC victim, if it was
+    /// full).
     pub hot: BlockId,
     /// Its valid units.
     pub hot_units: u64,
@@ -41,10 +42,17 @@ impl Ftl {
             for i in r.first_block..r.first_block + r.blocks_per_plane {
                 let b = g.block_id(p.plane, i);
                 let info = &self.blocks[b as usize];
-                // Blocks being written or cleaned stay; a whole PCM block counts as written.
-                let whole = info.state == BlockState::Full
-                    && self.programmed[b as usize] == p.pages_per_block;
-                if !whole || self.valid_space[b as usize] == 0 {
+                // Blocks being cleaned stay, and blocks with programs in flight; a block still
+                // being written may give up its units (it is not erased then: a read-only
+                // stretch leaves the last blocks written open for ever). A PCM block counts as
+                // programmed whole.
+                let settled = match info.state {
+                    BlockState::Full | BlockState::Open => {
+                        self.programmed[b as usize] >= info.write_ptr
+                    }
+                    BlockState::Free | BlockState::Victim => false,
+                };
+                if !settled || self.valid_space[b as usize] == 0 {
                     continue;
                 }
                 let reads = self.block_reads(b);

@@ -217,6 +217,15 @@ impl<'a> Preconditioner<'a> {
         }
         let updates = self.ftl.count_update(lpn);
         let version = self.next_version(lpn);
+        // A unit on PCM is rewritten in place, as a timed write is (at once here).
+        if let super::Location::Flash(slot) = self.ftl.lookup(lpn) {
+            if self.ftl.rewritable_in_place(slot) {
+                self.ftl.rewrite_in_place(lpn, slot, version);
+                self.ftl
+                    .complete_program(self.ftl.geometry.page_of_slot(slot));
+                return Ok(());
+            }
+        }
         let Some(mut shape) = self.reduction.reduce(lpn).shape else {
             self.ftl.map_zero(lpn, version);
             return Ok(());

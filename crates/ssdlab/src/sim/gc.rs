@@ -88,6 +88,11 @@ impl Simulation {
         level1: bool,
     ) {
         self.ftl.verify_block(victim);
+        // A full flash block is erased once empty; PCM is never erased, and a block still
+        // being written (level 1 may empty one) goes on being written.
+        let erases = !self.ftl.pools[pool].reuses_pages
+            && self.ftl.blocks[victim as usize].state == BlockState::Full;
+        self.gc[pool].erases = erases;
         self.ftl.blocks[victim as usize].state = BlockState::Victim;
         match source {
             OpSource::Wl => self.device.wl_invocations += 1,
@@ -102,7 +107,9 @@ impl Simulation {
         job.source = source;
         job.started_ns = self.now;
         job.next_page = 0;
-        job.end_page = self.ftl.blocks[victim as usize].write_ptr;
+        // (Of a block still being written, the pages programmed: later ones are not read.)
+        job.end_page =
+            (self.ftl.blocks[victim as usize].write_ptr).min(self.ftl.programmed[victim as usize]);
         job.reads_outstanding = 0;
         job.programs_outstanding = 0;
         job.copy_pages = 0;
@@ -324,9 +331,14 @@ impl Simulation {
         self.gc[job].erase_issued = true;
         let g = &self.ftl.geometry;
         let region = g.region_of(victim);
-        if self.ftl.pools[job].reuses_pages {
-            // PCM: nothing to erase; its pages were taken back as their units left.
-            self.ftl.blocks[victim as usize].state = BlockState::Full;
+        if !self.gc[job].erases {
+            // PCM (its pages were taken back as their units left), or a block still being
+            // written that level 1 emptied of its read-hot units: it stays as it is.
+            let info = &mut self.ftl.blocks[victim as usize];
+            info.state = match info.write_ptr == self.ftl.pools[job].pages_per_block {
+                true => BlockState::Full,
+                false => BlockState::Open,
+            };
             return self.end_gc_job(job);
         }
         let (die, plane_in_die) = g.die_and_plane(victim);

@@ -88,6 +88,8 @@ struct GcJob {
     /// erases a block.
     blocked_on: Option<usize>,
     erase_issued: bool,
+    /// Whether the victim is erased once empty (a full flash block).
+    erases: bool,
     /// Where every copy goes, overriding the migration policy (level-1 GC), if anywhere.
     to_region: Option<usize>,
     /// Level-1 GC's job (counted apart, and its end moves the invocation on).
@@ -388,6 +390,7 @@ impl Simulation {
                     copy_pages: 0,
                     blocked_on: None,
                     erase_issued: false,
+                    erases: true,
                     to_region: None,
                     level1: false,
                     copies: vec![Vec::new(); regions * lanes],
