@@ -8,10 +8,11 @@ use serde_json::Value;
 
 use ssdlab::config::{
     Config, HostProtocol, MigrationConfig, PartialProgramConfig, PartialWrite, PlacementConfig,
-    ReadPolicyConfig, ReductionConfig, ReliabilityConfig, SplitConfig,
+    ReadPolicyConfig, ReductionConfig, ReliabilityConfig, SplitConfig, PCM_REGION,
 };
 use ssdlab::content::ContentConfig;
-use ssdlab::flash::Geometry;
+use ssdlab::flash::{Geometry, Medium};
+use ssdlab::ftl::placement::Oblivious;
 use ssdlab::trace::Op;
 
 use super::facts::Facts;
@@ -347,10 +348,15 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
     } = &ftl.migration
     {
         let from = region(from_region);
+        // (With oblivious placement host writes reach every region; GC cleans the flash ones.)
+        let reached = match &f.oblivious {
+            Some(_) => from.is_some_and(|i| g.regions[i].medium != Medium::Pcm),
+            None => from == host_region,
+        };
         v.expect(
             "migration can act",
             f.writes > 0 && from.is_some(),
-            from == host_region,
+            reached,
             || {
                 format!(
                     "migration from `{from_region}` to `{to_region}`, but host writes go to \
@@ -359,17 +365,21 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
                 )
             },
         );
-        if let Some(i) = from.filter(|_| from == host_region) {
+        if let Some(i) = from.filter(|_| reached) {
             let copied = n(s, "gc.copied_units") + n(s, "precondition.gc_copied_units");
+            // (With oblivious placement, the units whose address falls to the region.)
+            let live = match &f.oblivious {
+                Some(o) => o.live_by_region[i],
+                None => f.live_units,
+            };
             v.expect(
                 "migration acts",
-                whole && !stores_zero_units && f.live_units > slots_of(i),
+                whole && !stores_zero_units && live > slots_of(i),
                 copied > 0,
                 || {
                     format!(
-                        "{} units hold data, more than the {} slots of `{from_region}`, yet GC \
-                         copied none out",
-                        f.live_units,
+                        "{live} units hold data in `{from_region}`, more than its {} slots, yet \
+                         GC copied none out",
                         slots_of(i)
                     )
                 },
@@ -377,9 +387,133 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         }
     }
 
+    // Oblivious placement shares the addresses out among the regions in proportion to their
+    // raw capacity (docs/config.md), a run of `run_units` at a time. Counted over the logical
+    // units, within a few runs: over N runs Fibonacci hashing strays from a share by under
+    // 0.42 ln N runs (3,000 random shares and N from 64 to 5,000), and the last run may be cut
+    // short. (Fewer runs than 64 may stray further: a run of every unit lies in one region.)
+    if let PlacementConfig::Oblivious { run_units } = ftl.placement {
+        let logical = n(s, "capacity.logical_bytes") / g.unit_bytes as u64;
+        let run = run_units.unwrap_or(g.max_pages_per_block * g.units_per_page) as u64;
+        let runs = logical.div_ceil(run);
+        let placement = Oblivious::new(&g, run_units);
+        let mut held = vec![0u64; g.regions.len()];
+        for k in 0..runs {
+            held[placement.region_of((k * run) as u32)] += run.min(logical - k * run);
+        }
+        let slack = (2.0 + (runs as f64).ln()) * run as f64;
+        let share = |i: usize| g.capacity_share(i) * logical as f64;
+        let off: Vec<String> = (0..held.len())
+            .filter(|&i| (held[i] as f64 - share(i)).abs() > slack)
+            .map(|i| {
+                format!(
+                    "`{}` {} units for a share of {:.0}",
+                    g.regions[i].name,
+                    held[i],
+                    share(i)
+                )
+            })
+            .collect();
+        v.expect(
+            "oblivious placement shares addresses by capacity",
+            runs >= 64,
+            off.is_empty(),
+            || {
+                format!(
+                    "{logical} logical units in {runs} runs of {run}: {} (more than {slack:.0} \
+                     off)",
+                    off.join(", ")
+                )
+            },
+        );
+    }
+
+    // PCM: data whose address falls to it is read and rewritten there, in place; its programs
+    // cost its energy per bit; and nothing else reaches it.
+    if let Some(o) = f.oblivious.as_ref().filter(|o| o.pcm.is_some()) {
+        let (reads, programs, in_place) = (
+            n(s, "pcm.reads"),
+            n(s, "pcm.programs"),
+            n(s, "pcm.in_place_writes"),
+        );
+        v.expect(
+            "a PCM rewrite is a PCM program",
+            true,
+            programs >= in_place,
+            || format!("pcm.in_place_writes = {in_place}, pcm.programs = {programs}"),
+        );
+        v.expect(
+            "PCM serves reads of the data on it",
+            whole && o.reads_pcm_resident,
+            reads > 0,
+            || {
+                "a host read covers a unit preconditioning put on PCM that no request writes or \
+                 trims, pcm.reads = 0"
+                    .to_string()
+            },
+        );
+        v.expect(
+            "PCM rewrites the data on it in place",
+            whole && o.writes_pcm_resident,
+            in_place > 0,
+            || {
+                "a host write covers a unit preconditioning put on PCM that no request trims, \
+                 pcm.in_place_writes = 0"
+                    .to_string()
+            },
+        );
+        // (GC moving flash data into PCM would bring other addresses to it.)
+        let into_pcm = match &ftl.migration {
+            MigrationConfig::Evict { to_region, .. }
+            | MigrationConfig::Degrade { to_region, .. } => to_region == PCM_REGION,
+            MigrationConfig::None => false,
+        };
+        v.expect(
+            "PCM reads only the data on it",
+            !o.reads_pcm_addresses && !into_pcm,
+            reads == 0,
+            || {
+                format!(
+                    "no host read covers a unit whose address falls to PCM, pcm.reads = {reads}"
+                )
+            },
+        );
+        // (Lower bounds: flash's operations cost energy too; the summary rounds to 1 nJ.)
+        let (read_pj, write_pj) = config.energy.pcm_page_pj(g.page_bytes);
+        let uj = |k: &str| s["energy_uj"][k].as_f64().unwrap_or(0.0) + 0.0005;
+        v.expect(
+            "PCM programs cost PCM's energy",
+            programs > 0,
+            uj("program") >= programs as f64 * write_pj / 1e6,
+            || {
+                format!(
+                    "{programs} PCM programs of {write_pj} pJ each, energy_uj.program = {}",
+                    s["energy_uj"]["program"]
+                )
+            },
+        );
+        v.expect(
+            "PCM reads cost PCM's energy",
+            reads > 0 && matches!(ftl.read_policy, ReadPolicyConfig::Full),
+            uj("read_sense") >= reads as f64 * read_pj / 1e6,
+            || {
+                format!(
+                    "{reads} PCM page reads of {read_pj} pJ each, energy_uj.read_sense = {}",
+                    s["energy_uj"]["read_sense"]
+                )
+            },
+        );
+    }
+
     // Partial programming.
     if !ftl.partial_program.is_none() {
-        let host_nop = host_region.map_or(1, |h| g.regions[h].nop);
+        // (With oblivious placement, the first region: validation holds host writes to it.)
+        let host_nop = match &f.oblivious {
+            Some(_) => g.regions[0].nop,
+            None => host_region.map_or(1, |h| g.regions[h].nop),
+        };
+        // Lone writes are placed where their address falls: perhaps in a region of nop 1.
+        let placed = f.oblivious.is_none();
         let policy = match ftl.partial_program {
             PartialProgramConfig::Share { .. } => "share",
             _ => "intra_page_update",
@@ -400,7 +534,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         );
         v.expect(
             "partial programming acts",
-            whole && can && !merges && f.open_loop && f.lone_writes >= 4,
+            whole && placed && can && !merges && f.open_loop && f.lone_writes >= 4,
             maybe(s, "flash_ops.program.partial") > 0,
             || {
                 format!(
@@ -413,6 +547,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         v.expect(
             "intra-page update acts",
             whole
+                && placed
                 && policy == "intra_page_update"
                 && can
                 && f.open_loop

@@ -23,11 +23,12 @@ pub const HELD: [(&str, &str); 8] = [
     (
         "timing.",
         "each preset's own timings, drawn with the preset (plus a table for a cell mode it \
-         lacks): times move events, not the paths they take",
+         lacks, and PCM's: ALSO_DRAWN): times move events, not the paths they take",
     ),
     (
         "energy.",
-        "energy per operation scales counters; no path depends on it",
+        "energy per operation scales counters; no path depends on it (PCM's is drawn: \
+         ALSO_DRAWN)",
     ),
     (
         "host_interface.tlp_",
@@ -45,6 +46,18 @@ pub const HELD: [(&str, &str); 8] = [
         "reliability.",
         "the error model's parameters are the IPU preset's, whole; the model is drawn",
     ),
+];
+
+/// Keys drawn though no preset sets them or a prefix of `HELD` holds them: PCM's timing and
+/// energy forms (each has its own validation) and oblivious placement's runs. Each must be drawn
+/// with two values or more.
+pub const ALSO_DRAWN: [&str; 6] = [
+    "timing.pcm.set",
+    "timing.pcm.read_ns",
+    "timing.pcm.write_ns",
+    "energy.pcm_read_pj_per_bit",
+    "energy.pcm_write_pj_per_bit",
+    "ftl.placement.run_units",
 ];
 
 /// Keys outside the device's option space: the workloads (committed excerpts, the harness's

@@ -64,6 +64,88 @@ const POWER_LAW: &str = "{model=\"power_law\", ecc_min_decode_ns=500, ecc_max_de
 /// Mixes `harness` salts the seed with, so that a draw's stream differs from the run's `seed`.
 const SALT: u64 = 0x6f70_7469_6f6e_7370;
 
+/// Salts the stream PCM's decisions come from (`PcmPlan`): a stream of their own, so that a
+/// draw with neither PCM nor oblivious placement is the draw its seed gave before PCM existed.
+const PCM_SALT: u64 = 0x7063_6d5f_6472_6177;
+
+/// A need of PCM's (docs/config.md, `[geometry.pcm]`) that a PCM draw leaves unmet on purpose:
+/// the validation must refuse it, naming a key.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum PcmBreak {
+    /// `[timing.pcm]` unknown, half given, or in both forms.
+    Timing,
+    /// `geometry.pcm` outside its range, or too small a share for a block per PCM plane.
+    Share,
+    /// A page of two mapping units (or two slots).
+    Unit,
+    /// Compression.
+    Reduction,
+    /// The power-law error model.
+    Reliability,
+    /// A placement other than `oblivious`.
+    Placement,
+    /// A flash region named `pcm`.
+    RegionName,
+    /// A PCM energy below 0.
+    Energy,
+}
+
+/// PCM and oblivious placement as a draw has them, decided first, from their own stream.
+struct PcmPlan {
+    /// PCM in the device (always with a preset that has it: an override cannot take it out).
+    pcm: bool,
+    /// The need left unmet, if any.
+    broken: Option<PcmBreak>,
+    /// Oblivious placement over the flash regions of a device without PCM.
+    oblivious_flash: bool,
+    /// `ftl.placement.run_units`, when oblivious.
+    run_units: Option<u32>,
+    /// A `[timing.pcm]` on a device without PCM (refused).
+    stray_timing: bool,
+}
+
+impl PcmPlan {
+    fn draw(q: &mut Pcg64Mcg, preset_pcm: bool) -> PcmPlan {
+        let pcm = preset_pcm || chance(q, 0.15);
+        let broken = chance(q, 0.15).then(|| {
+            pick(
+                q,
+                &[
+                    PcmBreak::Timing,
+                    PcmBreak::Share,
+                    PcmBreak::Unit,
+                    PcmBreak::Reduction,
+                    PcmBreak::Reliability,
+                    PcmBreak::Placement,
+                    PcmBreak::RegionName,
+                    PcmBreak::Energy,
+                ],
+            )
+        });
+        let oblivious_flash = chance(q, 0.25);
+        // Mostly a block's worth (the default); now and then a unit, a few, or more than a
+        // small device's every unit (all data in one region's runs).
+        let run_units = match q.gen_range(0..10) {
+            0..=4 => None,
+            5 => Some(1),
+            6 => Some(3),
+            7 | 8 => Some(64),
+            _ => Some(1 << 20),
+        };
+        PcmPlan {
+            pcm,
+            broken: broken.filter(|_| pcm),
+            oblivious_flash,
+            run_units,
+            stray_timing: !pcm && chance(q, 0.01),
+        }
+    }
+
+    fn breaks(&self, need: PcmBreak) -> bool {
+        self.broken == Some(need)
+    }
+}
+
 /// The overrides drawn so far.
 #[derive(Default)]
 struct Sets(Vec<String>);
@@ -129,6 +211,8 @@ pub fn draw(seed: u64) -> Draw {
         .expect("a preset parses");
     let mut s = Sets::default();
     let mut invalid = None;
+    let q = &mut Pcg64Mcg::seed_from_u64(seed ^ PCM_SALT);
+    let plan = PcmPlan::draw(q, preset_table["geometry"].get("pcm").is_some());
 
     // Geometry: a small device.
     let preset_mode = preset_table["geometry"]["cell_mode"]
@@ -237,6 +321,8 @@ pub fn draw(seed: u64) -> Draw {
                 })
                 .sum::<u32>();
         let empty_name = chance(r, 0.02).then(|| r.gen_range(0..n));
+        // (The name PCM's blocks take: refused.)
+        let pcm_name = plan.breaks(PcmBreak::RegionName).then_some(n - 1);
         let text: Vec<String> = regions
             .iter()
             .enumerate()
@@ -247,9 +333,10 @@ pub fn draw(seed: u64) -> Draw {
                     (false, "cold") => cold_blocks,
                     (false, _) => main_blocks,
                 };
-                let name = match empty_name == Some(i) {
-                    true => "",
-                    false => g.name,
+                let name = match (empty_name == Some(i), pcm_name == Some(i)) {
+                    (true, _) => "",
+                    (false, true) => "pcm",
+                    (false, false) => g.name,
                 };
                 let nop = match g.nop {
                     1 => String::new(),
@@ -285,8 +372,70 @@ pub fn draw(seed: u64) -> Draw {
         }
     }
 
+    // PCM beside the flash: its share and devices, its timing (a named set or both times) and
+    // now and then its energies, each need of docs/config.md met but the one `plan` breaks.
+    if plan.pcm {
+        let (share, dies) = match plan.breaks(PcmBreak::Share) {
+            true => match q.gen_range(0..4) {
+                0 => (0.0, 1),
+                1 => (1.0, 1),
+                // (Less than a block per PCM plane.)
+                2 => (0.0001, 1),
+                _ => (0.2, 0),
+            },
+            false => (pick(q, &[0.1, 0.2, 0.2, 0.3, 0.5]), pick(q, &[1u64, 1, 2])),
+        };
+        // (Each key now and then left to its default: 0.2, one device a channel.)
+        let mut entries = Vec::new();
+        if share != 0.2 || chance(q, 0.5) {
+            entries.push(("capacity_share", Value::Float(share)));
+        }
+        if dies != 1 || chance(q, 0.5) {
+            entries.push(("dies_per_channel", int(dies)));
+        }
+        s.set("geometry.pcm", table(&entries));
+        let set = |name: &str| table(&[("set", name.into())]);
+        let times =
+            |read: u64, write: u64| table(&[("read_ns", int(read)), ("write_ns", int(write))]);
+        let timing = match plan.breaks(PcmBreak::Timing) {
+            true => match q.gen_range(0..4) {
+                0 => set("pcm6"),
+                1 => table(&[("set", "pcm1".into()), ("read_ns", int(2_500))]),
+                2 => table(&[("read_ns", int(2_500))]),
+                _ => times(0, 25_000),
+            },
+            false => match chance(q, 0.7) {
+                true => set(pick(q, &["pcm1", "pcm2", "pcm3", "pcm4", "pcm5"])),
+                // (Now and then a PCM slower than the flash.)
+                false => {
+                    let (read, write) =
+                        pick(q, &[(1_000, 10_000), (7_000, 70_000), (150_000, 3_000_000)]);
+                    times(read, write)
+                }
+            },
+        };
+        s.set("timing.pcm", timing);
+        let energies = [0.0, 3.4, 17.84, 250.0];
+        if chance(q, 0.5) || plan.breaks(PcmBreak::Energy) {
+            let read = match plan.breaks(PcmBreak::Energy) {
+                true => -1.0,
+                false => pick(q, &energies),
+            };
+            s.set("energy.pcm_read_pj_per_bit", Value::Float(read));
+            s.set(
+                "energy.pcm_write_pj_per_bit",
+                Value::Float(pick(q, &energies)),
+            );
+        }
+    } else if plan.stray_timing {
+        s.set("timing.pcm", table(&[("set", "pcm3".into())]));
+    }
+
     // Data reduction first: the split FTL and the mapping unit follow from it.
-    let compress = chance(r, 0.4);
+    let compress = match plan.pcm {
+        true => plan.breaks(PcmBreak::Reduction),
+        false => chance(r, 0.4),
+    };
     let split = compress && channels >= 2 && chance(r, 0.45);
     let split_width = match split {
         true => {
@@ -301,6 +450,15 @@ pub fn draw(seed: u64) -> Draw {
     };
     let unit_kib = match split_width {
         Some(_) => page_kib,
+        // PCM takes a page of one unit (now and then two, refused).
+        None if plan.pcm => {
+            let half = page_kib / 2;
+            match plan.breaks(PcmBreak::Unit) && half >= 2 && (half * 1024).is_multiple_of(codeword)
+            {
+                true => half,
+                false => page_kib,
+            }
+        }
         None => {
             // (The codecs take whole 4 KiB input units.)
             let least = if compress { 4 } else { 2 };
@@ -365,9 +523,11 @@ pub fn draw(seed: u64) -> Draw {
             .into_iter()
             .filter(|m| *m >= least && *m <= 64)
             .collect();
-        slots = match chance(r, 0.95) {
-            true => pick(r, &limits),
-            false => 0,
+        slots = match (plan.pcm, chance(r, 0.95)) {
+            // (A page of one slot: PCM's refusal of compression is the one exercised.)
+            (true, _) => 1,
+            (false, true) => pick(r, &limits),
+            (false, false) => 0,
         };
         s.set("ftl.max_units_per_page", slots);
         slots = slots.max(per_page);
@@ -376,26 +536,31 @@ pub fn draw(seed: u64) -> Draw {
             "ftl.reduction",
             table(&[("policy", Value::from("identity"))]),
         );
-        // Now and then more slots than the page holds uncompressed (issue 30 §3).
-        let limit = pick(
-            r,
-            &[
-                0u32,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                per_page,
-                2 * per_page,
-            ],
-        );
+        // Now and then more slots than the page holds uncompressed (issue 30 §3); with PCM,
+        // two slots a page when its need of one unit a page is the one broken.
+        let limit = match plan.pcm {
+            true if plan.breaks(PcmBreak::Unit) && per_page == 1 => 2,
+            true => pick(r, &[0u32, 0, per_page]),
+            false => pick(
+                r,
+                &[
+                    0u32,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    per_page,
+                    2 * per_page,
+                ],
+            ),
+        };
         s.set("ftl.max_units_per_page", limit);
         slots = slots.max(limit);
     }
@@ -423,7 +588,18 @@ pub fn draw(seed: u64) -> Draw {
 
     // Partial programming, placement and migration, on the drawn regions.
     let nop_region = regions.iter().find(|g| g.nop > 1).map(|g| g.name);
-    let partial_fits = nop_region.is_some() && !compress;
+    // Oblivious placement: PCM's need, or over the flash regions of a device without PCM (now
+    // and then over its one region).
+    let oblivious = match plan.pcm {
+        true => !plan.breaks(PcmBreak::Placement),
+        false => plan.oblivious_flash && (regions.len() >= 2 || chance(q, 0.1)),
+    };
+    // (Partial programming takes pages of several units, and with oblivious placement a first
+    // region whose pages take it: the region validation holds host writes to.)
+    let partial_fits = nop_region.is_some()
+        && !compress
+        && !plan.pcm
+        && (!oblivious || regions.first().is_some_and(|g| g.nop > 1));
     let partial_on = partial_fits && chance(r, 0.5) || chance(r, 0.04);
     let partial = match partial_on {
         true => match chance(r, 0.5) {
@@ -455,23 +631,49 @@ pub fn draw(seed: u64) -> Draw {
         (Some(region), k) if k <= cached => Some((pick(r, &["cache", "levels"]), region)),
         _ => None,
     };
+    // (Oblivious placement replaces the draw above, which keeps the stream of a draw without
+    // it as it was.)
+    let placement = placement.filter(|_| !oblivious);
     s.set(
         "ftl.placement",
-        match placement {
-            Some((policy, region)) => {
+        match (oblivious, placement, plan.run_units) {
+            (true, _, None) => table(&[("policy", "oblivious".into())]),
+            (true, _, Some(run)) => {
+                // (Now and then 0, refused.)
+                let run = match chance(q, 0.02) {
+                    true => 0,
+                    false => run,
+                };
+                table(&[
+                    ("policy", "oblivious".into()),
+                    ("run_units", int(run as u64)),
+                ])
+            }
+            (false, Some((policy, region)), _) => {
                 table(&[("policy", policy.into()), ("region", region.into())])
             }
-            None => table(&[("policy", "single_region".into())]),
+            (false, None, _) => table(&[("policy", "single_region".into())]),
         },
     );
+    // The region host writes reach (with oblivious placement, the first is the one validation
+    // and migration hold them to; they reach the others too).
     let written = match placement {
         Some((_, region)) => region,
         None => names.first().copied().unwrap_or("main"),
     };
-    let migrate = match placement {
-        Some(_) => chance(r, 0.85),
-        None => chance(r, 0.05),
+    let migrate = match (oblivious, placement) {
+        (true, _) => chance(r, 0.2),
+        (false, Some(_)) => chance(r, 0.85),
+        (false, None) => chance(r, 0.05),
     };
+    // GC may move flash data into PCM, never out of it (PCM is never cleaned).
+    let mut names = names;
+    if plan.pcm {
+        if names.is_empty() {
+            names.push("main");
+        }
+        names.push("pcm");
+    }
     let migration = match (migrate, names.len()) {
         (true, n) if n >= 2 => {
             // From the region writes reach (now and then another one).
@@ -686,7 +888,12 @@ pub fn draw(seed: u64) -> Draw {
             );
         }
     }
-    match chance(r, 0.3) {
+    // (PCM takes the fixed model: the power-law one is NAND's.)
+    let power_law = match plan.pcm {
+        true => plan.breaks(PcmBreak::Reliability),
+        false => chance(r, 0.3),
+    };
+    match power_law {
         true => s.raw("reliability", POWER_LAW),
         false => s.set("reliability", table(&[("model", "fixed".into())])),
     }

@@ -4,7 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ssdlab::config::{Config, FillPattern, ReplayMode};
+use ssdlab::config::{Config, FillPattern, PlacementConfig, ReplayMode};
+use ssdlab::flash::{Geometry, Medium};
+use ssdlab::ftl::placement::Oblivious;
 use ssdlab::sim::Flow;
 use ssdlab::trace::Op;
 
@@ -38,6 +40,26 @@ impl Unitised {
     }
 }
 
+/// What oblivious placement gives each region: a unit's first write goes to the region its
+/// address falls to (the engine's `Oblivious::region_of`, the rule docs/config.md states), and
+/// stays there (rewritten in place on PCM). Counted only where that is sure: a unit trimmed and
+/// written again may land elsewhere (a PCM unit's rewrite after a trim goes to the first region).
+pub struct ObliviousFacts {
+    /// Units holding data at the end (`Facts::live_units`), by the region their address falls to.
+    pub live_by_region: Vec<u64>,
+    /// The index of the PCM region, if the device has PCM.
+    pub pcm: Option<usize>,
+    /// Some host read covers a unit whose address falls to PCM (else no read can reach PCM,
+    /// unless GC moves data there).
+    pub reads_pcm_addresses: bool,
+    /// Some host read covers a unit that preconditioning wrote to PCM and no request writes or
+    /// trims: it is read from PCM itself, not from controller memory.
+    pub reads_pcm_resident: bool,
+    /// Some host write covers a unit that preconditioning wrote to PCM and no request trims: it
+    /// is rewritten in place.
+    pub writes_pcm_resident: bool,
+}
+
 pub struct Facts {
     pub requests: u64,
     pub reads: u64,
@@ -66,6 +88,8 @@ pub struct Facts {
     pub partial_write_over_flash: bool,
     /// Each flow's operations in source order (the order it issues them).
     pub flow_ops: Vec<Vec<Op>>,
+    /// With oblivious placement, where the workload's data lies by medium and region.
+    pub oblivious: Option<ObliviousFacts>,
     /// Each read's byte range within its unit, or None for a read across units.
     read_spans: Vec<Option<(u64, u64)>>,
     unit_bytes: u64,
@@ -177,6 +201,7 @@ impl Facts {
                 !r.whole(u, unit) && preconditioned.contains(&u) && changed_by.get(&u) == Some(&1)
             })
         });
+        let oblivious = oblivious_facts(config, &all, &preconditioned, &changed_by, &live);
         let read_spans = all
             .iter()
             .filter(|r| r.op == Op::Read)
@@ -203,6 +228,7 @@ impl Facts {
             written_thrice,
             live_units: live.len() as u64,
             partial_write_over_flash,
+            oblivious,
             read_spans,
             unit_bytes: unit,
         }
@@ -228,6 +254,46 @@ impl Facts {
                 None => false,
             })
     }
+}
+
+/// Where oblivious placement puts the workload's data (None under another placement).
+fn oblivious_facts(
+    config: &Config,
+    all: &[Unitised],
+    preconditioned: &HashSet<u64>,
+    changed_by: &HashMap<u64, u32>,
+    live: &HashSet<u64>,
+) -> Option<ObliviousFacts> {
+    let PlacementConfig::Oblivious { run_units } = config.ftl.placement else {
+        return None;
+    };
+    let g = Geometry::new(config);
+    let placement = Oblivious::new(&g, run_units);
+    let region = |u: u64| placement.region_of(u as u32);
+    let pcm = g.regions.iter().position(|r| r.medium == Medium::Pcm);
+    let on_pcm = |u: u64| pcm == Some(region(u));
+    let mut live_by_region = vec![0; g.regions.len()];
+    for u in live {
+        live_by_region[region(*u)] += 1;
+    }
+    // Units written or trimmed by some request, and those trimmed.
+    let mut trimmed = HashSet::new();
+    for r in all.iter().filter(|r| r.op == Op::Trim) {
+        trimmed.extend(r.first..=r.last);
+    }
+    let resident = |u: u64| preconditioned.contains(&u) && on_pcm(u) && !trimmed.contains(&u);
+    let covers = |op: Op, f: &dyn Fn(u64) -> bool| {
+        all.iter()
+            .filter(|r| r.op == op)
+            .any(|r| (r.first..=r.last).any(f))
+    };
+    Some(ObliviousFacts {
+        live_by_region,
+        pcm,
+        reads_pcm_addresses: covers(Op::Read, &on_pcm),
+        reads_pcm_resident: covers(Op::Read, &|u| resident(u) && !changed_by.contains_key(&u)),
+        writes_pcm_resident: covers(Op::Write, &resident),
+    })
 }
 
 /// The units preconditioning writes that the facts can name: a sequential fill's, and the

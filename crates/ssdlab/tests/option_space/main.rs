@@ -162,7 +162,8 @@ fn every_value_of_every_config_enum_is_drawn() {
 }
 
 /// Every key of every preset and of its resolved config is drawn with at least two values, or
-/// held at the preset's with a reason (`coverage::HELD`), or is a workload's.
+/// held at the preset's with a reason (`coverage::HELD`), or is a workload's; and so is every
+/// key of `coverage::ALSO_DRAWN`.
 #[test]
 fn every_config_key_is_drawn_or_held() {
     let draws: Vec<draw::Draw> = (0..COVERAGE_DRAWS).map(draw).collect();
@@ -180,6 +181,11 @@ fn every_config_key_is_drawn_or_held() {
             if !held && !drawn_tables && drawn.get(&key).is_none_or(|v| v.len() < 2) {
                 missing.insert(key);
             }
+        }
+    }
+    for key in coverage::ALSO_DRAWN {
+        if drawn.get(key).is_none_or(|v| v.len() < 2) {
+            missing.insert(key.to_string());
         }
     }
     assert!(
