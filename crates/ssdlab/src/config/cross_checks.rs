@@ -52,7 +52,11 @@ impl Config {
             true => compressed_page - 1 + units_per_page - 1,
             false => units_per_page - 1,
         };
-        let streams = f.placement.write_streams();
+        // (Oblivious placement writes a stream into every region.)
+        let streams = match f.placement {
+            PlacementConfig::Oblivious { .. } => self.geometry.region_names().len() as u32,
+            _ => f.placement.write_streams(),
+        };
         let needed = streams * lanes_short + 1;
         if f.write_buffer_timeout_ns == 0 && f.write_buffer_units < needed {
             return Err(Error::config(

@@ -7,8 +7,8 @@
 use serde_json::Value;
 
 use ssdlab::config::{
-    Config, HostProtocol, MigrationConfig, PartialProgramConfig, PartialWrite, PlacementConfig,
-    ReadPolicyConfig, ReductionConfig, ReliabilityConfig, SplitConfig, PCM_REGION,
+    Config, HostProtocol, Level1GcConfig, MigrationConfig, PartialProgramConfig, PartialWrite,
+    PlacementConfig, ReadPolicyConfig, ReductionConfig, ReliabilityConfig, SplitConfig, PCM_REGION,
 };
 use ssdlab::content::ContentConfig;
 use ssdlab::flash::{Geometry, Medium};
@@ -442,9 +442,11 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
             programs >= in_place,
             || format!("pcm.in_place_writes = {in_place}, pcm.programs = {programs}"),
         );
+        // (Level-1 GC moves data in and out of PCM.)
+        let level1 = !ftl.level1_gc.is_none();
         v.expect(
             "PCM serves reads of the data on it",
-            whole && o.reads_pcm_resident,
+            whole && o.reads_pcm_resident && !level1,
             reads > 0,
             || {
                 "a host read covers a unit preconditioning put on PCM that no request writes or \
@@ -454,7 +456,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         );
         v.expect(
             "PCM rewrites the data on it in place",
-            whole && o.writes_pcm_resident,
+            whole && o.writes_pcm_resident && !level1,
             in_place > 0,
             || {
                 "a host write covers a unit preconditioning put on PCM that no request trims, \
@@ -470,7 +472,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         };
         v.expect(
             "PCM reads only the data on it",
-            !o.reads_pcm_addresses && !into_pcm,
+            !o.reads_pcm_addresses && !into_pcm && !level1,
             reads == 0,
             || {
                 format!(
@@ -502,6 +504,34 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
                     s["energy_uj"]["read_sense"]
                 )
             },
+        );
+    }
+
+    // Level-1 GC: reported while on, and within its budget (what it moved at the statistics
+    // window's boundary included).
+    let level1_summary = s.get("level1_gc");
+    v.expect(
+        "level 1 is reported exactly while on",
+        true,
+        level1_summary.is_some() == !ftl.level1_gc.is_none(),
+        || {
+            format!(
+                "ftl.level1_gc = {:?}, level1_gc = {level1_summary:?}",
+                ftl.level1_gc
+            )
+        },
+    );
+    if let (Level1GcConfig::ReadIntensity { budget_share, .. }, Some(l1)) =
+        (&ftl.level1_gc, level1_summary)
+    {
+        let moved = l1["units_to_pcm"].as_u64().unwrap_or(0)
+            + l1["at_boundary"]["units_to_pcm"].as_u64().unwrap_or(0);
+        let budget = (budget_share * g.physical_units() as f64).floor() as u64;
+        v.expect(
+            "level 1 moves within its budget",
+            true,
+            moved <= budget,
+            || format!("{moved} units moved into PCM, budget {budget}"),
         );
     }
 

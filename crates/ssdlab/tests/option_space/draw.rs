@@ -760,7 +760,36 @@ pub fn draw(seed: u64) -> Draw {
         false => cents(r, 0.3, 0.6),
     };
     s.set("ftl.overprovisioning_ratio", Value::Float(spare));
-    s.set("ftl.gc_threshold", Value::Float(cents(r, 0.02, 0.15)));
+    let gc_threshold = cents(r, 0.02, 0.15);
+    s.set("ftl.gc_threshold", Value::Float(gc_threshold));
+    // ROSA's level-1 GC (from PCM's stream): on in half the PCM draws that meet PCM's needs,
+    // now and then with a refused value, and now and then without PCM (refused).
+    let level1 = match (plan.pcm && plan.broken.is_none(), q.gen_range(0..100)) {
+        (true, 0..=46) | (false, 0) => Some((
+            gc_threshold + pick(q, &[0.01, 0.05, 0.2]),
+            pick(q, &[10_000u64, 1_000_000, 100_000_000]),
+            pick(q, &[0.01, 0.2, 1.0]),
+        )),
+        (true, 47..=49) => Some(match q.gen_range(0..4) {
+            0 => (gc_threshold, 1_000_000, 0.2),
+            1 => (gc_threshold + 0.05, 0, 0.2),
+            2 => (gc_threshold + 0.05, 1_000_000, 0.0),
+            _ => (gc_threshold + 0.05, 1_000_000, 1.5),
+        }),
+        _ => None,
+    };
+    s.set(
+        "ftl.level1_gc",
+        match level1 {
+            Some((free, interval, budget)) => table(&[
+                ("policy", "read_intensity".into()),
+                ("free_threshold", Value::Float(free.min(0.95))),
+                ("interval_ns", int(interval)),
+                ("budget_share", Value::Float(budget)),
+            ]),
+            None => table(&[("policy", "none".into())]),
+        },
+    );
     s.set("ftl.gc_reserved_blocks", pick(r, &[1u32, 1, 2]));
     s.set("ftl.gc_copy_window_pages", pick(r, &[0u32, 1, 4, 8, 32]));
     // A timeout only where a page holds more than one unit; without one, a buffer that can
