@@ -513,7 +513,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
     v.expect(
         "level 1 is reported exactly while on",
         true,
-        level1_summary.is_some() == !ftl.level1_gc.is_none(),
+        level1_summary.is_some() != ftl.level1_gc.is_none(),
         || {
             format!(
                 "ftl.level1_gc = {:?}, level1_gc = {level1_summary:?}",
