@@ -29,20 +29,6 @@ fn write(t: u64, lpn: u64) -> TraceRequest {
     }
 }
 
-/// Run `requests` on `config` with the oracle on; the simulation after its run.
-fn run(config: Config, requests: Vec<TraceRequest>) -> Simulation {
-    let flow = Flow::new("t".into(), requests, config.host.mode, 1, 1.0, 0);
-    let opts = RunOptions {
-        verify: true,
-        request_log: false,
-    };
-    let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
-    sim.run().unwrap();
-    let s = sim.summary();
-    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
-    sim
-}
-
 /// Where each of units `0..n` is stored (its slot, and whether PCM's).
 fn slots(sim: &Simulation, n: u32) -> Vec<(u32, bool)> {
     (0..n)
@@ -57,7 +43,7 @@ fn slots(sim: &Simulation, n: u32) -> Vec<(u32, bool)> {
 fn a_pcm_update_is_in_place_and_never_erases() {
     let units = 64u64;
     let first: Vec<TraceRequest> = (0..units).map(|l| write(l * 100_000, l)).collect();
-    let before = run(common::small(PCM), first.clone());
+    let before = common::run_verified(common::small(PCM), first.clone());
     let placed = slots(&before, units as u32);
     let on_pcm = placed.iter().filter(|(_, pcm)| *pcm).count();
     // A quarter of the units, by address (Fibonacci hashing spreads 64 addresses within a few).
@@ -70,7 +56,7 @@ fn a_pcm_update_is_in_place_and_never_erases() {
             all.push(write(t0 + (round * units + l) * 20_000, l));
         }
     }
-    let after = run(common::small(PCM), all);
+    let after = common::run_verified(common::small(PCM), all);
     let s = after.summary();
     for (lpn, (&(slot, pcm), &(now, still))) in placed.iter().zip(&slots(&after, 64)).enumerate() {
         assert_eq!(pcm, still, "unit {lpn} changed medium");
@@ -107,14 +93,14 @@ fn a_trimmed_pcm_unit_gives_its_page_back_at_once() {
     });
     // Written again: each unit takes a page again (PCM's from those the trim gave back).
     reqs.extend((0..64).map(|l| write(t + 1_000_000 + l * 100_000, l)));
-    let sim = run(common::small(PCM), reqs);
+    let sim = common::run_verified(common::small(PCM), reqs);
     let again = slots(&sim, 64);
     let pcm_pages: std::collections::HashSet<u32> = again
         .iter()
         .filter(|(_, pcm)| *pcm)
         .map(|(slot, _)| sim.ftl.geometry.page_of_slot(*slot))
         .collect();
-    let before = run(
+    let before = common::run_verified(
         common::small(PCM),
         (0..64).map(|l| write(l * 100_000, l)).collect(),
     );

@@ -7,7 +7,7 @@ mod common;
 
 use ssdlab::config::{Config, FlowConfig};
 use ssdlab::ftl::Location;
-use ssdlab::sim::{Flow, RunOptions, Simulation};
+use ssdlab::sim::Simulation;
 use ssdlab::trace::columns::ColumnsSpec;
 use ssdlab::trace::{Caller, Op, TraceRequest};
 
@@ -34,19 +34,6 @@ fn req(t: u64, lpn: u64, op: Op) -> TraceRequest {
         size_bytes: 4096,
         op,
     }
-}
-
-fn run(config: Config, requests: Vec<TraceRequest>) -> Simulation {
-    let flow = Flow::new("t".into(), requests, config.host.mode, 1, 1.0, 0);
-    let opts = RunOptions {
-        verify: true,
-        request_log: false,
-    };
-    let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
-    sim.run().unwrap();
-    let s = sim.summary();
-    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
-    sim
 }
 
 fn on_pcm(sim: &Simulation, lpn: u32) -> bool {
@@ -76,7 +63,7 @@ fn hot_reads(hot: u64, times: u64, gap_ns: u64) -> Vec<TraceRequest> {
 #[test]
 fn the_timer_moves_read_hot_data_into_pcm_on_a_read_only_stretch() {
     // No write after the first 256: only the timer (1 ms) can start level 1.
-    let sim = run(
+    let sim = common::run_verified(
         small_rosa("interval_ns=1000000, budget_share=1.0"),
         hot_reads(32, 20, 500_000),
     );
@@ -94,7 +81,7 @@ fn the_timer_moves_read_hot_data_into_pcm_on_a_read_only_stretch() {
     // Without level 1, the timer does nothing.
     let mut off = small_rosa("interval_ns=1000000");
     off.ftl.level1_gc = ssdlab::config::Level1GcConfig::None;
-    let base = run(off, hot_reads(32, 20, 500_000));
+    let base = common::run_verified(off, hot_reads(32, 20, 500_000));
     assert!((0..32).filter(|&l| on_pcm(&base, l)).count() < 20);
     assert!(base.summary().get("level1_gc").is_none());
 }
@@ -102,10 +89,10 @@ fn the_timer_moves_read_hot_data_into_pcm_on_a_read_only_stretch() {
 #[test]
 fn level1_moves_no_more_than_its_budget() {
     // One block's worth (48 units) of the raw capacity.
-    let sim0 = run(small_rosa("interval_ns=1000000"), vec![]);
+    let sim0 = common::run_verified(small_rosa("interval_ns=1000000"), vec![]);
     let raw = sim0.ftl.geometry.physical_units();
     let share = 48.0 / raw as f64;
-    let sim = run(
+    let sim = common::run_verified(
         small_rosa(&format!("interval_ns=1000000, budget_share={share}")),
         hot_reads(128, 10, 20_000),
     );
@@ -113,7 +100,7 @@ fn level1_moves_no_more_than_its_budget() {
     let moved = l1["units_to_pcm"].as_u64().unwrap();
     assert!(moved > 0 && moved <= 48, "{l1}");
     // With the whole capacity as budget it moves more.
-    let more = run(
+    let more = common::run_verified(
         small_rosa("interval_ns=1000000, budget_share=1.0"),
         hot_reads(128, 10, 20_000),
     );
@@ -131,7 +118,7 @@ fn the_timer_stays_quiet_while_usage_runs_level1() {
         let op = if k % 2 == 0 { Op::Write } else { Op::Read };
         v.push(req(k * 50_000, l, op));
     }
-    let sim = run(
+    let sim = common::run_verified(
         small_rosa("interval_ns=50000000, free_threshold=0.9, budget_share=1.0"),
         v,
     );
@@ -152,7 +139,7 @@ fn the_window_boundary_runs_level1_before_the_measured_part() {
         v.push(req(t0 + k * 10_000, k % 32, Op::Read));
     }
     c.statistics.warmup_requests = 1024 + 256;
-    let sim = run(c, v);
+    let sim = common::run_verified(c, v);
     let s = sim.summary();
     let at = &s["level1_gc"]["at_boundary"];
     assert!(at["units_to_pcm"].as_u64().unwrap() > 0, "{s}");

@@ -103,17 +103,17 @@ mod tests {
     use crate::ftl::shape::UnitShape;
     use crate::ftl::{placement, reduction, Writer};
 
-    /// A device of 2 flash planes and 2 PCM planes, 4 pages a block, pages of one unit.
+    /// A device of 2 flash planes and 2 PCM planes, 6 pages a block, pages of one unit.
     fn ftl() -> Ftl {
         let config = crate::test_support::small(&[
             "geometry.page_size_kib=4",
             "geometry.ways_per_channel=1",
             "geometry.planes_per_die=1",
             "geometry.pages_per_block=6",
-            "geometry.blocks_per_plane=16",
+            "geometry.blocks_per_plane=32",
             "geometry.pcm={capacity_share=0.2}",
             "timing.pcm={set=\"pcm1\"}",
-            "ftl.placement={policy=\"oblivious\"}",
+            "ftl.placement={policy=\"oblivious\", run_units=1}",
             "ftl.overprovisioning_ratio=0.5",
         ]);
         fresh(&config)

@@ -363,6 +363,27 @@ impl Simulation {
         let slots = self.ftl.fill_erased_slots(page, &[(lpn, version)]);
         self.device.partial_programs += 1;
         self.device.in_place_updates += 1;
+        let bytes = self.ftl.geometry.unit_bytes as u64;
+        self.program_for_request(id, page, slots, bytes);
+    }
+
+    /// Program version `version` of `lpn` (of request `id`) over its old copy in `slot`, on a
+    /// page written in place (PCM), at once: outside the write buffer, moving only the bytes
+    /// the request writes.
+    #[inline(never)]
+    fn rewrite_in_place(&mut self, id: u32, lpn: u32, version: u32, slot: u32) {
+        self.ftl.rewrite_in_place(lpn, slot, version);
+        self.device.pcm_in_place_writes += 1;
+        let g = &self.ftl.geometry;
+        let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, g.unit_bytes);
+        let page = g.page_of_slot(slot);
+        self.program_for_request(id, page, 0, (hi - lo) as u64);
+    }
+
+    /// Program `bytes` of `page` (its `partial_slots`, if a later program of it) for request
+    /// `id` alone, outside the write buffer: the request waits for it if writes are
+    /// acknowledged on program.
+    fn program_for_request(&mut self, id: u32, page: u32, partial_slots: u64, bytes: u64) {
         let waiters = match self.ack_on_program() {
             true => {
                 self.requests[id as usize].pending += 1;
@@ -379,40 +400,9 @@ impl Simulation {
             waiters,
             source: OpSource::Host,
             pool,
-            partial_slots: slots,
+            partial_slots,
         });
-        let bytes = self.ftl.geometry.unit_bytes as u64;
         let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
-        self.submit(op);
-    }
-
-    /// Program version `version` of `lpn` (of request `id`) over its old copy in `slot`, on a
-    /// page written in place (PCM), at once: outside the write buffer, moving only the bytes
-    /// the request writes.
-    #[inline(never)]
-    fn rewrite_in_place(&mut self, id: u32, lpn: u32, version: u32, slot: u32) {
-        self.ftl.rewrite_in_place(lpn, slot, version);
-        self.device.pcm_in_place_writes += 1;
-        let waiters = match self.ack_on_program() {
-            true => {
-                self.requests[id as usize].pending += 1;
-                vec![id]
-            }
-            false => Vec::new(),
-        };
-        let g = &self.ftl.geometry;
-        let page = g.page_of_slot(slot);
-        let pool = self.ftl.pool_of_block(g.block_of_page(page));
-        let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, g.unit_bytes);
-        let owner = self.new_program(ProgramRecord {
-            page,
-            units: 0,
-            waiters,
-            source: OpSource::Host,
-            pool,
-            partial_slots: 0,
-        });
-        let op = self.program_op_bytes(page, OpSource::Host, owner, (hi - lo) as u64);
         self.submit(op);
     }
 

@@ -41,6 +41,21 @@ pub fn run_logged(
     (sim.log.take().unwrap(), s)
 }
 
+/// Replay `requests` as one flow on `config` with the integrity oracle on (which must find
+/// nothing); the simulation after its run.
+pub fn run_verified(config: Config, requests: Vec<TraceRequest>) -> Simulation {
+    let flow = Flow::new("t".into(), requests, config.host.mode, 1, 1.0, 0);
+    let opts = RunOptions {
+        verify: true,
+        request_log: false,
+    };
+    let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
+    sim.run().unwrap();
+    let s = sim.summary();
+    assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
+    sim
+}
+
 /// Run the `ssdlab` binary with `args`: its exit code, stdout and stderr.
 pub fn ssdlab(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
