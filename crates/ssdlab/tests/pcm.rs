@@ -8,17 +8,7 @@ use ssdlab::ftl::Location;
 use ssdlab::sim::{Flow, RunOptions, Simulation};
 use ssdlab::trace::{Op, TraceRequest};
 
-/// The small device with 4 KiB pages (a unit a page), a quarter of its capacity PCM, data
-/// placed over both media unit by unit.
-const PCM: &[&str] = &[
-    "geometry.page_size_kib=4",
-    "geometry.blocks_per_plane=16",
-    "geometry.pcm={capacity_share=0.25}",
-    "timing.pcm={read_ns=5000, write_ns=50000}",
-    "ftl.placement={policy=\"oblivious\", run_units=1}",
-    "ftl.write_buffer_units=8",
-    "ftl.overprovisioning_ratio=0.4",
-];
+use common::SMALL_PCM as PCM;
 
 fn write(t: u64, lpn: u64) -> TraceRequest {
     TraceRequest {
@@ -199,6 +189,16 @@ fn what_pcm_cannot_do_is_refused_naming_the_key() {
         "timing.pcm.read_ns",
     );
     refused(&["geometry.page_size_kib=16"], "ftl.mapping_unit_kib");
+    let level1 = |kv: &str| format!("ftl.level1_gc={{policy=\"read_intensity\", {kv}}}");
+    for (kv, key) in [
+        ("interval_ns=0", "ftl.level1_gc.interval_ns"),
+        ("budget_share=1.5", "ftl.level1_gc.budget_share"),
+        ("budget_share=0.0", "ftl.level1_gc.budget_share"),
+        ("budget_share=0.0001", "ftl.level1_gc.budget_share"),
+        ("free_threshold=0.1", "ftl.level1_gc.free_threshold"),
+    ] {
+        refused(&[&level1(kv)], key);
+    }
     refused(
         &["ftl.placement={policy=\"single_region\"}"],
         "ftl.placement.policy",

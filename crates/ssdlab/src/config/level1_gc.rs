@@ -80,13 +80,32 @@ impl Level1GcConfig {
 /// the conventional GC does.
 impl Needs for Level1GcConfig {
     fn needs(&self, d: &Device) -> Result<(), Error> {
-        let Level1GcConfig::ReadIntensity { free_threshold, .. } = *self else {
+        let Level1GcConfig::ReadIntensity {
+            free_threshold,
+            budget_share,
+            ..
+        } = *self
+        else {
             return Ok(());
         };
         if !d.geometry.regions.iter().any(|r| r.medium == Medium::Pcm) {
             return Err(Error::config(
                 "ftl.level1_gc.policy",
                 "moves read-hot data into PCM, and the device has none (geometry.pcm)",
+            ));
+        }
+        // An invocation moves a whole block's valid units: a budget below a block's worth
+        // could never move one.
+        let g = d.geometry;
+        let budget = (budget_share * g.physical_units() as f64).floor() as u64;
+        let block = g.regions[0].pages_per_block as u64 * g.units_per_page as u64;
+        if budget < block {
+            return Err(Error::config(
+                "ftl.level1_gc.budget_share",
+                format!(
+                    "{budget_share} of the raw capacity is {budget} units, less than the {block} \
+                     of a flash block, which level 1 moves at a time: it would never move any"
+                ),
             ));
         }
         let gc = d.config.ftl.gc_threshold;

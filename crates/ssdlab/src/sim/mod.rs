@@ -126,10 +126,6 @@ pub struct Simulation {
     arrival_shift_ns: u64,
     /// ROSA's level-1 GC, when on (`level1.rs`).
     level1: Option<level1::Level1>,
-    /// The first PCM die (`u32::MAX` without PCM): commands from it on are PCM's.
-    pcm_first_die: u32,
-    /// PCM's energy of a page read and of a page written, in pJ.
-    pcm_page_pj: (f64, f64),
     placement: Box<dyn Placement>,
     migration: Box<dyn Migration>,
     /// One per set of dies (`allocation::build`).
@@ -362,8 +358,6 @@ impl Simulation {
                     .map(|s| StripeOrder::new(order, s).expect("validated order"))
                     .collect()
             },
-            pcm_first_die: ftl.geometry.pcm_first_die,
-            pcm_page_pj: config.energy.pcm_page_pj(ftl.geometry.page_bytes),
             migration,
             placement,
             allocators,
@@ -616,10 +610,11 @@ impl Simulation {
             OpKind::Read => {}
             // PCM's cells cost energy per bit written (a whole page: PCM writes its lines
             // whole), not power × time as flash's do (the read's is charged when it starts).
-            OpKind::Program if op.die >= self.pcm_first_die => {
+            OpKind::Program if op.die >= self.ftl.geometry.pcm_first_die => {
                 self.device.pcm_programs += 1;
-                self.device.energy.program_pj += self.pcm_page_pj.1
-                    + e.transfer_pj_per_byte * self.ftl.geometry.page_bytes as f64;
+                let page_bytes = self.ftl.geometry.page_bytes;
+                self.device.energy.program_pj +=
+                    e.pcm_page_pj(page_bytes).1 + e.transfer_pj_per_byte * page_bytes as f64;
             }
             OpKind::Program => {
                 self.device.energy.program_pj += e.program_power_mw * op.array_ns as f64

@@ -145,7 +145,7 @@ impl Simulation {
         if let Some(l1) = self.level1_summary() {
             s["level1_gc"] = l1;
         }
-        if self.pcm_first_die != u32::MAX {
+        if self.ftl.geometry.pcm_first_die != u32::MAX {
             s["pcm"] = json!({
                 "reads": d.pcm_reads,
                 "programs": d.pcm_programs,

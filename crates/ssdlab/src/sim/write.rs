@@ -89,7 +89,7 @@ impl Simulation {
         let updates = self.ftl.count_update(lpn);
         // A unit on PCM is rewritten where it is, only its bytes moved (no read-modify-write:
         // PCM is written a byte at a time). Units are stored as written there (validated).
-        if self.pcm_first_die != u32::MAX {
+        if self.ftl.geometry.pcm_first_die != u32::MAX {
             if let Location::Flash(slot) = self.ftl.lookup(lpn) {
                 if self.ftl.rewritable_in_place(slot) {
                     self.rewrite_in_place(id, lpn, version, slot);

@@ -18,6 +18,18 @@ pub fn small(sets: &[&str]) -> Config {
     Config::from_toml_str(&toml::to_string(&table).unwrap(), path).unwrap()
 }
 
+/// Overrides of the small device giving it PCM: 4 KiB pages (a unit a page), a quarter of the
+/// capacity PCM, data placed over both media unit by unit (tests/pcm.rs, tests/rosa.rs).
+pub const SMALL_PCM: &[&str] = &[
+    "geometry.page_size_kib=4",
+    "geometry.blocks_per_plane=16",
+    "geometry.pcm={capacity_share=0.25}",
+    "timing.pcm={read_ns=5000, write_ns=50000}",
+    "ftl.placement={policy=\"oblivious\", run_units=1}",
+    "ftl.write_buffer_units=8",
+    "ftl.overprovisioning_ratio=0.4",
+];
+
 /// A file in the repository's committed trace excerpts.
 pub fn trace(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces")).join(name)
