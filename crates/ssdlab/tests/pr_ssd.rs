@@ -128,3 +128,50 @@ fn a_device_too_full_for_the_split_placement_is_an_error_not_a_hang() {
         Err(e) => assert!(e.to_string().contains("does not fit"), "{e}"),
     }
 }
+
+/// PR's split buffer in a write buffer with no timeout: two rows of two 16 KiB partial units,
+/// sealed only once both rows are full, so three units can sit in it with nothing to program;
+/// with the merge page one unit short as well, a buffer of four units waits for ever (the
+/// option-space harness, seed 1966). The smallest buffer the config accepts must complete.
+#[test]
+fn the_smallest_write_buffer_accepted_without_a_timeout_drains_the_split_buffer() {
+    let (_, sets) = schemes().into_iter().find(|(l, _)| l == "PR").unwrap();
+    let small_buffer = |units: u32| {
+        let mut all: Vec<String> = sets.to_vec();
+        all.extend(
+            [
+                "geometry.page_size_kib=32",
+                "ftl.mapping_unit_kib=32",
+                "ftl.max_units_per_page=2",
+                "ftl.reduction.partial_unit_kib=16",
+                "ftl.split={policy=\"decision\", width=2, max_request_kib=4}",
+                "ftl.write_buffer_timeout_ns=0",
+                "ftl.write_ack=\"buffer\"",
+                "host.out_of_range=\"wrap\"",
+                "geometry.blocks_per_plane=64",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        all.push(format!("ftl.write_buffer_units={units}"));
+        Config::resolve("pr-ssd", None, &all)
+    };
+    let e = small_buffer(4).unwrap_err().to_string();
+    assert!(
+        e.contains("ftl.write_buffer_units") && e.contains("split buffer short of full with 3"),
+        "{e}"
+    );
+    let mut c = small_buffer(5).unwrap();
+    c.flows.push(FlowConfig::trace(
+        common::trace("msr_rsrch_2_first1000writes.csv.gz"),
+        Some(ssdlab::trace::TraceFormat::Msr),
+        Caller::Toml,
+    ));
+    // (A write that waits for ever stops the run with an error: `verified` unwraps it.)
+    let s = common::verified(&c);
+    assert!(
+        s["split"]["buffers"].as_u64().unwrap() > 0,
+        "{}",
+        s["split"]
+    );
+}

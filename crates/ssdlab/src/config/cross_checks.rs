@@ -45,11 +45,19 @@ impl Config {
         }
         // Without a timeout a page is programmed only once full. Each write stream has an open
         // page per lane (compression: one of compressed units, one of units that failed to
-        // compress); a buffer that can fill with every open page one unit short of full seals
-        // none, and every write waits for ever.
+        // compress, and the split FTL's buffer of `width` rows); a buffer that can fill with
+        // every open page one unit short of full seals none, and every write waits for ever.
         let compressed_page = f.max_units_per_page.max(units_per_page);
+        // A split buffer is sealed once every row is full, and its units go first fit into rows
+        // of whole partial units: all rows but the last full and the last one unit short.
+        let split_short = match (f.split.width(), f.reduction.partial_unit_bytes()) {
+            (Some(width), Some(partial)) => {
+                width * (self.geometry.page_bytes() / partial) as u32 - 1
+            }
+            _ => 0,
+        };
         let lanes_short = match f.reduction.codec().is_some() {
-            true => compressed_page - 1 + units_per_page - 1,
+            true => compressed_page - 1 + units_per_page - 1 + split_short,
             false => units_per_page - 1,
         };
         // (Oblivious placement writes a stream into every region.)
@@ -67,9 +75,13 @@ impl Config {
                      full ({needed}: pages of {units_per_page} units{}), or every page can wait \
                      part full for ever; raise it or set ftl.write_buffer_timeout_ns",
                     f.write_buffer_units,
-                    match f.reduction.codec().is_some() {
-                        true => format!(", and of {compressed_page} compressed units"),
-                        false => String::new(),
+                    match (f.reduction.codec().is_some(), split_short) {
+                        (true, 0) => format!(", and of {compressed_page} compressed units"),
+                        (true, _) => format!(
+                            ", of {compressed_page} compressed units, and a split buffer short \
+                             of full with {split_short}"
+                        ),
+                        (false, _) => String::new(),
                     }
                 ),
             ));

@@ -802,8 +802,9 @@ pub fn draw(seed: u64) -> Draw {
         Some(("levels", _)) => 3,
         _ => 1,
     };
+    // (A split buffer: `width` rows of `width` parts, sealed once every row is full.)
     let short = match compress {
-        true => slots - 1 + per_page - 1,
+        true => slots - 1 + per_page - 1 + split_width.map_or(0, |w| w * w - 1),
         false => per_page - 1,
     };
     let least = match timeout == 0 && chance(r, 0.9) {
