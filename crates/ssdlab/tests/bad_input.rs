@@ -1047,3 +1047,49 @@ fn errors_name_the_key_that_was_given_and_where() {
         "{e}"
     );
 }
+
+/// Blocks of six 16 KiB pages of four units: GC gains a page from a victim only if four of its
+/// units are invalid, so a plane whose blocks hold fewer invalid units than three each (and one)
+/// may be cleaned for ever without freeing a page (the option-space harness, 16 runs: "GC cleaned
+/// every block without freeing a page", during the run and during preconditioning). The config
+/// is refused naming the over-provisioning; the least one accepted runs GC-active to the end.
+#[test]
+fn a_device_whose_gc_could_gain_no_page_is_refused_and_the_least_accepted_cleans() {
+    let sets = |op: f64| -> Vec<String> {
+        [
+            "geometry.channels=2",
+            "geometry.planes_per_die=1",
+            "geometry.blocks_per_plane=64",
+            "geometry.pages_per_block=6",
+            "ftl.mapping_unit_kib=4",
+            "ftl.gc_threshold=0.15",
+            "precondition.fill_fraction=1.0",
+            "precondition.overwrite_fraction=2.0",
+            "precondition.pattern=\"random\"",
+            "precondition.trace_footprint=false",
+            // Random 4 KiB overwrites over the whole logical space.
+            "flows=[{generator={requests=20000, read_fraction=0.0, working_set_bytes=33554432, \
+             size={kind=\"fixed\", bytes=4096}, arrival={kind=\"closed\", queue_depth=8}}}]",
+            "host.out_of_range=\"wrap\"",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([format!("ftl.overprovisioning_ratio={op}")])
+        .collect()
+    };
+    // 0.30: 8,601 logical units in 9,792 of room, 1,191 spare for the 1,232 GC needs invalid.
+    let e = Config::resolve("pr-ssd", None, &sets(0.30))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("ftl.overprovisioning_ratio") && e.contains("to gain a page"),
+        "{e}"
+    );
+    let c = Config::resolve("pr-ssd", None, &sets(0.31)).unwrap();
+    let s = common::verified(&c);
+    assert!(
+        s["gc"]["invocations"].as_u64().unwrap() > 100,
+        "{}",
+        s["gc"]
+    );
+}

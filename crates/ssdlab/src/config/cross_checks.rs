@@ -8,7 +8,7 @@ use super::given::Given;
 use super::needs::Device;
 use super::{Config, PlacementConfig, ReplayMode, WriteAck};
 use crate::error::Error;
-use crate::flash::{Geometry, Medium};
+use crate::flash::{Geometry, Medium, Region};
 
 impl Config {
     pub(super) fn validate_cross_section(&self, given: &Given) -> Result<(), Error> {
@@ -16,7 +16,6 @@ impl Config {
         for mode in self.geometry.cell_modes_in_use() {
             self.timing.validate_mode(mode)?;
         }
-        self.validate_write_buffer(units_per_page)?;
         self.validate_slots(units_per_page)?;
         self.validate_pcm(units_per_page)?;
         // Only now is the device's arithmetic (u32) safe to do.
@@ -25,6 +24,9 @@ impl Config {
         for policy in self.with_needs() {
             policy.needs(&device)?;
         }
+        // (After the policies' needs: the buffer must outgrow their open pages, the split
+        // buffer's among them, once each is known to fit the device.)
+        self.validate_write_buffer(units_per_page)?;
         self.validate_capacity(&device, given)?;
         self.validate_closed_loop(geo.slots_per_page)?;
         self.content
@@ -268,12 +270,8 @@ impl Config {
             }
         };
         let r = &geo.regions[settles];
-        let room = r.blocks_per_plane.saturating_sub(kept) as u64
-            * r.pages_per_block as u64
-            * geo.units_per_page as u64
-            * r.dies.planes() as u64;
-        // Oblivious placement settles each region's share of the data in it.
-        if logical > room {
+        let (room, gc_slack) = data_room(geo, r, kept);
+        if logical + gc_slack > room {
             let via = match moved_from {
                 Some(from) => format!(
                     " (GC moves the data of `{}` there for good, ftl.migration)",
@@ -283,8 +281,9 @@ impl Config {
             };
             let why = format!(
                 "the logical capacity ({logical} units) does not fit in region `{}`, where the \
-                 data settles{via}: it holds {room} units besides the blocks GC keeps free; raise \
-                 the over-provisioning (ftl.overprovisioning_ratio), give the region more blocks \
+                 data settles{via}: it holds {room} units besides the blocks GC keeps free, of \
+                 which GC needs {gc_slack} invalid to gain a page from some victim in each plane; \
+                 raise the over-provisioning (ftl.overprovisioning_ratio), give the region more blocks \
                  ({}), or let the data settle in a larger region",
                 r.name,
                 blocks_key(settles)
@@ -343,20 +342,17 @@ impl Config {
                 crate::flash::Medium::Pcm => 0,
                 crate::flash::Medium::Flash(_) => f.kept_free_blocks(r.blocks_per_plane),
             };
-            let room = r.blocks_per_plane.saturating_sub(kept) as u64
-                * r.pages_per_block as u64
-                * geo.units_per_page as u64
-                * r.dies.planes() as u64;
+            let (room, gc_slack) = data_room(geo, r, kept);
             let share = (logical as f64 * geo.capacity_share(i) + slack).ceil() as u64;
-            if share > room {
+            if share + gc_slack > room {
                 return Err(Error::config(
                     "ftl.overprovisioning_ratio",
                     format!(
                         "with oblivious placement region `{}` takes up to {share} units (its \
                          share of the logical capacity, {logical} units, and the address \
                          hashing's spread), more than the {room} it holds besides the blocks \
-                         its GC keeps free: raise the over-provisioning or give the region \
-                         more blocks",
+                         its GC keeps free, less the {gc_slack} invalid ones its GC needs to \
+                         gain a page: raise the over-provisioning or give the region more blocks",
                         r.name
                     ),
                 ));
@@ -435,4 +431,21 @@ impl Config {
             None => Ok(()),
         }
     }
+}
+
+/// What region `r` holds besides the `kept` blocks per plane its GC keeps free or open, in
+/// mapping units, and how many of them GC needs invalid. GC gains a page from a victim only if
+/// a page's worth of its units is invalid: it copies the rest into whole pages (a job's last
+/// one padded). Unless each plane's blocks hold more invalid units than one short of a page
+/// each, every victim may be copied whole and GC clean for ever without freeing a page. PCM
+/// is rewritten in place and never cleaned: it needs none.
+fn data_room(geo: &Geometry, r: &Region, kept: u32) -> (u64, u64) {
+    let planes = r.dies.planes() as u64;
+    let data_blocks = r.blocks_per_plane.saturating_sub(kept) as u64 * planes;
+    let room = data_blocks * r.pages_per_block as u64 * geo.units_per_page as u64;
+    let gc_slack = match r.medium {
+        Medium::Pcm => 0,
+        Medium::Flash(_) => data_blocks * (geo.units_per_page as u64 - 1) + planes,
+    };
+    (room, gc_slack)
 }

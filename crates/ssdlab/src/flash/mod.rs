@@ -7,7 +7,8 @@ pub mod scheduler;
 pub mod timing;
 
 pub use geometry::{
-    BlockId, DieId, DieSet, Geometry, Medium, PageId, PlaneId, SlotId, StripeCursor, StripeOrder,
+    BlockId, DieId, DieSet, Geometry, Medium, PageId, PlaneId, Region, SlotId, StripeCursor,
+    StripeOrder,
 };
 pub use scheduler::{FlashOp, OpKind, OpShaper, OpSource, Scheduler};
 pub use timing::{ModeTiming, Timing};
