@@ -266,7 +266,7 @@ mod tests {
         [[configs]]\nlabel = \"ROSA\"\nset = { \"ftl.level1_gc.policy\" = \"read_intensity\" }\n\
         sweep = [{ param = \"share\", key = \"ftl.level1_gc.budget_share\", values = [0.04, 0.2] },\n\
                  { param = \"pcm\", key = \"timing.pcm.set\", values = [\"pcm1\", \"pcm5\"] }]\n\
-        [[workloads]]\nlabel = \"w\"\ngenerator = { requests = 10 }\n";
+        [[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n";
 
     fn runs() -> (Experiment, Vec<Run>) {
         let e: Experiment = toml::from_str(SPEC).expect("experiment");

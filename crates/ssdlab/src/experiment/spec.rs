@@ -656,7 +656,8 @@ impl ConfigSpec {
         Config::resolve(&self.preset, file.as_deref(), &sets).map_err(|e| Error::Toml {
             origin: format!(
                 "experiment: config `{}` × workload `{}`",
-                self.label, workload.label
+                self.name(),
+                workload.label
             ),
             message: e.to_string(),
         })
