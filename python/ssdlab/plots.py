@@ -92,7 +92,7 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
         name = path.stem[: -len(f"--{r['workload']}--seed{r['seed']}")]
         runs.setdefault((name, r["workload"]), r["summary"])
     for w in workloads:
-        fig, ax = plt.subplots(figsize=(5, 3.2))
+        fig, ax = plt.subplots(figsize=(5 + _legend_width(configs), _height(len(configs))))
         drawn = False
         for c in configs:
             s = runs.get((c, w))
@@ -113,6 +113,16 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
         fig.tight_layout()
         save(fig, f"latency_cdf_{w}")
     return written
+
+
+def _height(entries: int) -> float:
+    """A figure's height in inches: 3.2, or more for a legend of many entries (a sweep's configs)."""
+    return max(3.2, 0.18 * entries + 0.6)
+
+
+def _legend_width(entries: list[str]) -> float:
+    """Inches added for a legend of many long entries (a sweep's config names); none otherwise."""
+    return 0.07 * max(map(len, entries)) if len(entries) > 14 else 0.0
 
 
 def _param_columns(spec: dict) -> list[str]:
@@ -214,7 +224,9 @@ def _mean(xs: list[float]) -> float:
 
 def _bars(plt, values: _Values, metric: str, configs: list[str], groups: list, title: str):
     """One group per workload (and AVG), one bar per config."""
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(groups) + 2), 3.2))
+    fig, ax = plt.subplots(
+        figsize=(max(4.0, 1.2 * len(groups) + 2) + _legend_width(configs), _height(len(configs)))
+    )
     width = 0.8 / max(len(configs), 1)
     for i, c in enumerate(configs):
         ys = [values.normalized(c, g, metric) for g in groups]
@@ -314,7 +326,7 @@ def _lines(plt, values: _Values, chart: dict, configs: list[dict], workloads: li
             ys.append(v)
         ax.plot([q[0] for q in points], ys, marker="o", label=name)
     ax.set_xlabel(x)
-    ax.set_ylabel(f"{metric}\n(normalized to {norm})" if norm else metric, fontsize="small")
+    ax.set_ylabel(f"{metric}\n(normalized)" if norm else metric, fontsize="small")
     if norm:
         ax.axhline(1.0, color="black", linewidth=0.6)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
