@@ -76,8 +76,7 @@ pub fn expand(configs: Vec<ConfigSpec>, metrics: &[String]) -> Result<Vec<Config
         for (j, s) in c.sweep.iter().enumerate() {
             let key = |k: &str| at(&format!("sweep[{j}].{k}"));
             check_name(&key("param"), &s.param, metrics)?;
-            if c.params.contains_key(&s.param) || c.sweep[..j].iter().any(|o| o.param == s.param)
-            {
+            if c.params.contains_key(&s.param) || c.sweep[..j].iter().any(|o| o.param == s.param) {
                 return Err(Error::config(
                     &key("param"),
                     format!("`{}` is already a parameter of this config", s.param),
@@ -90,7 +89,10 @@ pub fn expand(configs: Vec<ConfigSpec>, metrics: &[String]) -> Result<Vec<Config
             if c.set.contains_key(&s.key) || c.sweep[..j].iter().any(|o| o.key == s.key) {
                 return Err(Error::config(
                     &key("key"),
-                    format!("`{}` is also set by this config's `set` or another sweep", s.key),
+                    format!(
+                        "`{}` is also set by this config's `set` or another sweep",
+                        s.key
+                    ),
                 ));
             }
             if s.values.is_empty() {
@@ -223,7 +225,10 @@ mod tests {
         let last = &e.configs[5];
         assert_eq!(last.set["ftl.level1_gc.budget_share"].as_float(), Some(0.2));
         assert_eq!(last.set["timing.pcm.set"].as_str(), Some("pcm5"));
-        assert_eq!(last.set["ftl.level1_gc.policy"].as_str(), Some("read_intensity"));
+        assert_eq!(
+            last.set["ftl.level1_gc.policy"].as_str(),
+            Some("read_intensity")
+        );
         assert!(e.configs.iter().all(|c| c.sweep.is_empty()));
         assert_eq!(last.name.as_deref(), Some("ROSA[set=pcm5,share=0.2]"));
         assert_eq!(e.param_columns(), ["set", "share"]);
@@ -239,7 +244,10 @@ mod tests {
         assert!(e.configs[0].name.is_none());
         assert!(e.param_columns().is_empty());
         let json = serde_json::to_string(&e).unwrap();
-        assert!(!json.contains("params") && !json.contains("sweep"), "{json}");
+        assert!(
+            !json.contains("params") && !json.contains("sweep"),
+            "{json}"
+        );
     }
 
     #[test]
@@ -285,7 +293,10 @@ mod tests {
         ];
         for (configs, key, why) in cases {
             let e = prepared(configs).expect_err(configs);
-            assert!(e.contains(&format!("`{key}`")) && e.contains(why), "{configs}: {e}");
+            assert!(
+                e.contains(&format!("`{key}`")) && e.contains(why),
+                "{configs}: {e}"
+            );
         }
         // An unknown field of a sweep is refused by name.
         let e = prepared(
@@ -311,17 +322,31 @@ mod tests {
             ("x = \"nope\"\n", "charts[0].x", "not a parameter"),
             // Two configs per point of one line: pcm1 and pcm5 at each share.
             ("x = \"share\"\n", "charts[0].configs", "same point"),
-            ("x = \"share\"\nseries = \"set\"\nnormalized_to = \"ROSA\"\n", "charts[0].normalized_to", "no config"),
-            ("x = \"share\"\nwhere = { set = \"pcm9\" }\n", "charts[0].where", "no config"),
+            (
+                "x = \"share\"\nseries = \"set\"\nnormalized_to = \"ROSA\"\n",
+                "charts[0].normalized_to",
+                "no config",
+            ),
+            (
+                "x = \"share\"\nwhere = { set = \"pcm9\" }\n",
+                "charts[0].where",
+                "no config",
+            ),
         ];
         for (extra, key, why) in refused {
             let e = chart(extra).expect_err(extra);
-            assert!(e.contains(&format!("`{key}`")) && e.contains(why), "{extra}: {e}");
+            assert!(
+                e.contains(&format!("`{key}`")) && e.contains(why),
+                "{extra}: {e}"
+            );
         }
         let e = prepared(&format!(
             "{SWEPT}[[charts]]\nname = \"c\"\nmetrics = [\"iops\"]\nx = \"share\"\n"
         ))
         .expect_err("bars with x");
-        assert!(e.contains("`charts[0].x`") && e.contains("only a `lines` chart"), "{e}");
+        assert!(
+            e.contains("`charts[0].x`") && e.contains("only a `lines` chart"),
+            "{e}"
+        );
     }
 }

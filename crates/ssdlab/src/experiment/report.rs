@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use super::runner::{metric, RunResult};
 use super::params::text;
+use super::runner::{metric, RunResult};
 use super::spec::{Best, Chart, ChartKind, ConfigSpec, Experiment, PaperFigure};
 
 /// Mean of `metric` over the seeds of one (config, workload) cell; `config` is the config's name
@@ -427,7 +427,8 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
              workload (absolute metrics as they are); **average** is the mean over the workloads, \
              as the papers' AVG bars. Breakdowns give each part's share of their sum.{}\n",
             match e.charts.iter().any(|c| c.kind == ChartKind::Lines) {
-                true => " Lines give a metric against a parameter, as it is or divided by one config's.",
+                true =>
+                    " Lines give a metric against a parameter, as it is or divided by one config's.",
                 false => "",
             }
         );

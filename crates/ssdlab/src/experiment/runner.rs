@@ -291,7 +291,11 @@ mod tests {
         );
         for (i, r) in runs.iter().enumerate() {
             assert!(!files[..i].contains(&files[i]), "{}", files[i].display());
-            assert!(!runs[..i].iter().any(|o| o.key == r.key), "{}", r.config_name);
+            assert!(
+                !runs[..i].iter().any(|o| o.key == r.key),
+                "{}",
+                r.config_name
+            );
         }
         // The sweep's value reached the config.
         let set = |r: &Run| r.config.timing.pcm.as_ref().and_then(|p| p.set.clone());
@@ -326,7 +330,10 @@ mod tests {
         write_csv(&path, &e.param_columns(), &e.metrics, &results).expect("written");
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "config,workload,seed,pcm,share,iops,gc.invocations");
+        assert_eq!(
+            lines[0],
+            "config,workload,seed,pcm,share,iops,gc.invocations"
+        );
         assert_eq!(lines[1], "Baseline,w,1,pcm1,0,2.5,0");
         assert_eq!(lines[6], "ROSA,w,1,pcm5,0.2,2.5,0");
         // Rows are unique by (config, workload, seed, parameters).

@@ -527,7 +527,10 @@ impl Experiment {
             }
         };
         let Some(x) = &c.x else {
-            return Err(Error::config(&key("x"), "a `lines` chart needs the parameter of its x axis"));
+            return Err(Error::config(
+                &key("x"),
+                "a `lines` chart needs the parameter of its x axis",
+            ));
         };
         is_param("x", x)?;
         if let Some(s) = &c.series {
