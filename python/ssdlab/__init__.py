@@ -112,7 +112,8 @@ def run_grid(
         plots: draw the plots into ``out/plots`` (only with ``out``).
 
     Returns:
-        columns ``config``, ``workload``, ``seed``, then one per metric, named by its dotted
+        columns ``config``, ``workload``, ``seed``, one per parameter of the configs (their
+        ``params`` and ``sweep``; absent without them), then one per metric, named by its dotted
         path in the run summary (e.g. ``latency_ns.read.mean``).
     """
     import pandas

@@ -13,7 +13,9 @@ the engine wrote there (``experiment.json``, ``results.csv``, ``runs/*.json``) a
 - per chart of the experiment's ``charts`` (a paper's own layout), ``plots/NAME``: ``bars`` (one
   metric, the chart's configs, AVG group), ``stacked`` (a breakdown: each part's share of the
   parts' sum, one stacked bar per config; PR-SSD Fig. 19) or ``average`` (several metrics
-  averaged over the workloads, a group per config; PR-SSD Fig. 17(b));
+  averaged over the workloads, a group per config; PR-SSD Fig. 17(b)) or ``lines`` (one metric
+  against a parameter, a line per workload or per value of another parameter, optionally
+  normalized to one config; ROSA Figs. 1–2);
 - per workload, the read-latency CDF of each config (from the summaries' ``cdf`` points).
 
 Run it again by hand with ``python -m ssdlab.plots DIR``.
@@ -44,8 +46,12 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
 
     out = Path(out_dir)
     spec = json.loads((out / "experiment.json").read_text())
-    results = pandas.read_csv(out / "results.csv")
-    configs = [c["label"] for c in spec["configs"]]
+    params = _param_columns(spec)
+    # Parameters as the engine wrote them (text), so that a row's config name is the engine's.
+    results = pandas.read_csv(out / "results.csv", dtype={p: str for p in params})
+    if params:
+        results["config"] = [_row_name(row, params) for row in results.to_dict("records")]
+    configs = [_config_name(c) for c in spec["configs"]]
     workloads = [w["label"] for w in spec["workloads"]]
     plots = out / "plots"
     plots.mkdir(exist_ok=True)
@@ -67,9 +73,11 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
         save(_bars(plt, values, metric, configs, groups, metric), _name(metric))
     for chart in spec.get("charts", []):
         kind = chart.get("kind", "bars")
-        chosen = chart.get("configs") or configs
+        chosen = [_config_name(c) for c in _chart_configs(spec, chart)]
         title = chart.get("title") or chart["name"]
-        if kind == "bars":
+        if kind == "lines":
+            fig = _lines(plt, values, chart, _chart_configs(spec, chart), workloads, title)
+        elif kind == "bars":
             fig = _bars(plt, values, chart["metrics"][0], chosen, groups, title)
         elif kind == "stacked":
             fig = _stacked(plt, values, chart["metrics"], chosen, groups, title)
@@ -80,9 +88,11 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
     runs = {}
     for path in sorted((out / "runs").glob("*.json")):
         r = json.loads(path.read_text())
-        runs.setdefault((r["config_label"], r["workload"]), r["summary"])
+        # A config with parameters is filed under its name: NAME--WORKLOAD--seedN.json.
+        name = path.stem[: -len(f"--{r['workload']}--seed{r['seed']}")]
+        runs.setdefault((name, r["workload"]), r["summary"])
     for w in workloads:
-        fig, ax = plt.subplots(figsize=(5, 3.2))
+        fig, ax = plt.subplots(figsize=(5 + _legend_width(configs), _height(len(configs))))
         drawn = False
         for c in configs:
             s = runs.get((c, w))
@@ -105,6 +115,51 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
     return written
 
 
+def _height(entries: int) -> float:
+    """A figure's height in inches: 3.2, or more for a legend of many entries (a sweep's configs)."""
+    return max(3.2, 0.18 * entries + 0.6)
+
+
+def _legend_width(entries: list[str]) -> float:
+    """Inches added for a legend of many long entries (a sweep's config names); none otherwise."""
+    return 0.07 * max(map(len, entries)) if len(entries) > 14 else 0.0
+
+
+def _param_columns(spec: dict) -> list[str]:
+    """The parameter columns of results.csv, in the engine's order."""
+    names: list[str] = []
+    for c in spec["configs"]:
+        names += [k for k in sorted(c.get("params", {})) if k not in names]
+    return names
+
+
+def _config_name(config: dict) -> str:
+    """A config's name: the engine writes it into experiment.json when it has parameters."""
+    return config.get("name", config["label"])
+
+
+def _row_name(row: dict, params: list[str]) -> str:
+    """The name of a results.csv row's config, ``label[a=1,b=x]``, as the engine writes it."""
+    given = sorted(p for p in params if isinstance(row[p], str))
+    if not given:
+        return row["config"]
+    return f"{row['config']}[{','.join(f'{p}={row[p]}' for p in given)}]"
+
+
+def _chart_configs(spec: dict, chart: dict) -> list[dict]:
+    """The configs a chart draws: its ``configs`` (names, or labels standing for every config
+    with that label), or all; with a ``where``, those whose parameters have its values."""
+    every = spec["configs"]
+    chosen = every
+    if chart.get("configs"):
+        chosen = []
+        for want in chart["configs"]:
+            named = [c for c in every if _config_name(c) == want]
+            chosen += named or [c for c in every if c["label"] == want]
+    where = chart.get("where", {})
+    return [c for c in chosen if all(c.get("params", {}).get(k) == v for k, v in where.items())]
+
+
 # The last group of the bar charts: the mean over the workloads (not a workload's label).
 _AVG = object()
 
@@ -120,7 +175,7 @@ class _Values:
         self.means = means
         self.absolute = set(spec.get("absolute_metrics", []))
         default = spec.get("baseline")
-        self.baseline = {c["label"]: c.get("baseline", default) for c in spec["configs"]}
+        self.baseline = {_config_name(c): c.get("baseline", default) for c in spec["configs"]}
         self.workloads = [w["label"] for w in spec["workloads"]]
 
     def mean(self, config: str, workload: str, metric: str) -> float:
@@ -169,7 +224,9 @@ def _mean(xs: list[float]) -> float:
 
 def _bars(plt, values: _Values, metric: str, configs: list[str], groups: list, title: str):
     """One group per workload (and AVG), one bar per config."""
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(groups) + 2), 3.2))
+    fig, ax = plt.subplots(
+        figsize=(max(4.0, 1.2 * len(groups) + 2) + _legend_width(configs), _height(len(configs)))
+    )
     width = 0.8 / max(len(configs), 1)
     for i, c in enumerate(configs):
         ys = [values.normalized(c, g, metric) for g in groups]
@@ -232,6 +289,45 @@ def _averages(plt, values: _Values, metrics: list[str], configs: list[str], titl
     bases = {values.base(c, m) for c in configs for m in metrics}
     ax.set_ylabel("average over workloads" + ("" if bases == {None} else " (normalized)"))
     if bases != {None}:
+        ax.axhline(1.0, color="black", linewidth=0.6)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(title, fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+def _lines(plt, values: _Values, chart: dict, configs: list[dict], workloads: list, title: str):
+    """One metric against the parameter ``x``: a line per workload, or per value of ``series``
+    (per workload and value with several workloads), divided by ``normalized_to``'s value on the
+    same workload if given."""
+    x, series, norm = chart["x"], chart.get("series"), chart.get("normalized_to")
+    metric = chart["metrics"][0]
+    lines: dict[str, list] = {}
+    for w in workloads:
+        for c in configs:
+            p = c.get("params", {})
+            at = p.get(x)
+            if isinstance(at, bool) or not isinstance(at, (int, float)):
+                continue
+            name = w
+            if series:
+                s = f"{series}={p[series]}" if series in p else f"{series} none"
+                name = s if len(workloads) == 1 else f"{w} {s}"
+            lines.setdefault(name, []).append((at, _config_name(c), w))
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    for name, points in lines.items():
+        points.sort(key=lambda q: q[0])
+        ys = []
+        for _, config, w in points:
+            v = values.mean(config, w, metric)
+            if norm:
+                d = values.mean(norm, w, metric)
+                v = v / d if d else math.nan
+            ys.append(v)
+        ax.plot([q[0] for q in points], ys, marker="o", label=name)
+    ax.set_xlabel(x)
+    ax.set_ylabel(f"{metric}\n(normalized)" if norm else metric, fontsize="small")
+    if norm:
         ax.axhline(1.0, color="black", linewidth=0.6)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title(title, fontsize="medium")

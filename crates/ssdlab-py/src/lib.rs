@@ -168,20 +168,21 @@ fn trace_info_json(path: &std::path::Path, read: ReadOptions) -> Result<String, 
     Ok(serde_json::to_string(&TraceInfo::of(&trace, format)).unwrap_or_default())
 }
 
-/// Run an experiment grid; returns one JSON object per run: `config`, `workload`, `seed`, then
-/// every metric by its dotted path (null when the summary has no number there).
+/// Run an experiment grid; returns one JSON object per run: `config`, `workload`, `seed`, every
+/// parameter (null where the config has none), then every metric by its dotted path (null when the summary has no number there).
 fn experiment_rows(
     spec: Experiment,
     base: &std::path::Path,
     out: Option<PathBuf>,
     jobs: usize,
 ) -> Result<String, Error> {
-    spec.validate()?;
+    let spec = spec.prepare()?;
     let runs = ssdlab::experiment::expand(&spec, base)?;
     let results = ssdlab::experiment::run_grid(runs, out.as_deref(), jobs, &mut |_, _| {})?;
     if let Some(dir) = &out {
         ssdlab::experiment::write_outputs(&spec, &results, dir, "ssdlab.run_grid(...)")?;
     }
+    let params = spec.param_columns();
     let rows: Vec<serde_json::Value> = results
         .iter()
         .map(|r| {
@@ -189,6 +190,10 @@ fn experiment_rows(
             row.insert("config".into(), r.config_label.clone().into());
             row.insert("workload".into(), r.workload_label.clone().into());
             row.insert("seed".into(), r.seed.into());
+            for p in &params {
+                let v = r.params.get(p).and_then(|v| serde_json::to_value(v).ok());
+                row.insert(p.clone(), v.unwrap_or(serde_json::Value::Null));
+            }
             for m in &spec.metrics {
                 let v = ssdlab::experiment::runner::metric(&r.summary, m);
                 row.insert(m.clone(), v.map_or(serde_json::Value::Null, Into::into));

@@ -260,6 +260,8 @@ fn result(
 ) -> experiment::RunResult {
     experiment::RunResult {
         config_label: config.into(),
+        config_name: config.into(),
+        params: toml::Table::new(),
         workload_label: workload.into(),
         seed,
         key: String::new(),

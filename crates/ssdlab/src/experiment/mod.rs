@@ -5,6 +5,7 @@
 //! `experiments/NAME.toml`, whose `[paper]` table lists the paper's own figures, and the report
 //! puts ours next to them. Plots are drawn by the Python package (`ssdlab.plots`).
 
+pub mod params;
 pub mod report;
 pub mod runner;
 pub mod spec;
@@ -41,7 +42,12 @@ pub fn write_outputs(
     command: &str,
 ) -> Result<(), Error> {
     std::fs::create_dir_all(out).map_err(|err| Error::io(out, err))?;
-    runner::write_csv(&out.join("results.csv"), &e.metrics, results)?;
+    runner::write_csv(
+        &out.join("results.csv"),
+        &e.param_columns(),
+        &e.metrics,
+        results,
+    )?;
     let path = out.join("report.md");
     std::fs::write(&path, report::markdown(e, results, command))
         .map_err(|err| Error::io(&path, err))?;

@@ -4,21 +4,23 @@
 
 use std::fmt::Write;
 
+use super::params::text;
 use super::runner::{metric, RunResult};
-use super::spec::{Best, Chart, ChartKind, Experiment, PaperFigure};
+use super::spec::{Best, Chart, ChartKind, ConfigSpec, Experiment, PaperFigure};
 
-/// Mean of `metric` over the seeds of one (config, workload) cell.
+/// Mean of `metric` over the seeds of one (config, workload) cell; `config` is the config's name
+/// (its label, with its parameters if it has any).
 pub fn cell(results: &[RunResult], config: &str, workload: &str, m: &str) -> Option<f64> {
     let v: Vec<f64> = results
         .iter()
-        .filter(|r| r.config_label == config && r.workload_label == workload)
+        .filter(|r| r.config_name == config && r.workload_label == workload)
         .filter_map(|r| metric(&r.summary, m))
         .collect();
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
-/// `metric` of `config` on `workload` as a paper figure takes it: as a share of the sum of the
-/// figure's `share_of` metrics, if any.
+/// `metric` of `config` on `workload` as a paper figure takes it: per the figure's `per` metric,
+/// or as a share of the sum of its `share_of` metrics, if any.
 fn figure_cell(
     results: &[RunResult],
     f: &PaperFigure,
@@ -26,6 +28,10 @@ fn figure_cell(
     workload: &str,
 ) -> Option<f64> {
     let v = cell(results, config, workload, &f.metric)?;
+    if let Some(per) = &f.per {
+        let d = cell(results, config, workload, per)?;
+        return (d != 0.0).then(|| v / d);
+    }
     if f.share_of.is_empty() {
         return Some(v);
     }
@@ -177,9 +183,11 @@ fn table_header(o: &mut String, first: &str, columns: &[&str]) {
 
 /// A chart's values as a table, in the chart's layout.
 fn chart_table(o: &mut String, e: &Experiment, results: &[RunResult], chart: &Chart) {
-    let configs = e.chart_configs(chart);
+    let names: Vec<String> = e.chart_configs(chart).iter().map(|c| c.name()).collect();
+    let configs: Vec<&str> = names.iter().map(String::as_str).collect();
     let dash = || "—".to_string();
     match chart.kind {
+        ChartKind::Lines => lines_table(o, e, results, chart),
         ChartKind::Bars => {
             let m = &chart.metrics[0];
             table_header(o, "workload", &configs);
@@ -255,6 +263,101 @@ fn chart_table(o: &mut String, e: &Experiment, results: &[RunResult], chart: &Ch
     }
 }
 
+/// One line of a `lines` chart: its title and its configs, ordered by their x value.
+pub struct Line<'a> {
+    pub title: String,
+    pub workload: &'a str,
+    pub points: Vec<(f64, &'a ConfigSpec)>,
+}
+
+/// A `lines` chart's lines: one per workload, or per value of `series` (per workload and value
+/// with several workloads), in the order their configs come; each ordered by x.
+pub fn lines<'a>(e: &'a Experiment, chart: &'a Chart) -> Vec<Line<'a>> {
+    let x = chart.x.as_deref().unwrap_or_default();
+    let mut out: Vec<Line> = Vec::new();
+    for w in &e.workloads {
+        for c in e.chart_configs(chart) {
+            let at = match c.params.get(x) {
+                Some(toml::Value::Integer(v)) => *v as f64,
+                Some(toml::Value::Float(v)) => *v,
+                _ => continue,
+            };
+            let series = chart.series.as_ref().map(|s| match c.params.get(s) {
+                Some(v) => format!("{s}={}", text(v)),
+                None => format!("{s} none"),
+            });
+            let title = match (series, e.workloads.len()) {
+                (None, _) => w.label.clone(),
+                (Some(s), 1) => s,
+                (Some(s), _) => format!("{} {s}", w.label),
+            };
+            match out.iter_mut().find(|l| l.title == title) {
+                Some(l) => l.points.push((at, c)),
+                None => out.push(Line {
+                    title,
+                    workload: &w.label,
+                    points: vec![(at, c)],
+                }),
+            }
+        }
+    }
+    for l in &mut out {
+        l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    out
+}
+
+/// A point of a `lines` chart: the metric, divided by `normalized_to`'s on the same workload.
+pub fn line_value(
+    results: &[RunResult],
+    chart: &Chart,
+    config: &ConfigSpec,
+    workload: &str,
+) -> Option<f64> {
+    let v = cell(results, &config.name(), workload, &chart.metrics[0])?;
+    match &chart.normalized_to {
+        Some(n) => {
+            let b = cell(results, n, workload, &chart.metrics[0])?;
+            (b != 0.0).then(|| v / b)
+        }
+        None => Some(v),
+    }
+}
+
+/// A `lines` chart as a table: a row per line, a column per x value.
+fn lines_table(o: &mut String, e: &Experiment, results: &[RunResult], chart: &Chart) {
+    let x = chart.x.as_deref().unwrap_or_default();
+    let all = lines(e, chart);
+    let mut xs: Vec<f64> = all
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let columns: Vec<String> = xs.iter().map(|v| format!("{x} = {}", num(*v))).collect();
+    let first = match &chart.normalized_to {
+        Some(n) => format!("{} / {n}", chart.metrics[0]),
+        None => chart.metrics[0].clone(),
+    };
+    table_header(
+        o,
+        &first,
+        &columns.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    for l in &all {
+        let _ = write!(o, "| {} |", l.title);
+        for at in &xs {
+            let v = l
+                .points
+                .iter()
+                .find(|p| p.0 == *at)
+                .and_then(|p| line_value(results, chart, p.1, l.workload));
+            let _ = write!(o, " {} |", v.map_or("—".into(), num));
+        }
+        o.push('\n');
+    }
+}
+
 pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "# {}\n", e.name);
@@ -286,6 +389,9 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
             let mut what = f.metric.clone();
             if !f.share_of.is_empty() {
                 what = format!("{what} share of ({})", f.share_of.join(" + "));
+            }
+            if let Some(per) = &f.per {
+                what = format!("{what} per {per}");
             }
             if let Some(n) = &f.normalized_to {
                 what = format!("{what} / {n}");
@@ -319,7 +425,12 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
             o,
             "## Figures\n\nMeans over seeds, divided by each config's baseline on the same \
              workload (absolute metrics as they are); **average** is the mean over the workloads, \
-             as the papers' AVG bars. Breakdowns give each part's share of their sum.\n"
+             as the papers' AVG bars. Breakdowns give each part's share of their sum.{}\n",
+            match e.charts.iter().any(|c| c.kind == ChartKind::Lines) {
+                true =>
+                    " Lines give a metric against a parameter, as it is or divided by one config's.",
+                false => "",
+            }
         );
         for chart in &e.charts {
             let title = if chart.title.is_empty() {
@@ -333,24 +444,49 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
         }
     }
     let _ = writeln!(o, "## Results (mean over seeds)\n");
-    let labels: Vec<&str> = e.configs.iter().map(|c| c.label.as_str()).collect();
+    let names: Vec<String> = e.configs.iter().map(|c| c.name()).collect();
+    let labels: Vec<&str> = names.iter().map(String::as_str).collect();
+    let params = e.param_columns();
+    // A value with its ratio to the config's baseline, if it has one.
+    let value = |c: &str, w: &str, m: &str| {
+        let v = cell(results, c, w, m);
+        let base = e
+            .baseline_of(c)
+            .filter(|b| *b != c)
+            .and_then(|b| cell(results, b, w, m));
+        match (v, base) {
+            (Some(v), Some(b)) if b != 0.0 => format!("{} ({}×)", num(v), num(v / b)),
+            (Some(v), _) => num(v),
+            (None, _) => "—".into(),
+        }
+    };
     for m in &e.metrics {
         let _ = writeln!(o, "### `{m}`\n");
+        if !params.is_empty() {
+            // Configs with parameters are many (a sweep's points): a row each, with its
+            // parameters, and a column per workload.
+            let mut columns: Vec<&str> = params.iter().map(String::as_str).collect();
+            columns.extend(e.workloads.iter().map(|w| w.label.as_str()));
+            table_header(&mut o, "config", &columns);
+            for c in &e.configs {
+                let _ = write!(o, "| {} |", c.label);
+                for p in &params {
+                    let v = c.params.get(p).map_or(String::new(), text);
+                    let _ = write!(o, " {v} |");
+                }
+                for w in &e.workloads {
+                    let _ = write!(o, " {} |", value(&c.name(), &w.label, m));
+                }
+                o.push('\n');
+            }
+            let _ = writeln!(o, "\n![{m}](plots/{}.png)\n", plot_name(m));
+            continue;
+        }
         table_header(&mut o, "workload", &labels);
         for w in &e.workloads {
             let _ = write!(o, "| {} |", w.label);
-            for c in &e.configs {
-                let v = cell(results, &c.label, &w.label, m);
-                let base = e
-                    .baseline_of(&c.label)
-                    .filter(|b| *b != c.label)
-                    .and_then(|b| cell(results, b, &w.label, m));
-                let text = match (v, base) {
-                    (Some(v), Some(b)) if b != 0.0 => format!("{} ({}×)", num(v), num(v / b)),
-                    (Some(v), _) => num(v),
-                    (None, _) => "—".into(),
-                };
-                let _ = write!(o, " {text} |");
+            for c in &labels {
+                let _ = write!(o, " {} |", value(c, &w.label, m));
             }
             o.push('\n');
         }
@@ -364,7 +500,7 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
         }
         let _ = writeln!(o, "\n![{m}](plots/{}.png)\n", plot_name(m));
     }
-    if e.configs.iter().any(|c| e.baseline_of(&c.label).is_some()) {
+    if e.configs.iter().any(|c| e.baseline_of(&c.name()).is_some()) {
         let _ = writeln!(
             o,
             "Ratios in parentheses are to the config's baseline ({}) on the same workload; the \
@@ -393,7 +529,7 @@ fn baselines(e: &Experiment) -> String {
         .iter()
         .filter_map(|c| {
             let b = c.baseline.as_deref()?;
-            (b != c.label).then(|| format!("`{b}` for `{}`", c.label))
+            (b != c.name()).then(|| format!("`{b}` for `{}`", c.name()))
         })
         .collect();
     match (&e.baseline, own.is_empty()) {

@@ -17,6 +17,10 @@ use crate::sim::RunOptions;
 /// One run of the grid, resolved.
 pub struct Run {
     pub config_label: String,
+    /// The config's name: its label, with its parameters if it has any.
+    pub config_name: String,
+    /// The config's parameters (columns of results.csv).
+    pub params: toml::Table,
     pub workload_label: String,
     pub seed: u64,
     pub config: Config,
@@ -28,6 +32,8 @@ pub struct Run {
 /// A finished run.
 pub struct RunResult {
     pub config_label: String,
+    pub config_name: String,
+    pub params: toml::Table,
     pub workload_label: String,
     pub seed: u64,
     pub key: String,
@@ -44,9 +50,11 @@ pub fn expand(e: &Experiment, base: &Path) -> Result<Vec<Run>, Error> {
         for w in &e.workloads {
             for &seed in &e.seeds {
                 let config = c.resolve(w, seed, base)?;
-                let key = run_key(&config, &c.label, &w.label, seed)?;
+                let key = run_key(&config, &c.label, &c.params, &w.label, seed)?;
                 runs.push(Run {
                     config_label: c.label.clone(),
+                    config_name: c.name(),
+                    params: c.params.clone(),
                     workload_label: w.label.clone(),
                     seed,
                     config,
@@ -58,7 +66,13 @@ pub fn expand(e: &Experiment, base: &Path) -> Result<Vec<Run>, Error> {
     Ok(runs)
 }
 
-fn run_key(config: &Config, label: &str, workload: &str, seed: u64) -> Result<String, Error> {
+fn run_key(
+    config: &Config,
+    label: &str,
+    params: &toml::Table,
+    workload: &str,
+    seed: u64,
+) -> Result<String, Error> {
     let mut c = config.to_json();
     // Trace files count by content, not path: a moved checkout still hits its cache, an edited
     // trace does not.
@@ -70,10 +84,15 @@ fn run_key(config: &Config, label: &str, workload: &str, seed: u64) -> Result<St
             }
         }
     }
-    let identity = json!({
+    let mut identity = json!({
         "config": c, "config_label": label, "workload": workload, "seed": seed,
         "version": crate::VERSION,
     });
+    // Parameters tell apart configs that share a label; without them the key is as it was, so
+    // earlier results stay cached.
+    if !params.is_empty() {
+        identity["params"] = json!(params);
+    }
     Ok(format!(
         "{:x}",
         Sha256::digest(identity.to_string().as_bytes())
@@ -84,7 +103,7 @@ fn run_key(config: &Config, label: &str, workload: &str, seed: u64) -> Result<St
 pub fn run_file(out: &Path, r: &Run) -> PathBuf {
     out.join("runs").join(format!(
         "{}--{}--seed{}.json",
-        r.config_label, r.workload_label, r.seed
+        r.config_name, r.workload_label, r.seed
     ))
 }
 
@@ -132,7 +151,7 @@ pub fn run_grid(
                         slot.get_or_insert(Error::InRun {
                             run: format!(
                                 "{} × {} (seed {})",
-                                r.config_label, r.workload_label, r.seed
+                                r.config_name, r.workload_label, r.seed
                             ),
                             source: Box::new(e),
                         });
@@ -144,10 +163,19 @@ pub fn run_grid(
         for (i, summary) in rx {
             let r = &runs[i];
             if let Some(dir) = out {
-                let record = json!({
-                    "key": r.key, "config_label": r.config_label, "workload": r.workload_label,
-                    "seed": r.seed, "version": crate::VERSION, "summary": summary,
+                let mut record = json!({
+                    "key": r.key, "config_label": r.config_label,
                 });
+                if !r.params.is_empty() {
+                    record["params"] = json!(r.params);
+                }
+                let rest = json!({
+                    "workload": r.workload_label, "seed": r.seed, "version": crate::VERSION,
+                    "summary": summary,
+                });
+                if let (Some(m), Value::Object(rest)) = (record.as_object_mut(), rest) {
+                    m.extend(rest);
+                }
                 let path = run_file(dir, r);
                 let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
                 if let Err(e) = std::fs::write(&path, text) {
@@ -169,6 +197,8 @@ pub fn run_grid(
 fn finished(r: &Run, summary: Value, cached: bool) -> RunResult {
     RunResult {
         config_label: r.config_label.clone(),
+        config_name: r.config_name.clone(),
+        params: r.params.clone(),
         workload_label: r.workload_label.clone(),
         seed: r.seed,
         key: r.key.clone(),
@@ -191,11 +221,18 @@ pub fn metric(summary: &Value, path: &str) -> Option<f64> {
         .and_then(Value::as_f64)
 }
 
-/// `results.csv`: one row per run — `config`, `workload`, `seed`, then one column per metric.
-pub fn write_csv(path: &Path, metrics: &[String], results: &[RunResult]) -> Result<(), Error> {
+/// `results.csv`: one row per run — `config` (the label), `workload`, `seed`, one column per
+/// parameter (`params`, empty where a config has none of that name), then one per metric.
+pub fn write_csv(
+    path: &Path,
+    params: &[String],
+    metrics: &[String],
+    results: &[RunResult],
+) -> Result<(), Error> {
     let io = |e: csv::Error| Error::io(path, e.into());
     let mut w = csv::Writer::from_path(path).map_err(io)?;
     let mut header = vec!["config".to_string(), "workload".into(), "seed".into()];
+    header.extend(params.iter().cloned());
     header.extend(metrics.iter().cloned());
     w.write_record(&header).map_err(io)?;
     for r in results {
@@ -205,6 +242,11 @@ pub fn write_csv(path: &Path, metrics: &[String], results: &[RunResult]) -> Resu
             r.seed.to_string(),
         ];
         row.extend(
+            params
+                .iter()
+                .map(|p| r.params.get(p).map_or(String::new(), super::params::text)),
+        );
+        row.extend(
             metrics
                 .iter()
                 .map(|m| metric(&r.summary, m).map_or(String::new(), |x| x.to_string())),
@@ -212,4 +254,95 @@ pub fn write_csv(path: &Path, metrics: &[String], results: &[RunResult]) -> Resu
         w.write_record(&row).map_err(io)?;
     }
     w.flush().map_err(|e| Error::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = "name = \"e\"\nmetrics = [\"iops\", \"gc.invocations\"]\n\
+        [[configs]]\nlabel = \"Baseline\"\nparams = { share = 0.0 }\n\
+        sweep = [{ param = \"pcm\", key = \"timing.pcm.set\", values = [\"pcm1\", \"pcm5\"] }]\n\
+        [[configs]]\nlabel = \"ROSA\"\nset = { \"ftl.level1_gc.policy\" = \"read_intensity\" }\n\
+        sweep = [{ param = \"share\", key = \"ftl.level1_gc.budget_share\", values = [0.04, 0.2] },\n\
+                 { param = \"pcm\", key = \"timing.pcm.set\", values = [\"pcm1\", \"pcm5\"] }]\n\
+        [[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n";
+
+    fn runs() -> (Experiment, Vec<Run>) {
+        let e: Experiment = toml::from_str(SPEC).expect("experiment");
+        let e = e.prepare().expect("valid");
+        // The rosa preset has PCM, which level 1 needs.
+        let mut e2 = e.clone();
+        for c in &mut e2.configs {
+            c.preset = "rosa".into();
+        }
+        let runs = expand(&e2, Path::new(".")).expect("resolves");
+        (e2, runs)
+    }
+
+    #[test]
+    fn configs_that_share_a_label_get_their_own_files_and_keys() {
+        let (_, runs) = runs();
+        assert_eq!(runs.len(), 6);
+        let files: Vec<PathBuf> = runs.iter().map(|r| run_file(Path::new("o"), r)).collect();
+        assert_eq!(
+            files[2],
+            Path::new("o/runs/ROSA[pcm=pcm1,share=0.04]--w--seed1.json")
+        );
+        for (i, r) in runs.iter().enumerate() {
+            assert!(!files[..i].contains(&files[i]), "{}", files[i].display());
+            assert!(
+                !runs[..i].iter().any(|o| o.key == r.key),
+                "{}",
+                r.config_name
+            );
+        }
+        // The sweep's value reached the config.
+        let set = |r: &Run| r.config.timing.pcm.as_ref().and_then(|p| p.set.clone());
+        assert_eq!(set(&runs[1]).as_deref(), Some("pcm5"));
+    }
+
+    #[test]
+    fn parameters_enter_the_key_only_when_there_are_some() {
+        let (_, runs) = runs();
+        let r = &runs[0];
+        let with = run_key(&r.config, &r.config_label, &r.params, "w", 1).unwrap();
+        let without = run_key(&r.config, &r.config_label, &toml::Table::new(), "w", 1).unwrap();
+        assert_ne!(with, without);
+        // Without parameters, the key is the one earlier versions wrote (their caches hold).
+        let identity = json!({
+            "config": r.config.to_json(), "config_label": r.config_label, "workload": "w",
+            "seed": 1, "version": crate::VERSION,
+        });
+        let old = format!("{:x}", Sha256::digest(identity.to_string().as_bytes()));
+        assert_eq!(without, old);
+    }
+
+    #[test]
+    fn parameters_become_columns_of_results_csv() {
+        let (e, runs) = runs();
+        let results: Vec<RunResult> = runs
+            .iter()
+            .map(|r| finished(r, json!({"iops": 2.5, "gc": {"invocations": 0}}), false))
+            .collect();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("results.csv");
+        write_csv(&path, &e.param_columns(), &e.metrics, &results).expect("written");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "config,workload,seed,pcm,share,iops,gc.invocations"
+        );
+        assert_eq!(lines[1], "Baseline,w,1,pcm1,0,2.5,0");
+        assert_eq!(lines[6], "ROSA,w,1,pcm5,0.2,2.5,0");
+        // Rows are unique by (config, workload, seed, parameters).
+        let mut rows: Vec<&str> = lines[1..]
+            .iter()
+            .map(|l| l.rsplitn(3, ',').last().unwrap())
+            .collect();
+        rows.sort();
+        rows.dedup();
+        assert_eq!(rows.len(), 6);
+    }
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::params::{self, Sweep};
 use crate::config::{Config, ReplayMode};
 use crate::error::Error;
 use crate::trace::{BlkparseEvent, ColumnsSpec, TraceFormat};
@@ -19,7 +20,8 @@ pub struct Experiment {
     pub metrics: Vec<String>,
     #[serde(default = "default_seeds")]
     pub seeds: Vec<u64>,
-    /// The config label the bar charts (and normalized paper figures) divide by.
+    /// The config the bar charts (and normalized paper figures) divide by: its label, or its
+    /// name (`label[a=1,b=x]`) if it has parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
     /// Metrics whose bar charts show their values as they are, not divided by the baseline's
@@ -58,6 +60,18 @@ pub struct ConfigSpec {
     /// sweep with one baseline per point, e.g. per channel count).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// Named parameters (`{ migration_share = 0.04 }`): columns of results.csv, telling apart
+    /// configs that share a label (docs/experiments.md, "Parameters and sweeps").
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub params: toml::Table,
+    /// Parameters swept over values, each value written to a config key: the config stands for
+    /// the cross product of the sweeps' values. Expanded when the experiment is read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweep: Vec<Sweep>,
+    /// The config's name when it has parameters (`label[a=1,b=x]`), written into
+    /// experiment.json for the plots; never read.
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 fn default_preset() -> String {
@@ -112,9 +126,28 @@ pub struct Chart {
     pub kind: ChartKind,
     /// Each one of the experiment's `metrics`; a `bars` chart has exactly one.
     pub metrics: Vec<String>,
-    /// The configs drawn, in this order (default: all).
+    /// The configs drawn, in this order (default: all): each a config's name, or a label that
+    /// stands for every config with that label.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub configs: Vec<String>,
+    /// `lines`: the parameter on the x axis (numeric).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<String>,
+    /// `lines`: the parameter with one line per value (default: one line per workload; with a
+    /// parameter and several workloads, one per workload and value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<String>,
+    /// `lines`: only the configs whose parameters have these values.
+    #[serde(
+        default,
+        rename = "where",
+        skip_serializing_if = "toml::Table::is_empty"
+    )]
+    pub where_: toml::Table,
+    /// `lines`: the config every value is divided by, on the same workload (a paper's
+    /// "normalized to pcm5 at 0%").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalized_to: Option<String>,
 }
 
 /// How a chart lays out its values.
@@ -129,6 +162,9 @@ pub enum ChartKind {
     Stacked,
     /// Several metrics averaged over the workloads: a group per config, a bar per metric.
     Average,
+    /// One metric against a parameter (`x`): a line per value of another (`series`) or per
+    /// workload, as the values are or divided by one config's (`normalized_to`).
+    Lines,
 }
 
 /// The paper's figures, for the reproduction report.
@@ -146,12 +182,16 @@ pub struct Paper {
 
 /// One number of the paper: `metric` of `config` on `workload`, or over all workloads (the best,
 /// by `best`, for "up to" claims; the mean with `average`). On each workload the value is the
-/// metric, as a share of the sum of `share_of` if given, divided by the same of `normalized_to`
+/// metric, per `per` or as a share of the sum of `share_of` if given, divided by the same of `normalized_to`
 /// if given, minus the same of `minus` if given.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PaperFigure {
     pub metric: String,
+    /// The metric divided by this metric of the same config and workload (a time per
+    /// invocation: `busy_ns` per `invocations`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<String>,
     pub config: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<String>,
@@ -198,12 +238,30 @@ impl Experiment {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         let e: Experiment =
             toml::from_str(&text).map_err(|e| Error::toml(&path.display().to_string(), e))?;
-        e.validate()?;
-        Ok(e)
+        e.prepare()
     }
 
-    /// Check labels and references; errors name the key.
+    /// The experiment as it runs: every config with sweeps replaced by its points, then checked.
+    pub fn prepare(mut self) -> Result<Experiment, Error> {
+        self.configs = params::expand(std::mem::take(&mut self.configs), &self.metrics)?;
+        for c in &mut self.configs {
+            c.name = (!c.params.is_empty()).then(|| c.name());
+        }
+        self.check()?;
+        Ok(self)
+    }
+
+    /// Check labels, parameters and references; errors name the key.
     pub fn validate(&self) -> Result<(), Error> {
+        self.clone().prepare().map(drop)
+    }
+
+    /// The parameter names, in the order of their columns in results.csv.
+    pub fn param_columns(&self) -> Vec<String> {
+        params::columns(&self.configs)
+    }
+
+    fn check(&self) -> Result<(), Error> {
         let nonempty = |key: &str, n: usize| {
             if n == 0 {
                 Err(Error::config(key, "must not be empty"))
@@ -232,15 +290,20 @@ impl Experiment {
             }
             Ok(())
         };
-        unique(
-            "configs",
-            self.configs.iter().map(|c| c.label.as_str()).collect(),
-        )?;
+        // Configs that share a label are told apart by their parameters (params::expand).
+        for (i, c) in self.configs.iter().enumerate() {
+            if c.label.is_empty() || c.label.contains(['/', '\\', '[', ']']) {
+                return Err(Error::config(
+                    &format!("configs[{i}].label"),
+                    "must be a non-empty name without slashes or brackets",
+                ));
+            }
+        }
         unique(
             "workloads",
             self.workloads.iter().map(|w| w.label.as_str()).collect(),
         )?;
-        let is_config = |l: &str| self.configs.iter().any(|c| c.label == l);
+        let is_config = |l: &str| self.configs.iter().any(|c| c.name() == l);
         if let Some(b) = &self.baseline {
             if !is_config(b) {
                 return Err(Error::config(
@@ -254,7 +317,7 @@ impl Experiment {
                 if !is_config(b) {
                     return Err(Error::config(
                         &format!("configs[{i}].baseline"),
-                        format!("no config is labelled `{b}`"),
+                        format!("no config is named `{b}`"),
                     ));
                 }
             }
@@ -304,6 +367,15 @@ impl Experiment {
                         "metric names must not be empty",
                     ));
                 }
+                if f.per.is_some() && !f.share_of.is_empty() {
+                    return Err(Error::config(
+                        &key("per"),
+                        "a figure is a metric per another or a share of several, not both",
+                    ));
+                }
+                if f.per.as_deref() == Some("") {
+                    return Err(Error::config(&key("per"), "must name a metric"));
+                }
                 if f.average && f.workload.is_some() {
                     return Err(Error::config(
                         &key("average"),
@@ -337,22 +409,39 @@ impl Experiment {
 }
 
 impl Experiment {
-    /// The config `label`'s ratios are to: its own `baseline`, else the experiment's.
-    pub fn baseline_of(&self, label: &str) -> Option<&str> {
+    /// The config named `name`'s ratios are to: its own `baseline`, else the experiment's.
+    pub fn baseline_of(&self, name: &str) -> Option<&str> {
         self.configs
             .iter()
-            .find(|c| c.label == label)
+            .find(|c| c.name() == name)
             .and_then(|c| c.baseline.as_deref())
             .or(self.baseline.as_deref())
     }
 
-    /// The configs a chart draws, in order.
-    pub fn chart_configs<'a>(&'a self, chart: &'a Chart) -> Vec<&'a str> {
-        if chart.configs.is_empty() {
-            self.configs.iter().map(|c| c.label.as_str()).collect()
+    /// The configs a chart draws, in order: each entry of its `configs` a name, or a label
+    /// standing for the configs that carry it (in the experiment's order), with a `lines` chart's
+    /// `where` applied.
+    pub fn chart_configs<'a>(&'a self, chart: &'a Chart) -> Vec<&'a ConfigSpec> {
+        let chosen: Vec<&ConfigSpec> = if chart.configs.is_empty() {
+            self.configs.iter().collect()
         } else {
-            chart.configs.iter().map(String::as_str).collect()
-        }
+            chart
+                .configs
+                .iter()
+                .flat_map(|want| {
+                    let named: Vec<&ConfigSpec> =
+                        self.configs.iter().filter(|c| &c.name() == want).collect();
+                    match named.is_empty() {
+                        true => self.configs.iter().filter(|c| &c.label == want).collect(),
+                        false => named,
+                    }
+                })
+                .collect()
+        };
+        chosen
+            .into_iter()
+            .filter(|c| chart.where_.iter().all(|(k, v)| c.params.get(k) == Some(v)))
+            .collect()
     }
 
     fn validate_charts(&self) -> Result<(), Error> {
@@ -376,11 +465,12 @@ impl Experiment {
                 ));
             }
             let wanted = match c.kind {
-                ChartKind::Bars => (1, "exactly one metric"),
+                ChartKind::Bars | ChartKind::Lines => (1, "exactly one metric"),
                 ChartKind::Stacked => (2, "at least two metrics (the parts of a breakdown)"),
                 ChartKind::Average => (1, "at least one metric"),
             };
-            if c.metrics.len() < wanted.0 || (c.kind == ChartKind::Bars && c.metrics.len() > 1) {
+            let one = matches!(c.kind, ChartKind::Bars | ChartKind::Lines);
+            if c.metrics.len() < wanted.0 || (one && c.metrics.len() > 1) {
                 return Err(Error::config(
                     &key("metrics"),
                     format!("needs {}", wanted.1),
@@ -395,19 +485,116 @@ impl Experiment {
                 }
             }
             for (j, l) in c.configs.iter().enumerate() {
-                if !self.configs.iter().any(|x| &x.label == l) || c.configs[..j].contains(l) {
+                if !self.configs.iter().any(|x| &x.name() == l || &x.label == l)
+                    || c.configs[..j].contains(l)
+                {
                     return Err(Error::config(
                         &format!("charts[{i}].configs[{j}]"),
-                        format!("`{l}` is not a config, or is listed twice"),
+                        format!("`{l}` is not a config's name or label, or is listed twice"),
                     ));
                 }
             }
+            self.validate_lines(i, c)?;
+        }
+        Ok(())
+    }
+
+    /// A `lines` chart's parameters name parameters, its configs have one value per line and x,
+    /// and its `normalized_to` is a config; other kinds take none of them.
+    fn validate_lines(&self, i: usize, c: &Chart) -> Result<(), Error> {
+        let key = |k: &str| format!("charts[{i}].{k}");
+        if c.kind != ChartKind::Lines {
+            let given = [
+                ("x", c.x.is_some()),
+                ("series", c.series.is_some()),
+                ("where", !c.where_.is_empty()),
+                ("normalized_to", c.normalized_to.is_some()),
+            ];
+            if let Some((k, _)) = given.iter().find(|(_, on)| *on) {
+                return Err(Error::config(&key(k), "only a `lines` chart takes it"));
+            }
+            return Ok(());
+        }
+        let columns = self.param_columns();
+        let is_param = |k: &str, p: &str| {
+            if columns.iter().any(|c| c == p) {
+                Ok(())
+            } else {
+                Err(Error::config(
+                    &key(k),
+                    format!("`{p}` is not a parameter of any config"),
+                ))
+            }
+        };
+        let Some(x) = &c.x else {
+            return Err(Error::config(
+                &key("x"),
+                "a `lines` chart needs the parameter of its x axis",
+            ));
+        };
+        is_param("x", x)?;
+        if let Some(s) = &c.series {
+            is_param("series", s)?;
+            if s == x {
+                return Err(Error::config(&key("series"), "is the x axis's parameter"));
+            }
+        }
+        for k in c.where_.keys() {
+            is_param(&format!("where.{k}"), k)?;
+        }
+        if let Some(n) = &c.normalized_to {
+            if !self.configs.iter().any(|x| &x.name() == n) {
+                return Err(Error::config(
+                    &key("normalized_to"),
+                    format!("no config is named `{n}`"),
+                ));
+            }
+        }
+        let drawn = self.chart_configs(c);
+        if drawn.is_empty() {
+            return Err(Error::config(&key("where"), "leaves no config to draw"));
+        }
+        let mut seen: Vec<(&ConfigSpec, Option<&toml::Value>, f64)> = Vec::new();
+        for p in drawn {
+            let at = match p.params.get(x) {
+                Some(toml::Value::Integer(v)) => *v as f64,
+                Some(toml::Value::Float(v)) => *v,
+                other => {
+                    return Err(Error::config(
+                        &key("x"),
+                        format!(
+                            "`{}` has {} for `{x}`: every config drawn needs a number there",
+                            p.name(),
+                            other.map_or("no value".into(), |v| format!("`{v}`"))
+                        ),
+                    ))
+                }
+            };
+            let line = c.series.as_ref().and_then(|s| p.params.get(s));
+            if let Some((o, ..)) = seen.iter().find(|(_, l, a)| *l == line && *a == at) {
+                return Err(Error::config(
+                    &key("configs"),
+                    format!(
+                        "`{}` and `{}` are the same point of the same line: narrow the chart \
+                         with `configs` or `where`, or give it a `series`",
+                        o.name(),
+                        p.name()
+                    ),
+                ));
+            }
+            seen.push((p, line, at));
         }
         Ok(())
     }
 }
 
 impl ConfigSpec {
+    /// The config's name: its label, followed by its parameters if it has any
+    /// (`ROSA[migration_share=0.04,pcm_params=pcm3]`).
+    pub fn name(&self) -> String {
+        params::point_name(&self.label, &self.params)
+    }
+
     /// The resolved config of this column with `workload` as its only flow. `base` is the
     /// experiment file's folder (relative paths start there).
     pub fn resolve(
@@ -472,7 +659,8 @@ impl ConfigSpec {
         Config::resolve(&self.preset, file.as_deref(), &sets).map_err(|e| Error::Toml {
             origin: format!(
                 "experiment: config `{}` × workload `{}`",
-                self.label, workload.label
+                self.name(),
+                workload.label
             ),
             message: e.to_string(),
         })

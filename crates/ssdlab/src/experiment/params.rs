@@ -1,0 +1,352 @@
+//! Named parameters of a config: values that say where a config sits in a sweep (`migration_share
+//! = 0.04`, `pcm_params = "pcm3"`), written as columns of `results.csv` beside its label, so that
+//! several configs may share a label (the paper's scheme name) and differ by their parameters.
+//! A `sweep` declares a parameter's values and the config key each sets; a config with sweeps
+//! stands for the cross product of their values (the first sweep outermost), each point a config
+//! of its own with the parameters and the overrides of its values.
+
+use serde::{Deserialize, Serialize};
+
+use super::spec::ConfigSpec;
+use crate::error::Error;
+
+/// One swept parameter of a config: its name (a column of `results.csv`), the config key its
+/// value is written to (as `set` gives it), and its values in order.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    pub param: String,
+    pub key: String,
+    pub values: Vec<toml::Value>,
+}
+
+/// Columns of `results.csv` before the parameters; a parameter may not take their names.
+const FIXED_COLUMNS: [&str; 3] = ["config", "workload", "seed"];
+
+/// A parameter's value as it is written into `results.csv` and a config's name: a string as it
+/// is, a number as Rust prints it (the shortest text that reads back the same value).
+pub fn text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The name of a config with parameters, `label[a=1,b=x]` (the parameters in name order), by
+/// which charts, baselines and paper figures refer to it and its runs are filed; its label alone
+/// without parameters.
+pub fn point_name(label: &str, params: &toml::Table) -> String {
+    if params.is_empty() {
+        return label.to_string();
+    }
+    let list: Vec<String> = params
+        .iter()
+        .map(|(k, v)| format!("{k}={}", text(v)))
+        .collect();
+    format!("{label}[{}]", list.join(","))
+}
+
+/// The parameter names of the configs, in order of first appearance (each config's in name
+/// order): the columns `results.csv` gives them.
+pub fn columns(configs: &[ConfigSpec]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for c in configs {
+        for k in c.params.keys() {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Replace every config that has sweeps by its points; check names and values. Errors name the
+/// key as written (`configs[1].sweep[0].values[2]`).
+pub fn expand(configs: Vec<ConfigSpec>, metrics: &[String]) -> Result<Vec<ConfigSpec>, Error> {
+    let mut points: Vec<(usize, ConfigSpec)> = Vec::new();
+    for (i, c) in configs.into_iter().enumerate() {
+        let at = |k: &str| format!("configs[{i}].{k}");
+        for (k, v) in &c.params {
+            check_name(&at(&format!("params.{k}")), k, metrics)?;
+            check_value(&at(&format!("params.{k}")), v)?;
+        }
+        for (j, s) in c.sweep.iter().enumerate() {
+            let key = |k: &str| at(&format!("sweep[{j}].{k}"));
+            check_name(&key("param"), &s.param, metrics)?;
+            if c.params.contains_key(&s.param) || c.sweep[..j].iter().any(|o| o.param == s.param) {
+                return Err(Error::config(
+                    &key("param"),
+                    format!("`{}` is already a parameter of this config", s.param),
+                ));
+            }
+            if s.key.is_empty() {
+                return Err(Error::config(&key("key"), "must name a config key"));
+            }
+            // The sweep's value would be overwritten by the config's own, or overwrite it.
+            if c.set.contains_key(&s.key) || c.sweep[..j].iter().any(|o| o.key == s.key) {
+                return Err(Error::config(
+                    &key("key"),
+                    format!(
+                        "`{}` is also set by this config's `set` or another sweep",
+                        s.key
+                    ),
+                ));
+            }
+            if s.values.is_empty() {
+                return Err(Error::config(&key("values"), "must not be empty"));
+            }
+            for (n, v) in s.values.iter().enumerate() {
+                check_value(&key(&format!("values[{n}]")), v)?;
+                if s.values[..n].contains(v) {
+                    return Err(Error::config(
+                        &key(&format!("values[{n}]")),
+                        format!("`{}` is listed twice", text(v)),
+                    ));
+                }
+            }
+        }
+        let mut expanded = vec![ConfigSpec {
+            sweep: Vec::new(),
+            ..c.clone()
+        }];
+        for s in &c.sweep {
+            expanded = expanded
+                .into_iter()
+                .flat_map(|p| {
+                    s.values.iter().map(move |v| {
+                        let mut q = p.clone();
+                        q.params.insert(s.param.clone(), v.clone());
+                        q.set.insert(s.key.clone(), v.clone());
+                        q
+                    })
+                })
+                .collect();
+        }
+        for p in expanded {
+            if let Some((first, _)) = points
+                .iter()
+                .find(|(_, o)| o.label == p.label && o.params == p.params)
+            {
+                let what = match p.params.is_empty() {
+                    true => format!("`{}` is used twice", p.label),
+                    false => format!(
+                        "`{}` is also configs[{first}]'s: configs that share a label need \
+                         parameters that tell them apart",
+                        p.name()
+                    ),
+                };
+                return Err(Error::config(&at("label"), what));
+            }
+            points.push((i, p));
+        }
+    }
+    Ok(points.into_iter().map(|(_, p)| p).collect())
+}
+
+/// A parameter name: a column of `results.csv` beside the fixed ones and the metrics, and part
+/// of file names.
+fn check_name(key: &str, name: &str, metrics: &[String]) -> Result<(), Error> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(Error::config(
+            key,
+            format!("`{name}`: a parameter name is letters, digits and `_`"),
+        ));
+    }
+    if FIXED_COLUMNS.contains(&name) || metrics.iter().any(|m| m == name) {
+        return Err(Error::config(
+            key,
+            format!("`{name}` is already a column of results.csv"),
+        ));
+    }
+    Ok(())
+}
+
+/// A parameter value: a string, number or boolean that a file name and a CSV cell can hold.
+fn check_value(key: &str, v: &toml::Value) -> Result<(), Error> {
+    let ok = match v {
+        toml::Value::String(s) => {
+            !s.is_empty() && !s.contains(['/', '\\', ',', '=', '[', ']', '"', '\n'])
+        }
+        toml::Value::Integer(_) | toml::Value::Boolean(_) => true,
+        toml::Value::Float(f) => f.is_finite(),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::config(
+            key,
+            format!(
+                "`{v}`: a parameter value is a number, a boolean or a non-empty string without \
+                 / \\ , = [ ] \""
+            ),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::experiment::Experiment;
+
+    const HEAD: &str = "name = \"e\"\nmetrics = [\"iops\"]\n\
+        [[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n";
+
+    fn prepared(configs: &str) -> Result<Experiment, String> {
+        let e: Experiment =
+            toml::from_str(&format!("{HEAD}{configs}")).map_err(|e| e.to_string())?;
+        e.prepare().map_err(|e| e.to_string())
+    }
+
+    const SWEPT: &str = "[[configs]]\nlabel = \"Baseline\"\nparams = { share = 0.0 }\n\
+        sweep = [{ param = \"set\", key = \"timing.pcm.set\", values = [\"pcm1\", \"pcm5\"] }]\n\
+        [[configs]]\nlabel = \"ROSA\"\nset = { \"ftl.level1_gc.policy\" = \"read_intensity\" }\n\
+        sweep = [{ param = \"share\", key = \"ftl.level1_gc.budget_share\", values = [0.04, 0.2] },\n\
+                 { param = \"set\", key = \"timing.pcm.set\", values = [\"pcm1\", \"pcm5\"] }]\n";
+
+    #[test]
+    fn sweeps_expand_into_named_configs_that_share_a_label() {
+        let e = prepared(SWEPT).expect("valid");
+        let names: Vec<String> = e.configs.iter().map(|c| c.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "Baseline[set=pcm1,share=0]",
+                "Baseline[set=pcm5,share=0]",
+                "ROSA[set=pcm1,share=0.04]",
+                "ROSA[set=pcm5,share=0.04]",
+                "ROSA[set=pcm1,share=0.2]",
+                "ROSA[set=pcm5,share=0.2]",
+            ]
+        );
+        // Each point sets its values' keys, beside the config's own overrides.
+        let last = &e.configs[5];
+        assert_eq!(last.set["ftl.level1_gc.budget_share"].as_float(), Some(0.2));
+        assert_eq!(last.set["timing.pcm.set"].as_str(), Some("pcm5"));
+        assert_eq!(
+            last.set["ftl.level1_gc.policy"].as_str(),
+            Some("read_intensity")
+        );
+        assert!(e.configs.iter().all(|c| c.sweep.is_empty()));
+        assert_eq!(last.name.as_deref(), Some("ROSA[set=pcm5,share=0.2]"));
+        assert_eq!(e.param_columns(), ["set", "share"]);
+        // Preparing again (as validate does) changes nothing.
+        let again = e.clone().prepare().expect("valid");
+        assert_eq!(again.configs.len(), 6);
+    }
+
+    #[test]
+    fn configs_without_parameters_keep_their_label_as_name_and_add_no_column() {
+        let e = prepared("[[configs]]\nlabel = \"a\"\n[[configs]]\nlabel = \"b\"\n").unwrap();
+        assert_eq!(e.configs[0].name(), "a");
+        assert!(e.configs[0].name.is_none());
+        assert!(e.param_columns().is_empty());
+        let json = serde_json::to_string(&e).unwrap();
+        assert!(
+            !json.contains("params") && !json.contains("sweep"),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn duplicate_points_and_bad_parameters_are_refused_naming_the_key() {
+        let cases = [
+            // A label used twice without parameters to tell the configs apart.
+            ("[[configs]]\nlabel = \"a\"\n[[configs]]\nlabel = \"a\"\n", "configs[1].label", "used twice"),
+            // Two configs at the same point.
+            (
+                "[[configs]]\nlabel = \"a\"\nparams = { p = 1 }\n[[configs]]\nlabel = \"a\"\nparams = { p = 1 }\n",
+                "configs[1].label",
+                "also configs[0]'s",
+            ),
+            // A sweep repeating a value, or a parameter the config already has.
+            (
+                "[[configs]]\nlabel = \"a\"\nsweep = [{ param = \"p\", key = \"seed\", values = [1, 1] }]\n",
+                "configs[0].sweep[0].values[1]",
+                "listed twice",
+            ),
+            (
+                "[[configs]]\nlabel = \"a\"\nparams = { p = 1 }\nsweep = [{ param = \"p\", key = \"seed\", values = [2] }]\n",
+                "configs[0].sweep[0].param",
+                "already a parameter",
+            ),
+            // A sweep's key also in the config's own overrides.
+            (
+                "[[configs]]\nlabel = \"a\"\nset = { seed = 3 }\nsweep = [{ param = \"p\", key = \"seed\", values = [2] }]\n",
+                "configs[0].sweep[0].key",
+                "also set",
+            ),
+            (
+                "[[configs]]\nlabel = \"a\"\nsweep = [{ param = \"p\", key = \"seed\", values = [] }]\n",
+                "configs[0].sweep[0].values",
+                "must not be empty",
+            ),
+            // Names that are columns already, or not names.
+            ("[[configs]]\nlabel = \"a\"\nparams = { seed = 1 }\n", "configs[0].params.seed", "already a column"),
+            ("[[configs]]\nlabel = \"a\"\nparams = { iops = 1 }\n", "configs[0].params.iops", "already a column"),
+            ("[[configs]]\nlabel = \"a\"\nparams = { \"a b\" = 1 }\n", "configs[0].params.a b", "letters, digits"),
+            // Values a CSV cell and a file name cannot hold plainly.
+            ("[[configs]]\nlabel = \"a\"\nparams = { p = \"x/y\" }\n", "configs[0].params.p", "non-empty string"),
+            ("[[configs]]\nlabel = \"a\"\nparams = { p = [1] }\n", "configs[0].params.p", "a number"),
+        ];
+        for (configs, key, why) in cases {
+            let e = prepared(configs).expect_err(configs);
+            assert!(
+                e.contains(&format!("`{key}`")) && e.contains(why),
+                "{configs}: {e}"
+            );
+        }
+        // An unknown field of a sweep is refused by name.
+        let e = prepared(
+            "[[configs]]\nlabel = \"a\"\nsweep = [{ param = \"p\", keys = \"seed\", values = [1] }]\n",
+        )
+        .expect_err("unknown field");
+        assert!(e.contains("keys"), "{e}");
+    }
+
+    #[test]
+    fn lines_charts_need_a_numeric_x_and_one_config_per_point() {
+        let chart = |extra: &str| {
+            prepared(&format!(
+                "{SWEPT}[[charts]]\nname = \"c\"\nkind = \"lines\"\nmetrics = [\"iops\"]\n{extra}"
+            ))
+        };
+        chart("x = \"share\"\nseries = \"set\"\nnormalized_to = \"Baseline[set=pcm5,share=0]\"\n")
+            .expect("valid");
+        chart("x = \"share\"\nwhere = { set = \"pcm1\" }\n").expect("valid");
+        let refused = [
+            ("", "charts[0].x", "needs the parameter"),
+            ("x = \"set\"\n", "charts[0].x", "needs a number"),
+            ("x = \"nope\"\n", "charts[0].x", "not a parameter"),
+            // Two configs per point of one line: pcm1 and pcm5 at each share.
+            ("x = \"share\"\n", "charts[0].configs", "same point"),
+            (
+                "x = \"share\"\nseries = \"set\"\nnormalized_to = \"ROSA\"\n",
+                "charts[0].normalized_to",
+                "no config",
+            ),
+            (
+                "x = \"share\"\nwhere = { set = \"pcm9\" }\n",
+                "charts[0].where",
+                "no config",
+            ),
+        ];
+        for (extra, key, why) in refused {
+            let e = chart(extra).expect_err(extra);
+            assert!(
+                e.contains(&format!("`{key}`")) && e.contains(why),
+                "{extra}: {e}"
+            );
+        }
+        let e = prepared(&format!(
+            "{SWEPT}[[charts]]\nname = \"c\"\nmetrics = [\"iops\"]\nx = \"share\"\n"
+        ))
+        .expect_err("bars with x");
+        assert!(
+            e.contains("`charts[0].x`") && e.contains("only a `lines` chart"),
+            "{e}"
+        );
+    }
+}
