@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use super::checks::{closed_fraction, fraction, positive};
 use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
+use super::CellMode;
 use crate::error::Error;
+use crate::flash::Medium;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
@@ -40,6 +42,14 @@ pub enum ReadPolicyConfig {
         #[serde(default = "default_fixed_current_share")]
         fixed_current_share: f64,
     },
+    /// Melded pages (melded-pages.txt §2, §2.4): when queued reads want every page of a
+    /// wordline, the wordline is sensed in one command (`timing.<mode>.tr_melded_ns`) and all
+    /// its pages move; any other read is shaped by `pages`.
+    Melded {
+        /// The policy of the reads that are not melded (§2.4: small reads lose with melding).
+        #[serde(default = "default_melded_pages")]
+        pages: Box<ReadPolicyConfig>,
+    },
 }
 
 tagged_table!("policy": ReadPolicyConfig);
@@ -62,12 +72,25 @@ fn default_subpage_tr() -> Vec<u64> {
 fn default_fixed_current_share() -> f64 {
     0.35 / 0.75
 }
+fn default_melded_pages() -> Box<ReadPolicyConfig> {
+    Box::new(ReadPolicyConfig::Full)
+}
 
 /// The policy's parameters, against the page and codeword size it reads: every policy but `full`
 /// reads less than a page, which a page of one codeword cannot.
 impl Needs for ReadPolicyConfig {
     fn needs(&self, d: &Device) -> Result<(), Error> {
         let (page_bytes, codeword_bytes) = (d.page_bytes(), d.geometry.codeword_bytes as u64);
+        if let ReadPolicyConfig::Melded { pages } = self {
+            if let ReadPolicyConfig::Melded { .. } = **pages {
+                return Err(Error::config(
+                    "ftl.read_policy.pages.policy",
+                    "shapes the reads `melded` does not meld, page by page: it cannot be \
+                     `melded` again (use full, dma, partial or subpage)",
+                ));
+            }
+            return melded_needs(d).and_then(|()| pages.needs(d));
+        }
         if page_bytes == codeword_bytes && !matches!(self, ReadPolicyConfig::Full) {
             return Err(Error::config(
                 "ftl.read_policy.policy",
@@ -78,7 +101,9 @@ impl Needs for ReadPolicyConfig {
             ));
         }
         match self {
-            ReadPolicyConfig::Full | ReadPolicyConfig::Dma => Ok(()),
+            ReadPolicyConfig::Full | ReadPolicyConfig::Dma | ReadPolicyConfig::Melded { .. } => {
+                Ok(())
+            }
             ReadPolicyConfig::Partial {
                 unit_kib,
                 tr_reduction,
@@ -136,4 +161,34 @@ impl Needs for ReadPolicyConfig {
             }
         }
     }
+}
+
+/// A melded read senses the pages of one wordline at once: some flash region must hold more
+/// than one bit a cell (an SLC-mode region's wordline is one page), and each multi-level mode in
+/// use must say how long the whole wordline takes to sense.
+fn melded_needs(d: &Device) -> Result<(), Error> {
+    let modes: Vec<CellMode> = (d.geometry.regions.iter())
+        .filter_map(|r| match r.medium {
+            Medium::Flash(mode) if mode.bits_per_cell() > 1 => Some(mode),
+            _ => None,
+        })
+        .collect();
+    if modes.is_empty() {
+        return Err(Error::config(
+            "ftl.read_policy.policy",
+            "`melded` senses every page of a wordline at once, and the device's cells hold one \
+             bit (SLC, or SLC-mode regions only): a wordline is one page, there is nothing to \
+             meld",
+        ));
+    }
+    for mode in modes {
+        if d.config.timing.tr_melded_ns(mode).is_none_or(|ns| ns == 0) {
+            return Err(Error::config(
+                &format!("timing.{}.tr_melded_ns", mode.name()),
+                "is needed by ftl.read_policy `melded`: the time to sense a whole wordline of \
+                 the mode in one command (melded-pages.txt §3.1.1: X + 7Y for TLC)",
+            ));
+        }
+    }
+    Ok(())
 }

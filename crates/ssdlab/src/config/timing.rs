@@ -45,6 +45,10 @@ pub struct MlcTiming {
     pub tprog_lsb_ns: u64,
     pub tprog_msb_ns: u64,
     pub tbers_ns: u64,
+    /// Sensing every page of a wordline in one command (melded read): the read levels of all
+    /// its pages applied once (melded-pages.txt §3.1.1: X + 3Y for MLC's two pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tr_melded_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -57,6 +61,10 @@ pub struct TlcTiming {
     pub tprog_csb_ns: u64,
     pub tprog_msb_ns: u64,
     pub tbers_ns: u64,
+    /// Sensing the LSB, CSB and MSB pages of a wordline in one command (melded read,
+    /// melded-pages.txt §3.1.1: X + 7Y = 166 µs, against X + Y, X + 2Y, X + 4Y for one page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tr_melded_ns: Option<u64>,
 }
 
 impl SlcTiming {
@@ -78,6 +86,9 @@ impl MlcTiming {
             ("tprog_msb_ns", self.tprog_msb_ns),
             ("tbers_ns", self.tbers_ns),
         ]
+        .into_iter()
+        .chain(self.tr_melded_ns.map(|ns| ("tr_melded_ns", ns)))
+        .collect()
     }
 }
 
@@ -92,6 +103,9 @@ impl TlcTiming {
             ("tprog_msb_ns", self.tprog_msb_ns),
             ("tbers_ns", self.tbers_ns),
         ]
+        .into_iter()
+        .chain(self.tr_melded_ns.map(|ns| ("tr_melded_ns", ns)))
+        .collect()
     }
 }
 
@@ -129,5 +143,14 @@ impl TimingConfig {
             positive(&format!("timing.{}.{name}", mode.name()), ns)?;
         }
         Ok(())
+    }
+
+    /// The melded read time of a multi-level cell mode, if given.
+    pub fn tr_melded_ns(&self, mode: CellMode) -> Option<u64> {
+        match mode {
+            CellMode::Slc => None,
+            CellMode::Mlc => self.mlc.as_ref()?.tr_melded_ns,
+            CellMode::Tlc => self.tlc.as_ref()?.tr_melded_ns,
+        }
     }
 }

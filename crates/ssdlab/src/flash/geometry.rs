@@ -42,6 +42,8 @@ pub struct Region {
     pub pages_per_block: u32,
     /// Page type (0 = LSB/SLC, 1 = CSB or MLC MSB, 2 = MSB) of each page index, from the program order.
     pub page_types: Vec<u8>,
+    /// The wordlines of a block under the program order: which pages share one.
+    pub wordlines: Wordlines,
     /// Programs a page may take between erases (partial programming when above 1).
     pub nop: u8,
 }
@@ -179,6 +181,7 @@ impl Geometry {
             blocks_per_plane: blocks,
             pages_per_block: wordlines * mode.bits_per_cell(),
             page_types: page_types(mode, wordlines, g.program_order),
+            wordlines: Wordlines::new(&page_types(mode, wordlines, g.program_order)),
             nop,
         };
         let mut regions = Vec::new();
@@ -207,6 +210,7 @@ impl Geometry {
                 blocks_per_plane: pcm_blocks,
                 pages_per_block: g.pages_per_block,
                 page_types: vec![0; g.pages_per_block as usize],
+                wordlines: Wordlines::new(&vec![0; g.pages_per_block as usize]),
                 nop: 1,
             });
         }
@@ -416,6 +420,69 @@ pub fn page_types(mode: CellMode, wordlines: u32, order: ProgramOrder) -> Vec<u8
     }
 }
 
+/// The wordlines of a block: the pages whose bits one row of cells holds (LSB, CSB, MSB of TLC),
+/// as the program order lays them out. The `n`-th page of a level in program order is on
+/// wordline `n` (one-shot: L0 C0 M0 L1 …; shadow: step k programs L(k), C(k − 1), M(k − 2);
+/// the SimpleSSD order's pairs of pages per level, two strings of one wordline, count as two
+/// wordlines). A wordline lacks a level where the order gives that level fewer pages (the
+/// SimpleSSD formula on a short block).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Wordlines {
+    /// Wordline of each page index.
+    of_page: Vec<u32>,
+    /// Page index of each (wordline, level), `levels` per wordline; `u32::MAX` where absent.
+    pages: Vec<u32>,
+    levels: u32,
+}
+
+impl Wordlines {
+    /// From the page types of a block in program order.
+    pub fn new(page_types: &[u8]) -> Wordlines {
+        let levels = page_types.iter().max().map_or(1, |&t| t as u32 + 1);
+        let mut next = vec![0u32; levels as usize];
+        let mut of_page = Vec::with_capacity(page_types.len());
+        for &t in page_types {
+            of_page.push(next[t as usize]);
+            next[t as usize] += 1;
+        }
+        let count = next.iter().copied().max().unwrap_or(0);
+        let mut pages = vec![u32::MAX; (count * levels) as usize];
+        for (p, (&wl, &t)) in of_page.iter().zip(page_types).enumerate() {
+            pages[(wl * levels + t as u32) as usize] = p as u32;
+        }
+        Wordlines {
+            of_page,
+            pages,
+            levels,
+        }
+    }
+
+    /// The wordline page index `page_in_block` is on.
+    pub fn of_page(&self, page_in_block: u32) -> u32 {
+        self.of_page[page_in_block as usize]
+    }
+
+    /// The page indices on wordline `wordline`, by level (LSB first), those the block has.
+    pub fn pages(&self, wordline: u32) -> impl Iterator<Item = u32> + '_ {
+        let l = self.levels as usize;
+        let start = wordline as usize * l;
+        self.pages[start..start + l]
+            .iter()
+            .copied()
+            .filter(|&p| p != u32::MAX)
+    }
+
+    /// How many pages wordline `wordline` holds.
+    pub fn page_count(&self, wordline: u32) -> u32 {
+        self.pages(wordline).count() as u32
+    }
+
+    /// Pages a wordline holds at most: the bits of the cells (1 in SLC mode and on PCM).
+    pub fn levels(&self) -> u32 {
+        self.levels
+    }
+}
+
 /// Static striping: the plane of the `k`-th page of a write stream, its parallelism levels taken
 /// in `order` (a permutation of "CWDP"), the first letter varying fastest (MQSim's arithmetic).
 #[derive(Clone, Debug)]
@@ -541,6 +608,37 @@ mod tests {
         assert_eq!(t, vec![0, 0, 1, 0, 1, 2, 0, 1, 2, 1, 2, 2]);
         let m = page_types(CellMode::Mlc, 3, ProgramOrder::Shadow);
         assert_eq!(m, vec![0, 0, 1, 0, 1, 1]);
+    }
+
+    #[test]
+    fn wordlines_follow_the_program_order() {
+        // Shadow, 4 wordlines: L0 L1 C0 L2 C1 M0 L3 C2 M1 C3 M2 M3 (page indices 0 … 11).
+        let w = Wordlines::new(&page_types(CellMode::Tlc, 4, ProgramOrder::Shadow));
+        let of: Vec<u32> = (0..12).map(|p| w.of_page(p)).collect();
+        assert_eq!(of, vec![0, 1, 0, 2, 1, 0, 3, 2, 1, 3, 2, 3]);
+        assert_eq!(w.pages(0).collect::<Vec<_>>(), vec![0, 2, 5], "L0 C0 M0");
+        assert_eq!(w.pages(1).collect::<Vec<_>>(), vec![1, 4, 8]);
+        assert_eq!(w.pages(3).collect::<Vec<_>>(), vec![6, 9, 11]);
+        assert_eq!(w.levels(), 3);
+        // Every page's siblings are on its wordline, and every page on exactly one.
+        for p in 0..12 {
+            assert!(w.pages(w.of_page(p)).any(|q| q == p));
+        }
+        // One-shot: three pages in a row per wordline.
+        let w = Wordlines::new(&page_types(CellMode::Tlc, 2, ProgramOrder::OneShot));
+        assert_eq!(w.pages(1).collect::<Vec<_>>(), vec![3, 4, 5]);
+        // MLC shadow: L0 L1 M0 L2 M1 M2.
+        let w = Wordlines::new(&page_types(CellMode::Mlc, 3, ProgramOrder::Shadow));
+        assert_eq!(w.pages(1).collect::<Vec<_>>(), vec![1, 4]);
+        // SLC: a page a wordline. SimpleSSD on 2 wordlines: six LSB pages, no other level.
+        let w = Wordlines::new(&page_types(CellMode::Slc, 5, ProgramOrder::Shadow));
+        assert_eq!((w.levels(), w.page_count(4)), (1, 1));
+        let w = Wordlines::new(&page_types(CellMode::Tlc, 2, ProgramOrder::Simplessd));
+        assert_eq!((w.levels(), w.page_count(5)), (1, 1));
+        let w = Wordlines::new(&page_types(CellMode::Tlc, 6, ProgramOrder::Simplessd));
+        assert_eq!(w.pages(0).collect::<Vec<_>>(), vec![0, 6, 12]);
+        // 18 pages: ten LSB, six CSB, two MSB.
+        assert_eq!((w.page_count(5), w.page_count(9)), (2, 1));
     }
 
     #[test]

@@ -105,6 +105,19 @@ pub struct FlashOp {
 /// (spread.txt §IV's mode selector); `()` leaves operations as submitted.
 pub trait OpShaper {
     fn on_start(&mut self, op: &mut FlashOp);
+    /// The wordline read `op` would be melded on: a key shared by the reads of one wordline of
+    /// one block, or None where reads are not melded (the default).
+    fn wordline(&self, _op: &FlashOp) -> Option<u64> {
+        None
+    }
+    /// Whether the die senses `first`'s whole wordline in one command when queued reads
+    /// (`first` among them) want `wanted` of its pages.
+    fn melds(&self, _first: &FlashOp, _wanted: u32) -> bool {
+        false
+    }
+    /// Told of a melded command, the reads of one wordline, as its die starts it (instead of
+    /// `on_start` for each).
+    fn on_start_melded(&mut self, _ops: &mut [FlashOp]) {}
 }
 
 impl OpShaper for () {
@@ -263,6 +276,28 @@ impl Scheduler {
         };
         die.current.clear();
         die.current.push(first);
+        if first.kind == OpKind::Read {
+            if let Some(wordline) = shaper.wordline(&first) {
+                // A melded read takes the queued reads of the wordline's other pages with it,
+                // ahead of what is queued between (a read overtakes nothing it depends on: a
+                // page is read only once programmed).
+                let siblings: Vec<usize> = (queue.iter().enumerate())
+                    .filter(|(_, op)| {
+                        op.kind == OpKind::Read && shaper.wordline(op) == Some(wordline)
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                if shaper.melds(&first, 1 + siblings.len() as u32) {
+                    for &i in siblings.iter().rev() {
+                        if let Some(op) = queue.remove(i) {
+                            die.current.push(op);
+                        }
+                    }
+                    shaper.on_start_melded(&mut die.current);
+                    return self.run_current(die_id, now, events);
+                }
+            }
+        }
         // Multi-plane: pair queued operations of the same kind on other planes. Only a plane's
         // first queued operation may pair: taking a later one would overtake the plane's earlier
         // operations (and program a block's pages out of order).
@@ -286,6 +321,19 @@ impl Scheduler {
         for op in die.current.iter_mut() {
             shaper.on_start(op);
         }
+        self.run_current(die_id, now, events);
+    }
+
+    /// Start the die's command, its operations shaped: the array phase as long as the slowest
+    /// operation's, the bus carrying every operation's data back to back.
+    fn run_current(
+        &mut self,
+        die_id: DieId,
+        now: u64,
+        events: &mut EventQueue<impl QueuedEvent + From<DieDone>>,
+    ) {
+        let die = &mut self.dies[die_id as usize];
+        let first = die.current[0];
         let array_ns = die.current.iter().map(|c| c.array_ns).max().unwrap_or(0);
         die.transfer_ns = die.current.iter().map(|c| c.transfer_ns).sum();
         die.busy_since = now;

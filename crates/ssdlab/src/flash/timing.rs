@@ -11,6 +11,8 @@ pub struct ModeTiming {
     pub tr_ns: [u64; 3],
     pub tprog_ns: [u64; 3],
     pub tbers_ns: u64,
+    /// Sensing a whole wordline in one command (a melded read); 0 where not given.
+    pub tr_melded_ns: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -46,16 +48,19 @@ impl Timing {
             tr_ns: [s.tr_ns; 3],
             tprog_ns: [s.tprog_ns; 3],
             tbers_ns: s.tbers_ns,
+            tr_melded_ns: 0,
         });
         let mlc = t.mlc.as_ref().map(|m| ModeTiming {
             tr_ns: [m.tr_lsb_ns, m.tr_msb_ns, m.tr_msb_ns],
             tprog_ns: [m.tprog_lsb_ns, m.tprog_msb_ns, m.tprog_msb_ns],
             tbers_ns: m.tbers_ns,
+            tr_melded_ns: m.tr_melded_ns.unwrap_or(0),
         });
         let tlc = t.tlc.as_ref().map(|m| ModeTiming {
             tr_ns: [m.tr_lsb_ns, m.tr_csb_ns, m.tr_msb_ns],
             tprog_ns: [m.tprog_lsb_ns, m.tprog_csb_ns, m.tprog_msb_ns],
             tbers_ns: m.tbers_ns,
+            tr_melded_ns: m.tr_melded_ns.unwrap_or(0),
         });
         Timing {
             modes: [slc, mlc, tlc],
@@ -83,6 +88,7 @@ impl Timing {
                         tr_ns: [read_ns; 3],
                         tprog_ns: [write_ns; 3],
                         tbers_ns: 0,
+                        tr_melded_ns: 0,
                     }
                 }
             })

@@ -37,6 +37,28 @@ pub struct ReadPlan {
 
 pub trait ReadPolicy: Send {
     fn plan(&self, read: &PageRead) -> ReadPlan;
+    /// Whether a read command should sense a whole wordline at once (a melded read) when
+    /// `wanted` of its `pages` pages are wanted by queued reads. No policy but `melded` melds.
+    fn melds(&self, _wanted: u32, _pages: u32) -> bool {
+        false
+    }
+}
+
+/// Melded pages (melded-pages.txt §2): a wordline whose every page queued reads want is sensed
+/// in one command and moved whole; any other read as `pages` shapes it. Melding fewer pages
+/// than the wordline holds would sense the whole wordline for part of it (§2.4: "reading an
+/// entire melded-page when only a part of it is used ... has a negative impact").
+pub struct MeldedRead {
+    pub pages: Box<dyn ReadPolicy>,
+}
+
+impl ReadPolicy for MeldedRead {
+    fn plan(&self, r: &PageRead) -> ReadPlan {
+        self.pages.plan(r)
+    }
+    fn melds(&self, wanted: u32, pages: u32) -> bool {
+        pages > 1 && wanted == pages
+    }
 }
 
 /// pageFTL: sense the whole page and move the whole page.
@@ -152,6 +174,9 @@ pub fn build(config: &ReadPolicyConfig, codeword_bytes: u32) -> Box<dyn ReadPoli
         } => Box::new(SubpageRead {
             tr_by_codewords_ns: tr_by_codewords_ns.clone(),
             fixed_current_share: *fixed_current_share,
+        }),
+        ReadPolicyConfig::Melded { pages } => Box::new(MeldedRead {
+            pages: build(pages, codeword_bytes),
         }),
     }
 }

@@ -326,13 +326,15 @@ impl Simulation {
         }
         let hot_stream = placement.hot_stream();
 
+        let read_policy =
+            read_policy::build(&config.ftl.read_policy, config.geometry.codeword_size_bytes);
+        // (Whether the policy melds at all: a wordline of two pages, both wanted.)
+        let meld = read_policy.melds(2, 2);
         let mut sim = Simulation {
-            read_policy: read_policy::build(
-                &config.ftl.read_policy,
-                config.geometry.codeword_size_bytes,
-            ),
+            read_policy,
             reads: read::ReadCommands::new(
                 config.scheduler.merge_reads,
+                meld,
                 ftl.geometry.dies(),
                 ftl.geometry.blocks() as u64 * ftl.geometry.max_pages_per_block as u64,
             ),

@@ -50,6 +50,8 @@ pub(super) struct ReadCommands {
     joined_running: HashMap<u32, Vec<Requester>>,
     /// `scheduler.merge_reads`.
     merge: bool,
+    /// The read policy senses whole wordlines when queued reads want all their pages.
+    meld: bool,
 }
 
 /// The queued read commands of one die whose pages fall in one bucket.
@@ -75,7 +77,7 @@ struct Joined {
 }
 
 impl ReadCommands {
-    pub(super) fn new(merge: bool, dies: u32, pages: u64) -> ReadCommands {
+    pub(super) fn new(merge: bool, meld: bool, dies: u32, pages: u64) -> ReadCommands {
         ReadCommands {
             queued_buckets: vec![[EMPTY; PAGE_BUCKETS]; if merge { dies as usize } else { 0 }],
             queued_pages: vec![
@@ -89,7 +91,13 @@ impl ReadCommands {
             joined_queued: HashMap::new(),
             joined_running: HashMap::new(),
             merge,
+            meld,
         }
+    }
+
+    /// Whether read commands may be melded (the summary reports them).
+    pub(super) fn melds(&self) -> bool {
+        self.meld
     }
 
     fn bit(&self, page: u32) -> bool {
@@ -282,11 +290,9 @@ struct ReadShaper<'a> {
     device: &'a mut DeviceStats,
 }
 
-impl OpShaper for ReadShaper<'_> {
-    fn on_start(&mut self, op: &mut FlashOp) {
-        if op.kind != OpKind::Read {
-            return;
-        }
+impl ReadShaper<'_> {
+    /// Fold what joined `op`'s page while it was queued into it; whether it serves the host.
+    fn take_joined(&mut self, op: &mut FlashOp) -> bool {
         let r = &mut *self.reads;
         let mut serves_host = op.source == OpSource::Host;
         if r.merge {
@@ -299,6 +305,38 @@ impl OpShaper for ReadShaper<'_> {
                 }
             }
         }
+        serves_host
+    }
+
+    /// Count a command's bytes and energy: `sense_pj` for its sensing.
+    fn count(&mut self, sensed_bytes: u64, transfer_bytes: u64, sense_pj: f64, serves_host: bool) {
+        let d = &mut *self.device;
+        d.sensed_bytes += sensed_bytes;
+        d.read_transfer_bytes += transfer_bytes;
+        d.energy.read_sense_pj += sense_pj;
+        d.energy.read_transfer_pj += self.energy.transfer_pj_per_byte * transfer_bytes as f64;
+        if serves_host {
+            d.host_sensed_bytes += sensed_bytes;
+            d.energy.host_read_sense_pj += sense_pj;
+        }
+    }
+
+    /// The region and wordline (its block, its index) of a read's page.
+    fn wordline_of(&self, op: &FlashOp) -> (usize, u32, u32) {
+        let a = self.geometry.page_addr(op.target);
+        let wordline = self.geometry.regions[a.region]
+            .wordlines
+            .of_page(a.page_in_block);
+        (a.region, a.block, wordline)
+    }
+}
+
+impl OpShaper for ReadShaper<'_> {
+    fn on_start(&mut self, op: &mut FlashOp) {
+        if op.kind != OpKind::Read {
+            return;
+        }
+        let serves_host = self.take_joined(op);
         let plan = self.policy.plan(&PageRead {
             tr_full_ns: op.array_ns,
             page_bytes: self.geometry.page_bytes,
@@ -307,24 +345,59 @@ impl OpShaper for ReadShaper<'_> {
         });
         op.array_ns = plan.sense_ns;
         op.transfer_ns = self.timing.transfer_ns(plan.transfer_bytes as u64);
-        let d = &mut *self.device;
-        d.sensed_bytes += plan.sensed_bytes as u64;
-        d.read_transfer_bytes += plan.transfer_bytes as u64;
         // mW × ns = pJ; PCM's cells cost energy per bit read.
         let sense_pj = match op.die >= self.geometry.pcm_first_die {
             false => self.energy.read_power_mw * plan.sense_ns as f64 * plan.sense_current,
             true => {
-                d.pcm_reads += 1;
+                self.device.pcm_reads += 1;
                 let (page_pj, _) = self.energy.pcm_page_pj(self.geometry.page_bytes);
                 page_pj * plan.sensed_bytes as f64 / self.geometry.page_bytes as f64
             }
         };
-        d.energy.read_sense_pj += sense_pj;
-        d.energy.read_transfer_pj += self.energy.transfer_pj_per_byte * plan.transfer_bytes as f64;
-        if serves_host {
-            d.host_sensed_bytes += plan.sensed_bytes as u64;
-            d.energy.host_read_sense_pj += sense_pj;
+        self.count(
+            plan.sensed_bytes as u64,
+            plan.transfer_bytes as u64,
+            sense_pj,
+            serves_host,
+        );
+    }
+
+    fn wordline(&self, op: &FlashOp) -> Option<u64> {
+        if !self.reads.meld {
+            return None;
         }
+        let (region, block, wordline) = self.wordline_of(op);
+        // (A wordline of one page, SLC mode or PCM, has nothing to meld.)
+        (self.geometry.regions[region].wordlines.levels() > 1)
+            .then_some((block as u64) << 32 | wordline as u64)
+    }
+
+    fn melds(&self, first: &FlashOp, wanted: u32) -> bool {
+        let (region, _, wordline) = self.wordline_of(first);
+        let pages = self.geometry.regions[region].wordlines.page_count(wordline);
+        self.policy.melds(wanted, pages)
+    }
+
+    /// melded-pages.txt §2, §3.1.1: the wordline's read levels applied once (X + 7Y for TLC),
+    /// then every page of it moved over the bus from a page buffer that holds them all (§2.4).
+    fn on_start_melded(&mut self, ops: &mut [FlashOp]) {
+        let mut serves_host = false;
+        for op in ops.iter_mut() {
+            serves_host |= self.take_joined(op);
+        }
+        let (region, _, _) = self.wordline_of(&ops[0]);
+        let sense_ns = self.timing.region(region).tr_melded_ns;
+        let page_bytes = self.geometry.page_bytes as u64;
+        let page_transfer_ns = self.timing.transfer_ns(page_bytes);
+        for op in ops.iter_mut() {
+            op.array_ns = sense_ns;
+            op.transfer_ns = page_transfer_ns;
+        }
+        let bytes = page_bytes * ops.len() as u64;
+        self.device.melded_reads += 1;
+        self.device.melded_pages += ops.len() as u64;
+        let sense_pj = self.energy.read_power_mw * sense_ns as f64;
+        self.count(bytes, bytes, sense_pj, serves_host);
     }
 }
 
@@ -334,7 +407,7 @@ mod tests {
 
     #[test]
     fn queued_pages_are_told_apart_within_a_bucket() {
-        let mut r = ReadCommands::new(true, 2, 4096);
+        let mut r = ReadCommands::new(true, false, 2, 4096);
         let (a, b, c) = (5, 5 + PAGE_BUCKETS as u32, 5 + 2 * PAGE_BUCKETS as u32);
         r.mark(0, a, true);
         assert!(r.is_queued(0, a) && !r.is_queued(0, b));

@@ -145,6 +145,13 @@ impl Simulation {
         if let Some(l1) = self.level1_summary() {
             s["level1_gc"] = l1;
         }
+        if self.reads.melds() {
+            // melded-pages.txt §2: wordlines sensed in one command, and the pages they read.
+            s["melded_reads"] = json!({
+                "commands": d.melded_reads,
+                "pages": d.melded_pages,
+            });
+        }
         if self.ftl.geometry.pcm_first_die != u32::MAX {
             s["pcm"] = json!({
                 "reads": d.pcm_reads,

@@ -657,6 +657,16 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
                 )
             },
         ),
+        // A melded command reads a whole wordline: two pages (MLC) or three (TLC).
+        ReadPolicyConfig::Melded { .. } => {
+            let (commands, pages) = (n(s, "melded_reads.commands"), n(s, "melded_reads.pages"));
+            v.expect(
+                "melded reads read whole wordlines",
+                s.get("melded_reads").is_some(),
+                (2 * commands..=3 * commands).contains(&pages),
+                || format!("{commands} melded commands read {pages} pages"),
+            )
+        }
     }
 
     // The error model sees every host flash read.

@@ -67,6 +67,8 @@ const SALT: u64 = 0x6f70_7469_6f6e_7370;
 /// Salts the stream PCM's decisions come from (`PcmPlan`): a stream of their own, so that a
 /// draw with neither PCM nor oblivious placement is the draw its seed gave before PCM existed.
 const PCM_SALT: u64 = 0x7063_6d5f_6472_6177;
+/// Melded reads draw from a stream of their own too, for the same reason.
+const MELDED_SALT: u64 = 0x6d65_6c64_6564_5f72;
 
 /// A need of PCM's (docs/config.md, `[geometry.pcm]`) that a PCM draw leaves unmet on purpose:
 /// the validation must refuse it, naming a key.
@@ -212,6 +214,7 @@ pub fn draw(seed: u64) -> Draw {
     let mut s = Sets::default();
     let mut invalid = None;
     let q = &mut Pcg64Mcg::seed_from_u64(seed ^ PCM_SALT);
+    let m = &mut Pcg64Mcg::seed_from_u64(seed ^ MELDED_SALT);
     let plan = PcmPlan::draw(q, preset_table["geometry"].get("pcm").is_some());
 
     // Geometry: a small device.
@@ -362,13 +365,19 @@ pub fn draw(seed: u64) -> Draw {
         used.push(mode);
     }
     let preset_timing = preset_table["timing"].as_table().expect("[timing]");
+    // The modes in use with a timing table.
+    let mut timed: Vec<&str> = Vec::new();
     for (m, text) in [
         ("slc", SLC_TIMING),
         ("mlc", MLC_TIMING),
         ("tlc", TLC_TIMING),
     ] {
-        if used.contains(&m) && !preset_timing.contains_key(m) && chance(r, 0.97) {
+        let given = used.contains(&m) && !preset_timing.contains_key(m) && chance(r, 0.97);
+        if given {
             s.raw(&format!("timing.{m}"), text);
+        }
+        if used.contains(&m) && (preset_timing.contains_key(m) || given) {
+            timed.push(m);
         }
     }
 
@@ -703,7 +712,8 @@ pub fn draw(seed: u64) -> Draw {
         false => pick(r, &["greedy", "cost_benefit", "random"]),
     };
     s.set("ftl.gc_victim", table(&[("policy", victim.into())]));
-    let read_policy = match r.gen_range(0..4) {
+    // The policies that shape one page's read.
+    let page_read_policy = |r: &mut Pcg64Mcg| match r.gen_range(0..4) {
         0 => table(&[("policy", "full".into())]),
         1 => table(&[("policy", "dma".into())]),
         2 => {
@@ -738,6 +748,27 @@ pub fn draw(seed: u64) -> Draw {
                 ),
             ])
         }
+    };
+    let page_policy = page_read_policy(r);
+    let read_policy = match chance(m, 0.2) {
+        // Melded reads (melded-pages.txt): whole wordlines of multi-level cells, the other reads
+        // as the page policy drawn shapes them (now and then melded again: refused); each
+        // multi-level mode with a timing table given its wordline sensing time (mostly: without
+        // one it is refused).
+        true => {
+            for t in timed.iter().filter(|t| **t != "slc") {
+                if chance(m, 0.95) {
+                    let ns = int(pick(m, &[166_000u64, 200_000]));
+                    s.set(&format!("timing.{t}.tr_melded_ns"), ns);
+                }
+            }
+            let pages = match chance(m, 0.03) {
+                true => table(&[("policy", "melded".into())]),
+                false => page_policy,
+            };
+            table(&[("policy", "melded".into()), ("pages", pages)])
+        }
+        false => page_policy,
     };
     s.set("ftl.read_policy", read_policy);
     let allocation = match chance(r, 0.7) {

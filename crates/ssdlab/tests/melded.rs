@@ -1,0 +1,122 @@
+//! Melded pages (melded-pages.txt): a read command senses the three pages of a TLC wordline at
+//! once (X + 7Y = 166 µs, Table 1) and moves them all, when queued reads want every page of the
+//! wordline; a smaller read is read page by page (§2.4). On the `melded` preset reduced to one
+//! die, with no host interface, so that each latency is exactly sensing plus transfer.
+
+mod common;
+
+use common::{scratch, ssdlab};
+
+/// A 4 KiB page over the preset's 800 MT/s × 8-bit channel: 4096 / 800 µs.
+const PAGE_TRANSFER_NS: u64 = 5_120;
+
+/// Each request's latency (ns) of one run of `trace` under read policy `policy`, and the
+/// summary.
+fn latencies(
+    test: &str,
+    policy: &str,
+    trace: &str,
+    more: &[&str],
+) -> (Vec<u64>, serde_json::Value) {
+    let file = scratch("melded", &format!("{test}.csv"), trace);
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("melded")
+        .join(format!("{test}-{policy}"));
+    let policy = format!("ftl.read_policy={{policy=\"{policy}\"}}");
+    let mut args = vec![
+        "run",
+        "--preset",
+        "melded",
+        "--trace",
+        file.to_str().unwrap(),
+        "--format",
+        "native",
+        "--set",
+        "geometry.channels=1",
+        "--set",
+        "geometry.ways_per_channel=1",
+        "--set",
+        "geometry.dies_per_way=1",
+        "--set",
+        "geometry.blocks_per_plane=64",
+        "--set",
+        "host_interface.protocol=\"none\"",
+        "--set",
+        &policy,
+        "--out",
+        out.to_str().unwrap(),
+        "--log-requests",
+        "--json",
+        "--verify",
+    ];
+    for m in more {
+        args.extend(["--set", m]);
+    }
+    let (code, stdout, stderr) = ssdlab(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let log = std::fs::read_to_string(out.join("requests.csv")).unwrap();
+    let latency = log
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+        .collect();
+    (latency, serde_json::from_str(&stdout).unwrap())
+}
+
+/// One-shot order: a 12 KiB write fills pages 0, 1, 2, the LSB, CSB and MSB pages of wordline 0.
+/// A 12 KiB read of them is one melded command: 166 µs, then three pages over the bus; read
+/// normally, the die senses and moves each page in turn (58, 78, 107 µs). A 4 KiB read (page 0)
+/// and an 8 KiB one (pages 1 and 2: two of the wordline's three) are not melded.
+#[test]
+fn a_whole_wordline_is_sensed_in_one_command_and_a_part_of_one_is_not() {
+    let trace = "arrival_ns,offset_bytes,size_bytes,op\n\
+                 0,0,12288,write\n\
+                 100000000,0,12288,read\n\
+                 200000000,0,4096,read\n\
+                 300000000,4096,8192,read\n";
+    let one_shot = "geometry.program_order=\"one_shot\"";
+    let (melded, s) = latencies("wordline", "melded", trace, &[one_shot]);
+    let (normal, n) = latencies("wordline", "full", trace, &[one_shot]);
+    let t = PAGE_TRANSFER_NS;
+    assert_eq!(melded[1], 166_000 + 3 * t, "X + 7Y, then three pages");
+    assert_eq!(normal[1], 58_000 + t + 78_000 + t + 107_000 + t);
+    for r in [2, 3] {
+        assert_eq!(melded[r], normal[r], "request {r} is not melded");
+    }
+    assert_eq!(normal[2], 58_000 + t, "Table 3: 4 KiB normal read, 63 µs");
+    assert_eq!(s["melded_reads"]["commands"], 1);
+    assert_eq!(s["melded_reads"]["pages"], 3);
+    assert!(
+        n.get("melded_reads").is_none(),
+        "reported only while melding"
+    );
+    // Under the shadow order pages 0, 1, 2 are L0, L1, C0: two wordlines, neither whole.
+    let (shadow, s) = latencies("wordline", "melded", trace, &[]);
+    assert_eq!(s["melded_reads"]["commands"], 0);
+    assert_eq!(shadow[1], 58_000 + t + 58_000 + t + 78_000 + t);
+}
+
+/// A melded read needs cells of more than one bit, and the time to sense a whole wordline.
+#[test]
+fn melding_one_bit_cells_or_without_a_wordline_time_is_refused_naming_the_key() {
+    let melded = "ftl.read_policy={policy=\"melded\"}";
+    let (code, _, e) = ssdlab(&[
+        "run",
+        "--preset",
+        "melded",
+        "--set",
+        melded,
+        "--set",
+        "geometry.cell_mode=\"slc\"",
+        "--set",
+        "timing.slc={tr_ns=25000, tprog_ns=300000, tbers_ns=2000000}",
+    ]);
+    assert_eq!(code, 2, "{e}");
+    assert!(
+        e.contains("`ftl.read_policy.policy`") && e.contains("one bit"),
+        "{e}"
+    );
+    let (code, _, e) = ssdlab(&["run", "--preset", "spread", "--set", melded]);
+    assert_eq!(code, 2, "{e}");
+    assert!(e.contains("`timing.tlc.tr_melded_ns`"), "{e}");
+}
