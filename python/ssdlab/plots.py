@@ -298,11 +298,12 @@ def _averages(plt, values: _Values, metrics: list[str], configs: list[str], titl
 
 def _lines(plt, values: _Values, chart: dict, configs: list[dict], workloads: list, title: str):
     """One metric against the parameter ``x``: a line per workload, or per value of ``series``
-    (per workload and value with several workloads), divided by ``normalized_to``'s value on the
-    same workload if given."""
+    (with several workloads, a panel per workload, its lines in the same colours in every
+    panel), divided by ``normalized_to``'s value on the same workload if given."""
     x, series, norm = chart["x"], chart.get("series"), chart.get("normalized_to")
     metric = chart["metrics"][0]
-    lines: dict[str, list] = {}
+    panels = workloads if series and len(workloads) > 1 else [None]
+    lines: dict = {}
     for w in workloads:
         for c in configs:
             p = c.get("params", {})
@@ -311,26 +312,39 @@ def _lines(plt, values: _Values, chart: dict, configs: list[dict], workloads: li
                 continue
             name = w
             if series:
-                s = f"{series}={p[series]}" if series in p else f"{series} none"
-                name = s if len(workloads) == 1 else f"{w} {s}"
-            lines.setdefault(name, []).append((at, _config_name(c), w))
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    for name, points in lines.items():
-        points.sort(key=lambda q: q[0])
-        ys = []
-        for _, config, w in points:
-            v = values.mean(config, w, metric)
-            if norm:
-                d = values.mean(norm, w, metric)
-                v = v / d if d else math.nan
-            ys.append(v)
-        ax.plot([q[0] for q in points], ys, marker="o", label=name)
-    ax.set_xlabel(x)
-    ax.set_ylabel(f"{metric}\n(normalized)" if norm else metric, fontsize="small")
-    if norm:
-        ax.axhline(1.0, color="black", linewidth=0.6)
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    ax.set_title(title, fontsize="medium")
+                name = f"{series}={p[series]}" if series in p else f"{series} none"
+            panel = w if panels != [None] else None
+            lines.setdefault(panel, {}).setdefault(name, []).append((at, _config_name(c), w))
+    names = list(dict.fromkeys(n for ls in lines.values() for n in ls))
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        # Wide enough for the panels and the legend beside them, and for the title.
+        figsize=(max(2.2 + 3.3 * len(panels) + _legend_width(names), 0.075 * len(title)), 3.4),
+        sharey=True,
+        squeeze=False,
+    )
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, panel in zip(axes[0], panels):
+        for name, points in lines.get(panel, {}).items():
+            points.sort(key=lambda q: q[0])
+            ys = []
+            for _, config, w in points:
+                v = values.mean(config, w, metric)
+                if norm:
+                    d = values.mean(norm, w, metric)
+                    v = v / d if d else math.nan
+                ys.append(v)
+            colour = colours[names.index(name) % len(colours)]
+            ax.plot([q[0] for q in points], ys, marker="o", label=name, color=colour)
+        ax.set_xlabel(x)
+        if norm:
+            ax.axhline(1.0, color="black", linewidth=0.6)
+        if panel is not None:
+            ax.set_title(panel, fontsize="small")
+    axes[0][0].set_ylabel(f"{metric}\n(normalized)" if norm else metric, fontsize="small")
+    axes[0][-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.suptitle(title, fontsize="medium")
     fig.tight_layout()
     return fig
 

@@ -210,3 +210,45 @@ def test_charts_draw_the_papers_layouts_with_an_average_group(tmp_path):
     assert values.normalized("X", _AVG, "lat") == pytest.approx(0.7)
     assert values.normalized("X2", _AVG, "lat") == pytest.approx(0.75)
     assert values.shares("X", _AVG, ["parts.a", "parts.b"]) == pytest.approx([0.625, 0.375])
+
+
+def test_a_lines_chart_with_a_series_draws_a_panel_per_workload():
+    """A `lines` chart with `series` over several workloads: a panel per workload, a line per
+    series value in each (the same colour in every panel), each point divided by `normalized_to`
+    on its own workload."""
+    import matplotlib
+    import pandas
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ssdlab.plots import _lines, _Values
+
+    configs = [
+        {"label": c, "name": f"{c}[set={s},share={x}]", "params": {"share": float(x), "set": s}}
+        for c, x in (("B", "0"), ("R", "0.5"))
+        for s in ("p1", "p2")
+    ]
+    spec = {"metrics": ["lat"], "configs": configs, "workloads": [{"label": "w1"}, {"label": "w2"}]}
+    lat = {("B", "p1"): 10, ("B", "p2"): 20, ("R", "p1"): 5, ("R", "p2"): 30}
+    rows = [
+        (f"{c}[set={s},share={'0' if c == 'B' else '0.5'}]", w, v * (1 if w == "w1" else 2))
+        for (c, s), v in lat.items()
+        for w in ("w1", "w2")
+    ]
+    means = pandas.DataFrame(rows, columns=["config", "workload", "lat"]).groupby(
+        ["workload", "config"]
+    ).mean()
+    chart = {"x": "share", "series": "set", "metrics": ["lat"], "normalized_to": "B[set=p2,share=0]"}
+    fig = _lines(plt, _Values(spec, means), chart, configs, ["w1", "w2"], "Fig. 2")
+    panels = [ax for ax in fig.axes if ax.get_lines()]
+    assert [ax.get_title() for ax in panels] == ["w1", "w2"]
+    for ax in panels:
+        drawn = {line.get_label(): list(line.get_ydata()) for line in ax.get_lines()}
+        # The horizontal line at 1 has no label of ours; each series' points are divided by
+        # B[set=p2] on the same workload (20 on w1, 40 on w2: the ratios are the same).
+        assert drawn["set=p1"] == pytest.approx([0.5, 0.25])
+        assert drawn["set=p2"] == pytest.approx([1.0, 1.5])
+    colour = [{line.get_label(): line.get_color() for line in ax.get_lines()} for ax in panels]
+    assert colour[0]["set=p1"] == colour[1]["set=p1"] != colour[0]["set=p2"]
+    plt.close(fig)
