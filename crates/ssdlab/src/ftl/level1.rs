@@ -8,8 +8,10 @@
 //! it helps: every cold block chosen was read less than the hot one. The event loop runs the
 //! moves as GC jobs (`sim/level1.rs`).
 
+use std::collections::HashMap;
+
 use super::{BlockState, Ftl};
-use crate::flash::{BlockId, Medium};
+use crate::flash::{BlockId, Medium, PlaneId};
 
 /// One invocation's moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,18 +28,27 @@ pub struct Level1Plan {
 impl Ftl {
     /// The plan of a level-1 GC that may move at most `budget_units` units into PCM, or None
     /// if no move helps (no flash block read more than PCM's coldest, or none fits the budget).
-    pub fn level1_plan(&self, budget_units: u64) -> Option<Level1Plan> {
+    /// `pcm_plane` is the PCM plane a unit moved into PCM goes to (its stripe, so that a
+    /// request's units stay on the channels apart they were on): the room is made there, plane
+    /// by plane, from the coldest PCM blocks of each plane short of it. (Made anywhere, the
+    /// moved units would take the next plane with room and share channels with their
+    /// neighbours: reads of several units then queue on one channel.)
+    pub fn level1_plan(
+        &self,
+        budget_units: u64,
+        pcm_plane: impl Fn(u32) -> PlaneId,
+    ) -> Option<Level1Plan> {
         let g = &self.geometry;
         let mut hot: Option<(u64, BlockId)> = None;
-        let mut cold: Vec<(u64, BlockId)> = Vec::new();
-        let mut pcm_room = 0u64;
+        // Per PCM plane: its free units and its blocks, (reads, block).
+        let mut pcm: HashMap<PlaneId, (u64, Vec<(u64, BlockId)>)> = HashMap::new();
         for p in &self.pools {
             let r = &g.regions[p.region];
             if !r.dies.plane_ids().contains(&p.plane) {
                 continue;
             }
             if r.medium == Medium::Pcm {
-                pcm_room += p.total_space - p.valid_space;
+                pcm.entry(p.plane).or_default().0 += p.total_space - p.valid_space;
             }
             for i in r.first_block..r.first_block + r.blocks_per_plane {
                 let b = g.block_id(p.plane, i);
@@ -57,7 +68,7 @@ impl Ftl {
                 }
                 let reads = self.block_reads(b);
                 match r.medium {
-                    Medium::Pcm => cold.push((reads, b)),
+                    Medium::Pcm => pcm.entry(p.plane).or_default().1.push((reads, b)),
                     Medium::Flash(_) if reads > 0 => {
                         if hot.is_none_or(|(most, _)| reads > most) {
                             hot = Some((reads, b));
@@ -72,25 +83,41 @@ impl Ftl {
         if hot_units > budget_units {
             return None;
         }
-        // The coldest PCM blocks first (ties: the lower block), only those read less.
-        cold.sort_unstable();
+        // Where the hot units go.
+        let mut need: HashMap<PlaneId, u64> = HashMap::new();
+        for i in 0..g.regions[g.region_of(hot)].pages_per_block {
+            let page = g.page_id(hot, i);
+            for (_, lpn) in self.units_in_slots(page, self.valid_slots(page)) {
+                *need.entry(pcm_plane(lpn)).or_default() += 1;
+            }
+        }
         let mut plan = Level1Plan {
             hot,
             hot_units,
             cold: Vec::new(),
         };
-        let mut room = pcm_room;
-        for (reads, b) in cold {
-            if room >= hot_units {
-                break;
+        // Planes in order, each's coldest blocks first (ties: the lower block), only those read
+        // less than the hot block.
+        let mut planes: Vec<(PlaneId, u64)> = need.into_iter().collect();
+        planes.sort_unstable();
+        for (plane, wanted) in planes {
+            let (mut room, mut blocks) = pcm.remove(&plane).unwrap_or_default();
+            blocks.sort_unstable();
+            for (reads, b) in blocks {
+                if room >= wanted {
+                    break;
+                }
+                if reads >= hot_reads {
+                    return None;
+                }
+                room += self.valid_space[b as usize] as u64;
+                plan.cold.push(b);
             }
-            if reads >= hot_reads {
+            if room < wanted {
                 return None;
             }
-            room += self.valid_space[b as usize] as u64;
-            plan.cold.push(b);
         }
-        (room >= hot_units).then_some(plan)
+        Some(plan)
     }
 }
 
@@ -177,14 +204,26 @@ mod tests {
             pcm_blocks.push((block_of(&mut f, pool, lpn, [0, 1, 1, 3][k % 4]), k % 4));
             lpn += 6;
         }
-        let plan = f.level1_plan(u64::MAX).expect("a swap helps");
+        // The hot units go to the PCM planes in turn, by address: three to each.
+        let planes: Vec<PlaneId> = pcm.iter().map(|&p| f.pools[p].plane).collect();
+        let to = |lpn: u32| planes[lpn as usize % 2];
+        let plan = f.level1_plan(u64::MAX, to).expect("a swap helps");
         assert_eq!(plan.hot, hot, "not the warm block {warm}");
         assert_eq!(plan.hot_units, 6);
-        // One PCM block of 6 units makes the room: the least read, the first of its reads.
-        let coldest = pcm_blocks.iter().find(|(_, r)| *r == 0).unwrap().0;
-        assert_eq!(plan.cold, vec![coldest]);
+        // Room on each plane its units go to: the least read block of each (the first of its
+        // reads), though one block of 6 units would hold all six.
+        let coldest = |plane| {
+            let on = |b: &&(BlockId, usize)| f.geometry.plane_of_block(b.0) == plane;
+            let mut of_plane: Vec<_> = pcm_blocks.iter().filter(on).collect();
+            of_plane.sort_by_key(|(b, r)| (*r, *b));
+            of_plane[0].0
+        };
+        assert_eq!(plan.cold, vec![coldest(planes[0]), coldest(planes[1])]);
+        // All of them to one plane: its coldest block alone.
+        let plan = f.level1_plan(u64::MAX, |_| planes[1]).unwrap();
+        assert_eq!(plan.cold, vec![coldest(planes[1])]);
         // Not past the budget.
-        assert_eq!(f.level1_plan(5), None);
+        assert_eq!(f.level1_plan(5, to), None);
     }
 
     #[test]
@@ -198,11 +237,13 @@ mod tests {
             block_of(&mut f, pool, lpn, 4);
             lpn += 6;
         }
-        assert_eq!(f.level1_plan(u64::MAX), None);
+        let to = |lpn: u32| f.pools[pcm[lpn as usize % 2]].plane;
+        assert_eq!(f.level1_plan(u64::MAX, to), None);
         // With room in PCM nothing needs to leave it.
         let mut f = ftl();
         let hot = block_of(&mut f, flash[0], 0, 1);
-        let plan = f.level1_plan(u64::MAX).unwrap();
+        let plane = f.pools[pcm[0]].plane;
+        let plan = f.level1_plan(u64::MAX, |_| plane).unwrap();
         assert_eq!((plan.hot, plan.cold), (hot, vec![]));
     }
 }

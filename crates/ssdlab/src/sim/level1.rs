@@ -241,7 +241,14 @@ impl Simulation {
     /// Start an invocation if a move helps and the budget allows; whether one started.
     fn start_level1(&mut self) -> bool {
         let Some(l1) = &self.level1 else { return false };
-        let Some(plan) = self.ftl.level1_plan(l1.budget_units) else {
+        let pcm = (self.ftl.geometry.regions.iter())
+            .find(|r| r.medium == crate::flash::Medium::Pcm)
+            .map_or(0, |r| r.dies.index);
+        let stripe = &self.copy_stripes[pcm];
+        let Some(plan) = self
+            .ftl
+            .level1_plan(l1.budget_units, |lpn| stripe.plane(lpn as u64))
+        else {
             if let Some(l1) = &mut self.level1 {
                 l1.forced = false;
             }
