@@ -133,18 +133,18 @@ def test_overrides_as_dict_or_list_and_seed():
         set={
             **WRAP,
             "description": text,
-            "ftl.gc_threshold": 0.2,
+            "ftl.gc_threshold": 0.15,
             "ftl.gc_victim": {"policy": "greedy"},
         },
         seed=42,
     ).summary
     assert by_dict["config"]["description"] == text
-    assert by_dict["config"]["ftl"]["gc_threshold"] == 0.2
+    assert by_dict["config"]["ftl"]["gc_threshold"] == 0.15
     assert by_dict["seed"] == by_dict["config"]["seed"] == 42
     by_list = run_small(
         set=[
             "host.out_of_range=wrap",
-            "ftl.gc_threshold=0.2",
+            "ftl.gc_threshold=0.15",
             "ftl.gc_victim.policy=greedy",
             "seed=42",
         ]
