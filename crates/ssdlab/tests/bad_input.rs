@@ -416,6 +416,7 @@ fn a_zero_length_request_at_the_end_of_the_device_is_refused_not_a_panic() {
         offset_bytes: capacity,
         size_bytes: 0,
         op: Op::Read,
+        stream: 0,
     };
     let flow = Flow::new("z".into(), vec![r], config.host.mode, 1, 1.0, 0);
     let e = Simulation::new(config, vec![flow], RunOptions::default())

@@ -255,13 +255,15 @@ fn first_records_decode_exactly() {
                 arrival_ns: 0,
                 offset_bytes: 9_056_014_336,
                 size_bytes: 2048,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: (128166385295514878 - 128166385295514663) * 100,
                 offset_bytes: 11_855_351_808,
                 size_bytes: 512,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
         ]
     );
@@ -278,13 +280,15 @@ fn first_records_decode_exactly() {
                 arrival_ns: 0,
                 offset_bytes: 657_728 * 512,
                 size_bytes: 16 * 512,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 11_565_000 - 11_413_000,
                 offset_bytes: 31_244_784 * 512,
                 size_bytes: 64 * 512,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
         ]
     );
@@ -525,19 +529,22 @@ fn msr_accepts_header_comments_blank_lines_crlf_bom_and_spaces() {
                 arrival_ns: 0,
                 offset_bytes: 9056014336,
                 size_bytes: 2048,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 1000,
                 offset_bytes: 4096,
                 size_bytes: 512,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 2000,
                 offset_bytes: 0,
                 size_bytes: 1,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
         ]
     );
@@ -611,13 +618,15 @@ fn mqsim_accepts_tabs_runs_of_spaces_comments_and_crlf() {
                 arrival_ns: 0,
                 offset_bytes: 657728 * 512,
                 size_bytes: 16 * 512,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 100,
                 offset_bytes: 0,
                 size_bytes: 512,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
         ]
     );
@@ -822,6 +831,7 @@ fn expected(raw: &[(u64, u64, u64, Op)]) -> (Vec<TraceRequest>, usize) {
             offset_bytes,
             size_bytes,
             op,
+            stream: 0,
         })
         .collect();
     (reqs, moved)
@@ -1333,19 +1343,22 @@ fn disksim_units_and_flags() {
                 arrival_ns: 0,
                 offset_bytes: 657_728 * 512,
                 size_bytes: 8192,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 87_000,
                 offset_bytes: 4096,
                 size_bytes: 512,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 587_000,
                 offset_bytes: 0,
                 size_bytes: 1024,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
         ]
     );
@@ -1364,19 +1377,22 @@ fn fio_v2_waits_and_v3_timestamps() {
                 arrival_ns: 0,
                 offset_bytes: 0,
                 size_bytes: 4096,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 250_000,
                 offset_bytes: 8192,
                 size_bytes: 4096,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 250_000,
                 offset_bytes: 4096,
                 size_bytes: 8192,
-                op: Op::Trim
+                op: Op::Trim,
+                stream: 0,
             },
         ]
     );
@@ -1419,13 +1435,15 @@ fn blkparse_flushes_discards_and_summary() {
                 arrival_ns: 0,
                 offset_bytes: 128 * 512,
                 size_bytes: 8192,
-                op: Op::Trim
+                op: Op::Trim,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 2000,
                 offset_bytes: 256 * 512,
                 size_bytes: 4096,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
         ]
     );

@@ -159,6 +159,7 @@ fn erase_spread_after_hot_writes(wear_leveling: bool) -> (u32, u64) {
             offset_bytes: (i * 7919 % 2_000) * 4096,
             size_bytes: 4096,
             op: Op::Write,
+            stream: 0,
         })
         .collect();
     let flow = Flow::new("hot".into(), requests, ReplayMode::Open, 1, 1.0, 0);
@@ -264,6 +265,7 @@ fn write_trim_read(trim_offset: u64, trim_bytes: u64) -> Simulation {
         offset_bytes,
         size_bytes,
         op,
+        stream: 0,
     };
     let requests = vec![
         at(0, 0, 4096, Op::Write),

@@ -1,8 +1,8 @@
 //! Column layouts: one reader for every format whose lines are a row of fields, each field one
 //! value in one unit.
 //!
-//! A [`Columns`] value says what each column holds (time, address, size, operation, a number
-//! checked but not interpreted, or nothing read) and how fields are separated; [`Columns::parse`]
+//! A [`Columns`] value says what each column holds (time, address, size, operation, stream id,
+//! a number checked but not interpreted, or nothing read) and how fields are separated; [`Columns::parse`]
 //! reads a line by it. The DiskSim family (MQSim, SSDsim, DiskSim, FlashSim) are fixed layouts of
 //! the five columns `time device address size type`, which agree on the order but not on the
 //! units nor on how the type is coded; the `columns` format is a layout a user describes
@@ -19,8 +19,8 @@ use std::borrow::Cow;
 pub use spec::{ColumnsSpec, SpecError};
 
 use super::{
-    parse_decimal_ns, parse_u64, parse_u64_max, quote_field, scale_u64, zero_size, FieldError,
-    LineParser, Op, RawRequest,
+    parse_decimal_ns, parse_stream, parse_u64, parse_u64_max, quote_field, scale_u64, zero_size,
+    FieldError, LineParser, Op, RawRequest,
 };
 
 /// How the fields of a line are separated.
@@ -72,6 +72,8 @@ pub enum Role {
     Size { unit_bytes: u64 },
     /// The request type.
     Op(OpCoding),
+    /// The stream id, 0 to 65,535 (0: no stream).
+    Stream,
     /// A non-negative integer that is checked but not interpreted (the DiskSim family's device).
     Number,
 }
@@ -121,6 +123,8 @@ struct Partial {
     offset_bytes: Option<u64>,
     size_bytes: Option<u64>,
     op: Option<Op>,
+    /// Stream 0 (none) unless a stream column says otherwise.
+    stream: u16,
 }
 
 impl Partial {
@@ -136,7 +140,7 @@ impl Partial {
             offset_bytes: self.offset_bytes.ok_or_else(|| lacks("address"))?,
             size_bytes: self.size_bytes.ok_or_else(|| lacks("size"))?,
             op: self.op.ok_or_else(|| lacks("operation"))?,
-            stream: None,
+            stream: self.stream,
         })
     }
 }
@@ -213,6 +217,7 @@ impl Columns {
                 request.size_bytes = Some(scale_u64(name, text, units, *unit_bytes)?);
             }
             Role::Op(coding) => request.op = Some(read_op(name, text, coding)?),
+            Role::Stream => request.stream = parse_stream(name, text)?,
             Role::Number => {
                 parse_u64_max(name, text, self.max_field)?;
             }
