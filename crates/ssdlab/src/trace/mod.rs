@@ -116,6 +116,10 @@ pub struct TraceRequest {
     pub stream: u16,
 }
 
+// Flows copy requests on every arrival and hold traces in memory: the stream id must stay in
+// the padding, not grow the request.
+const _: () = assert!(std::mem::size_of::<TraceRequest>() == 32);
+
 /// One request as a [`LineParser`] reads it: the format's own absolute
 /// timestamp converted to ns, before rebasing, and the address in bytes
 /// before the capacity check.

@@ -217,7 +217,7 @@ impl RequestSource for GeneratorSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::SizeDist;
+    use crate::workload::{SizeDist, StreamRule};
 
     fn base() -> GeneratorConfig {
         GeneratorConfig::new(
@@ -418,6 +418,49 @@ mod tests {
         g.rewind();
         let again: Vec<_> = std::iter::from_fn(|| g.next_request()).collect();
         assert_eq!(first, again);
+    }
+
+    #[test]
+    fn the_hdfs_writer_writes_each_block_as_a_stream_of_its_own() {
+        let c = crate::workload::named::generator("hdfs-writer").unwrap();
+        let block = 128 << 20;
+        assert_eq!(
+            c.stream,
+            Some(StreamRule::PerExtent {
+                extent_bytes: block
+            })
+        );
+        let v = all(c);
+        // Every request is the stream of the 128 MiB block it writes, numbered from 1 (0 is
+        // none), and a block is written by consecutive requests: 1,024 of 128 KiB each.
+        for r in &v {
+            assert_eq!(u64::from(r.stream), r.offset_bytes / block + 1, "{r:?}");
+        }
+        for run in v.chunks(1024) {
+            assert!(run.iter().all(|r| r.stream == run[0].stream));
+        }
+        let streams: std::collections::BTreeSet<u16> = v.iter().map(|r| r.stream).collect();
+        assert!(streams.iter().all(|s| (1..=64).contains(s)));
+        assert!(streams.len() > 32, "{}", streams.len());
+        // Without the key every request is stream 0.
+        assert!(all(base()).iter().all(|r| r.stream == 0));
+    }
+
+    #[test]
+    fn stream_ids_past_16_bits_are_refused_by_name() {
+        let per_extent = |extent_bytes, working_set_bytes| GeneratorConfig {
+            working_set_bytes,
+            stream: Some(StreamRule::PerExtent { extent_bytes }),
+            ..base()
+        };
+        // 65,535 extents are ids 1 to 65,535; one more byte of working set would be id 65,536.
+        per_extent(4096, 65_535 * 4096).validate("g").expect("valid");
+        for c in [per_extent(4096, 65_535 * 4096 + 4096), per_extent(0, 1 << 30)] {
+            let e = c.validate("g").unwrap_err().to_string();
+            assert!(e.contains("g.stream.extent_bytes"), "{e}");
+        }
+        let e = per_extent(4096, 1 << 30).validate("g").unwrap_err().to_string();
+        assert!(e.contains("262144 extents") && e.contains("65535"), "{e}");
     }
 
     #[test]

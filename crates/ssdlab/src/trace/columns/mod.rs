@@ -452,6 +452,28 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_column_gives_each_request_its_id_up_to_16_bits() {
+        let spec =
+            ColumnsSpec::from_cli("time_ns=1 offset_bytes=2 size_bytes=3 op=4 write=W stream=6")
+                .unwrap();
+        let l = spec.layout().unwrap();
+        let r = read(&l, "10 4096 8192 W dev 65535").unwrap().unwrap();
+        assert_eq!((r.offset_bytes, r.stream), (4096, 65_535));
+        let e = read(&l, "10 4096 8192 W dev 65536").unwrap_err();
+        assert_eq!(e.field, "stream");
+        assert!(e.reason.contains("\"65536\" is too large (maximum 65535)"), "{e}");
+        assert_eq!(read(&l, "10 4096 8192 W dev").unwrap_err().field, "stream");
+        // Without the key, every request is stream 0 (none).
+        assert_eq!(read(&heimdall(), "0 0 0 8 1").unwrap().unwrap().stream, 0);
+        // A stream column is a column like the others: not one already taken.
+        let e = ColumnsSpec::from_cli("time_ns=1 offset_bytes=2 size_bytes=3 op=4 write=W stream=3")
+            .unwrap()
+            .layout()
+            .unwrap_err();
+        assert_eq!(e.key, "stream");
+    }
+
+    #[test]
     fn a_character_separator_keeps_empty_fields_and_trims_spaces() {
         let spec = ColumnsSpec::from_cli(
             "separator=, time_us=1 op=2 size_bytes=4 offset_sectors=5 read=R write=W",
