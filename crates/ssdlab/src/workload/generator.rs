@@ -454,12 +454,20 @@ mod tests {
             ..base()
         };
         // 65,535 extents are ids 1 to 65,535; one more byte of working set would be id 65,536.
-        per_extent(4096, 65_535 * 4096).validate("g").expect("valid");
-        for c in [per_extent(4096, 65_535 * 4096 + 4096), per_extent(0, 1 << 30)] {
+        per_extent(4096, 65_535 * 4096)
+            .validate("g")
+            .expect("valid");
+        for c in [
+            per_extent(4096, 65_535 * 4096 + 4096),
+            per_extent(0, 1 << 30),
+        ] {
             let e = c.validate("g").unwrap_err().to_string();
             assert!(e.contains("g.stream.extent_bytes"), "{e}");
         }
-        let e = per_extent(4096, 1 << 30).validate("g").unwrap_err().to_string();
+        let e = per_extent(4096, 1 << 30)
+            .validate("g")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("262144 extents") && e.contains("65535"), "{e}");
     }
 

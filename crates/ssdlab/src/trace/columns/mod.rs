@@ -461,15 +461,19 @@ mod tests {
         assert_eq!((r.offset_bytes, r.stream), (4096, 65_535));
         let e = read(&l, "10 4096 8192 W dev 65536").unwrap_err();
         assert_eq!(e.field, "stream");
-        assert!(e.reason.contains("\"65536\" is too large (maximum 65535)"), "{e}");
+        assert!(
+            e.reason.contains("\"65536\" is too large (maximum 65535)"),
+            "{e}"
+        );
         assert_eq!(read(&l, "10 4096 8192 W dev").unwrap_err().field, "stream");
         // Without the key, every request is stream 0 (none).
         assert_eq!(read(&heimdall(), "0 0 0 8 1").unwrap().unwrap().stream, 0);
         // A stream column is a column like the others: not one already taken.
-        let e = ColumnsSpec::from_cli("time_ns=1 offset_bytes=2 size_bytes=3 op=4 write=W stream=3")
-            .unwrap()
-            .layout()
-            .unwrap_err();
+        let e =
+            ColumnsSpec::from_cli("time_ns=1 offset_bytes=2 size_bytes=3 op=4 write=W stream=3")
+                .unwrap()
+                .layout()
+                .unwrap_err();
         assert_eq!(e.key, "stream");
     }
 
