@@ -25,9 +25,9 @@ pub(super) struct Request {
     head_bytes: u32,
     tail_bytes: u32,
     pub(super) bytes: u64,
-    /// The host's stream id from the flow's request (NVMe's streams directive; 0: none), for
-    /// placement to keep each stream's writes apart (melded pages: one stream per HDFS block,
-    /// issue 32). Nothing reads it yet but the request log.
+    /// The host's stream id from the flow's request (NVMe's streams directive; 0: none). Only
+    /// the request log reads it so far; it is here for placement, which is to give each stream
+    /// its own open blocks (melded pages, §2.3: one stream per HDFS block).
     pub(super) stream: u16,
     /// Controller time after its last flash read: decompressing the units a read found
     /// compressed (one decompressor works through them: PR-SSD §3.2.1), or, for a write that

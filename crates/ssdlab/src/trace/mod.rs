@@ -110,8 +110,8 @@ pub struct TraceRequest {
     pub size_bytes: u64,
     /// Request type.
     pub op: Op,
-    /// Stream id: the NVMe streams directive's identifier (DSPEC, 16 bits since NVMe 1.3); 0
-    /// for a request without one. It fits in the padding after `op`, so the engine's requests
+    /// Stream id: the identifier of NVMe's streams directive (DSPEC, 16 bits; NVMe 1.3), 0 for
+    /// a request without one. It fits in the padding after `op`, so the engine's requests
     /// stay 32 bytes.
     pub stream: u16,
 }
