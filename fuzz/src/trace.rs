@@ -85,12 +85,13 @@ impl Setup {
 }
 
 /// Descriptions the `columns` target reads with: the worked examples of docs/traces.md
-/// (Heimdall's MSR cuts, CloudPhysics' CSV) and one with every other unit and coding.
+/// (Heimdall's MSR cuts, CloudPhysics' CSV) and one with every other unit and coding, and a
+/// stream column.
 const COLUMNS: [&str; 3] = [
     "time_ms=1 offset_bytes=3 size_bytes=4 op=5 read=1 write=0",
-    "separator=, header_lines=1 time_us=1 offset_sectors=3 size_bytes=4 op=2 read=r write=w stream=5",
+    "separator=, header_lines=1 time_us=1 offset_sectors=3 size_bytes=4 op=2 read=r write=w",
     "separator=; time_s=2 offset_blocks=1 block_bytes=4096 size_sectors=3 op=4 read=R,Read \
-     write=W,Write trim=D",
+     write=W,Write trim=D stream=5",
 ];
 
 /// Check the property on one input; a violation panics, which libFuzzer reports as a crash.
@@ -266,7 +267,10 @@ fn check_outcome(outcome: &Outcome, opts: &LoadOptions, seen: Option<&[u8]>) {
             }
             check_trace(trace, opts, lines);
             if !matches!(read_as, TraceFormat::Native | TraceFormat::Columns) {
-                assert!(!trace.has_streams(), "a stream id from a format without one");
+                assert!(
+                    !trace.has_streams(),
+                    "a stream id from a format without one"
+                );
             }
         }
         Err(e) => check_error(e, opts, seen, lines),
