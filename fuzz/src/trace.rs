@@ -5,8 +5,9 @@
 //!
 //! - loading never panics (overflow checks are on) and ends (libFuzzer's `-timeout`);
 //! - a loaded trace keeps the loader's promises: sorted by arrival, first arrival 0, every
-//!   request non-empty and inside the capacity, side tables one entry per request, and every line
-//!   of the file either a request or a skipped line;
+//!   request non-empty and inside the capacity, the fingerprint table one entry per request, a
+//!   stream id only from a format that carries one, and every line of the file either a request
+//!   or a skipped line;
 //! - an error names the file and, for a bad line, a line that exists and a field; only
 //!   compressed input can give an I/O error, and only detection a detection error;
 //! - the outcome does not depend on how the bytes arrive: gzip or zstd framing of the same text,
@@ -84,12 +85,13 @@ impl Setup {
 }
 
 /// Descriptions the `columns` target reads with: the worked examples of docs/traces.md
-/// (Heimdall's MSR cuts, CloudPhysics' CSV) and one with every other unit and coding.
+/// (Heimdall's MSR cuts, CloudPhysics' CSV) and one with every other unit and coding, and a
+/// stream column.
 const COLUMNS: [&str; 3] = [
     "time_ms=1 offset_bytes=3 size_bytes=4 op=5 read=1 write=0",
     "separator=, header_lines=1 time_us=1 offset_sectors=3 size_bytes=4 op=2 read=r write=w",
     "separator=; time_s=2 offset_blocks=1 block_bytes=4096 size_sectors=3 op=4 read=R,Read \
-     write=W,Write trim=D",
+     write=W,Write trim=D stream=5",
 ];
 
 /// Check the property on one input; a violation panics, which libFuzzer reports as a crash.
@@ -264,6 +266,12 @@ fn check_outcome(outcome: &Outcome, opts: &LoadOptions, seen: Option<&[u8]>) {
                 assert_eq!(*read_as, format, "read as another format than named");
             }
             check_trace(trace, opts, lines);
+            if !matches!(read_as, TraceFormat::Native | TraceFormat::Columns) {
+                assert!(
+                    !trace.has_streams(),
+                    "a stream id from a format without one"
+                );
+            }
         }
         Err(e) => check_error(e, opts, seen, lines),
     }
@@ -290,9 +298,6 @@ fn check_trace(trace: &Trace, opts: &LoadOptions, lines: Option<u64>) {
         }
     }
     assert!(trace.reordered <= requests.len());
-    if let Some(streams) = &trace.streams {
-        assert_eq!(streams.len(), requests.len(), "stream table length");
-    }
     if let Some(fps) = &trace.fingerprints {
         assert_eq!(fps.len(), requests.len(), "fingerprint table length");
         for (i, r) in requests.iter().enumerate() {

@@ -64,7 +64,8 @@ class Result:
         requests: with ``log_requests=True``, a :class:`pandas.DataFrame` with one row per host
             request and the columns ``flow`` (index into ``summary["flows"]``), ``op``
             ("read"/"write"/"trim"), ``offset_bytes``, ``size_bytes``, ``arrival_ns``,
-            ``completion_ns`` and ``latency_ns``; otherwise None.
+            ``completion_ns`` and ``latency_ns``, then ``stream`` (the request's stream id, 0 for
+            none) when some request of the run has a stream id; otherwise None.
     """
 
     __slots__ = ("requests", "summary")

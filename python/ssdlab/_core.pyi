@@ -38,7 +38,7 @@ def simulate(
 
     Returns the summary as JSON text and, with ``log_requests``, the request log as
     ``{column: list}`` with the columns flow, op, offset_bytes, size_bytes, arrival_ns,
-    completion_ns, latency_ns.
+    completion_ns, latency_ns, and stream when some request has a stream id.
     """
 
 def trace_info(

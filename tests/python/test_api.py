@@ -551,6 +551,28 @@ def test_a_columns_trace_is_described_by_a_dict():
     assert "--columns" not in str(e.value)
 
 
+def test_stream_ids_go_from_a_trace_to_the_request_log(tmp_path):
+    native = tmp_path / "streams.csv"
+    native.write_text(
+        "arrival_ns,offset_bytes,size_bytes,op,stream\n"
+        "0,0,4096,write,3\n1000000,8192,4096,write,\n2000000,0,4096,read,65535\n"
+    )
+    spaced = tmp_path / "streams.txt"
+    spaced.write_text("0 0 4096 W 3\n1000000 8192 4096 W 0\n2000000 0 4096 R 65535\n")
+    described = {"time_ns": 1, "offset_bytes": 2, "size_bytes": 3, "op": 4, "read": ["R"],
+                 "write": ["W"], "stream": 5}
+    for trace in [native, (spaced, described)]:
+        df = run_small(trace, log_requests=True).requests
+        assert list(df.columns) == [*COLUMNS, "stream"]
+        assert df.sort_values("arrival_ns")["stream"].tolist() == [3, 0, 65535]
+        assert df["stream"].dtype.kind in "iu"
+    # Without stream ids the log is as before: no stream column.
+    assert list(run_small(log_requests=True).requests.columns) == COLUMNS
+    native.write_text("arrival_ns,offset_bytes,size_bytes,op,stream\n0,0,4096,write,65536\n")
+    with pytest.raises(SsdlabError, match=r"streams\.csv:2: field `stream`"):
+        run_small(native)
+
+
 def test_an_empty_trace_is_refused(tmp_path):
     empty = tmp_path / "empty.csv"
     empty.write_text("")

@@ -33,17 +33,6 @@ fn py_err(e: Error) -> PyErr {
     SsdlabError::new_err(e.to_string())
 }
 
-/// The request-log columns, in the order of `requests.csv` written by `ssdlab run --out`.
-const REQUEST_COLUMNS: [&str; 7] = [
-    "flow",
-    "op",
-    "offset_bytes",
-    "size_bytes",
-    "arrival_ns",
-    "completion_ns",
-    "latency_ns",
-];
-
 fn trace_format(name: &str) -> Result<TraceFormat, Error> {
     TraceFormat::from_name(name).ok_or_else(|| {
         Error::config(
@@ -204,7 +193,9 @@ fn experiment_rows(
     Ok(serde_json::Value::Array(rows).to_string())
 }
 
-/// The request log as `{column: list}`, which `pandas.DataFrame` takes without a per-row pass.
+/// The request log as `{column: list}`, which `pandas.DataFrame` takes without a per-row pass:
+/// the columns of `requests.csv` written by `ssdlab run --out`, `stream` among them when some
+/// request has one.
 fn request_columns<'py>(py: Python<'py>, rows: &[RequestRecord]) -> PyResult<Bound<'py, PyDict>> {
     let ops = [
         PyString::intern(py, "read"),
@@ -217,7 +208,8 @@ fn request_columns<'py>(py: Python<'py>, rows: &[RequestRecord]) -> PyResult<Bou
         Op::Trim => &ops[2],
     };
     let columns = PyDict::new(py);
-    let [flow, op, offset, size, arrival, completion, latency] = REQUEST_COLUMNS;
+    let streams = RequestRecord::any_stream(rows);
+    let [flow, op, offset, size, arrival, completion, latency, stream] = RequestRecord::COLUMNS;
     columns.set_item(flow, PyList::new(py, rows.iter().map(|r| r.flow))?)?;
     columns.set_item(op, PyList::new(py, rows.iter().map(|r| op_name(r.op)))?)?;
     columns.set_item(
@@ -229,6 +221,9 @@ fn request_columns<'py>(py: Python<'py>, rows: &[RequestRecord]) -> PyResult<Bou
     let completions = rows.iter().map(|r| r.completion_ns);
     columns.set_item(completion, PyList::new(py, completions)?)?;
     columns.set_item(latency, PyList::new(py, rows.iter().map(|r| r.latency_ns))?)?;
+    if streams {
+        columns.set_item(stream, PyList::new(py, rows.iter().map(|r| r.stream))?)?;
+    }
     Ok(columns)
 }
 

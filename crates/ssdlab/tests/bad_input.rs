@@ -336,6 +336,41 @@ fn cli_reports_bad_traces_with_file_line_and_field() {
 }
 
 #[test]
+fn cli_refuses_stream_ids_past_16_bits_naming_file_line_and_field() {
+    let dir = std::env::temp_dir().join("ssdlab-bad-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    // NVMe's stream identifier is 16 bits: 65,535 is the last id.
+    let native = dir.join("streams.csv");
+    std::fs::write(
+        &native,
+        "arrival_ns,offset_bytes,size_bytes,op,stream\n0,0,4096,write,65535\n10,4096,4096,write,65536\n",
+    )
+    .unwrap();
+    let (code, out, err) = ssdlab(&["run", "--trace", native.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(
+        err.contains("streams.csv:3: field `stream`") && err.contains("65536"),
+        "{err}"
+    );
+    let columns = dir.join("streams.txt");
+    std::fs::write(&columns, "0 0 4096 W 7\n10 4096 4096 W 70000\n").unwrap();
+    let spec = "time_ns=1 offset_bytes=2 size_bytes=3 op=4 write=W stream=5";
+    let (code, _, err) = ssdlab(&[
+        "run",
+        "--trace",
+        columns.to_str().unwrap(),
+        "--columns",
+        spec,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("streams.txt:2: field `stream`") && err.contains("70000"),
+        "{err}"
+    );
+}
+
+#[test]
 fn cli_usage_errors_and_help() {
     let (code, out, _) = ssdlab(&["--help"]);
     assert_eq!(code, 0);
@@ -416,6 +451,7 @@ fn a_zero_length_request_at_the_end_of_the_device_is_refused_not_a_panic() {
         offset_bytes: capacity,
         size_bytes: 0,
         op: Op::Read,
+        stream: 0,
     };
     let flow = Flow::new("z".into(), vec![r], config.host.mode, 1, 1.0, 0);
     let e = Simulation::new(config, vec![flow], RunOptions::default())

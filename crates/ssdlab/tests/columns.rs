@@ -59,7 +59,8 @@ fn heimdall_reads_as_the_manifest_describes_it() {
             arrival_ns: 0,
             offset_bytes: 11_562_803_200,
             size_bytes: 4096,
-            op: Op::Read
+            op: Op::Read,
+            stream: 0,
         }
     );
 }

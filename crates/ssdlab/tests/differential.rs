@@ -131,6 +131,7 @@ fn check(
                 offset_bytes: first * 512,
                 size_bytes: sectors * 512,
                 op,
+                stream: 0,
             }
         })
         .collect();

@@ -191,6 +191,7 @@ fn mga_merges_a_logical_page_spread_past_its_threshold() {
                 offset_bytes: offset,
                 size_bytes: unit,
                 op: Op::Write,
+                stream: 0,
             });
         };
         for i in 0..4 {

@@ -16,6 +16,7 @@ fn write(t: u64, lpn: u64) -> TraceRequest {
         offset_bytes: lpn * 4096,
         size_bytes: 4096,
         op: Op::Write,
+        stream: 0,
     }
 }
 
@@ -80,6 +81,7 @@ fn a_trimmed_pcm_unit_gives_its_page_back_at_once() {
         offset_bytes: 0,
         size_bytes: 64 * 4096,
         op: Op::Trim,
+        stream: 0,
     });
     // Written again: each unit takes a page again (PCM's from those the trim gave back).
     reqs.extend((0..64).map(|l| write(t + 1_000_000 + l * 100_000, l)));
@@ -112,6 +114,7 @@ fn pcm_reads_are_faster_than_flash_reads() {
         offset_bytes: l * 4096,
         size_bytes: 4096,
         op: Op::Read,
+        stream: 0,
     }));
     let flow = Flow::new(
         "t".into(),

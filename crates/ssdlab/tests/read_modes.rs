@@ -29,6 +29,7 @@ fn req(at: u64, offset_bytes: u64, size_bytes: u64, op: Op) -> TraceRequest {
         offset_bytes,
         size_bytes,
         op,
+        stream: 0,
     }
 }
 

@@ -140,3 +140,53 @@ fn two_runs_give_identical_results_except_wall_time() {
     };
     assert_eq!(run(), run());
 }
+
+/// Stream ids go from a trace to each request and into `requests.csv`, which has a `stream`
+/// column only when some request has a stream id (logs of runs without streams are as before).
+#[test]
+fn stream_ids_reach_the_request_log_of_runs_that_have_them() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-streams");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log_of = |name: &str, trace: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, trace).unwrap();
+        let out = dir.join(format!("{name}.out"));
+        let (code, _, err) = common::ssdlab(&[
+            "run",
+            "--trace",
+            path.to_str().unwrap(),
+            "--log-requests",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        std::fs::read_to_string(out.join("requests.csv")).unwrap()
+    };
+    let log = log_of(
+        "streams.csv",
+        "arrival_ns,offset_bytes,size_bytes,op,stream\n\
+         0,0,4096,write,3\n1000000,8192,4096,write,\n2000000,0,4096,read,65535\n",
+    );
+    let mut lines = log.lines();
+    assert_eq!(
+        lines.next(),
+        Some("flow,op,offset_bytes,size_bytes,arrival_ns,completion_ns,latency_ns,stream")
+    );
+    let mut streams: Vec<(u64, &str)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[4].parse().unwrap(), f[7])
+        })
+        .collect();
+    streams.sort();
+    let ids: Vec<&str> = streams.iter().map(|s| s.1).collect();
+    assert_eq!(ids, ["3", "0", "65535"]);
+    let log = log_of(
+        "no-streams.csv",
+        "arrival_ns,offset_bytes,size_bytes,op,stream\n0,0,4096,write,\n",
+    );
+    assert_eq!(
+        log.lines().next(),
+        Some("flow,op,offset_bytes,size_bytes,arrival_ns,completion_ns,latency_ns")
+    );
+}

@@ -25,6 +25,7 @@ fn req(t: u64, lpn: u64, op: Op) -> TraceRequest {
         offset_bytes: lpn * 4096,
         size_bytes: 4096,
         op,
+        stream: 0,
     }
 }
 

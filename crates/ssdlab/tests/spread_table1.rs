@@ -35,6 +35,7 @@ fn isolated_read_ns(policy: &str, kib: u64) -> u64 {
         offset_bytes: 0,
         size_bytes: kib * 1024,
         op: Op::Read,
+        stream: 0,
     };
     let (log, summary) = common::run_logged(config, vec![read]);
     assert_eq!(

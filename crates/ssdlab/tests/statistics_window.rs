@@ -50,6 +50,7 @@ fn requests(seed: u64, n: usize, start_ns: u64, span: u64, write_kib: u64) -> Ve
                 offset_bytes: next() % ((span - size_bytes) / 4096) * 4096,
                 size_bytes,
                 op,
+                stream: 0,
             }
         })
         .collect()
@@ -261,6 +262,7 @@ fn the_warmup_is_the_first_requests_in_arrival_order_over_all_flows() {
                 offset_bytes: t / 1_000_000 * 4096,
                 size_bytes: 4096,
                 op: Op::Write,
+                stream: 0,
             })
             .collect()
     };

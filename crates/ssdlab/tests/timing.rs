@@ -21,6 +21,7 @@ fn req(at: u64, unit: u64, units: u64, op: Op) -> TraceRequest {
         offset_bytes: unit * KIB4,
         size_bytes: units * KIB4,
         op,
+        stream: 0,
     }
 }
 

@@ -255,13 +255,15 @@ fn first_records_decode_exactly() {
                 arrival_ns: 0,
                 offset_bytes: 9_056_014_336,
                 size_bytes: 2048,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: (128166385295514878 - 128166385295514663) * 100,
                 offset_bytes: 11_855_351_808,
                 size_bytes: 512,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
         ]
     );
@@ -278,13 +280,15 @@ fn first_records_decode_exactly() {
                 arrival_ns: 0,
                 offset_bytes: 657_728 * 512,
                 size_bytes: 16 * 512,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 11_565_000 - 11_413_000,
                 offset_bytes: 31_244_784 * 512,
                 size_bytes: 64 * 512,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
         ]
     );
@@ -525,19 +529,22 @@ fn msr_accepts_header_comments_blank_lines_crlf_bom_and_spaces() {
                 arrival_ns: 0,
                 offset_bytes: 9056014336,
                 size_bytes: 2048,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 1000,
                 offset_bytes: 4096,
                 size_bytes: 512,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 2000,
                 offset_bytes: 0,
                 size_bytes: 1,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
         ]
     );
@@ -611,13 +618,15 @@ fn mqsim_accepts_tabs_runs_of_spaces_comments_and_crlf() {
                 arrival_ns: 0,
                 offset_bytes: 657728 * 512,
                 size_bytes: 16 * 512,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 100,
                 offset_bytes: 0,
                 size_bytes: 512,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
         ]
     );
@@ -822,6 +831,7 @@ fn expected(raw: &[(u64, u64, u64, Op)]) -> (Vec<TraceRequest>, usize) {
             offset_bytes,
             size_bytes,
             op,
+            stream: 0,
         })
         .collect();
     (reqs, moved)
@@ -1259,7 +1269,7 @@ fn fiu_md5s_become_fingerprints() {
         assert_eq!(seen[md5], fp[0]);
     }
     assert_eq!(seen.len(), 1_412);
-    assert!(t.streams.is_none());
+    assert!(!t.has_streams());
 }
 
 #[test]
@@ -1333,19 +1343,22 @@ fn disksim_units_and_flags() {
                 arrival_ns: 0,
                 offset_bytes: 657_728 * 512,
                 size_bytes: 8192,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 87_000,
                 offset_bytes: 4096,
                 size_bytes: 512,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 587_000,
                 offset_bytes: 0,
                 size_bytes: 1024,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
         ]
     );
@@ -1364,19 +1377,22 @@ fn fio_v2_waits_and_v3_timestamps() {
                 arrival_ns: 0,
                 offset_bytes: 0,
                 size_bytes: 4096,
-                op: Op::Write
+                op: Op::Write,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 250_000,
                 offset_bytes: 8192,
                 size_bytes: 4096,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 250_000,
                 offset_bytes: 4096,
                 size_bytes: 8192,
-                op: Op::Trim
+                op: Op::Trim,
+                stream: 0,
             },
         ]
     );
@@ -1419,13 +1435,15 @@ fn blkparse_flushes_discards_and_summary() {
                 arrival_ns: 0,
                 offset_bytes: 128 * 512,
                 size_bytes: 8192,
-                op: Op::Trim
+                op: Op::Trim,
+                stream: 0,
             },
             TraceRequest {
                 arrival_ns: 2000,
                 offset_bytes: 256 * 512,
                 size_bytes: 4096,
-                op: Op::Read
+                op: Op::Read,
+                stream: 0,
             },
         ]
     );
@@ -1635,7 +1653,7 @@ const BAD_LINES: &[(TraceFormat, &str, &str, &str)] = &[
     (
         TraceFormat::Native,
         "arrival_ns,offset_bytes,size_bytes,op,stream",
-        "0,0,4096,read,4294967295",
+        "0,0,4096,read,65536",
         "stream",
     ),
     (
@@ -1742,7 +1760,6 @@ fn convert_round_trips() {
         let native = converted(&t, ConvertTarget::Native);
         let back = read_trace(&native[..], Path::new("n"), &LoadOptions::default()).unwrap();
         assert_eq!(back.requests, t.requests, "{}", path.display());
-        assert_eq!(back.streams, t.streams);
         assert_eq!(back.fingerprints, t.fingerprints);
         // Every excerpt is sector-based, so DiskSim keeps it exactly.
         let disksim = converted(&t, ConvertTarget::Disksim);
@@ -1760,10 +1777,12 @@ fn convert_round_trips() {
 fn convert_native_keeps_streams_and_content_and_disksim_widens() {
     let text = "arrival_ns,offset_bytes,size_bytes,op,stream,content\n\
                 10,100,5000,write,7,1;ffffffffffffffffffffffffffffffff\n\
-                5,4096,4096,trim,,\n";
+                5,4096,4096,trim,,\n\
+                12,0,4096,read,65535,\n";
     let t = read_trace(text.as_bytes(), Path::new("n"), &LoadOptions::default()).unwrap();
     assert_eq!(t.reordered, 2);
-    assert_eq!((t.stream(0), t.stream(1)), (None, Some(7)));
+    let streams: Vec<u16> = t.requests.iter().map(|r| r.stream).collect();
+    assert_eq!(streams, [0, 7, 65535]);
     assert_eq!(t.fingerprints(1).len(), 2);
     let back = read_trace(
         &converted(&t, ConvertTarget::Native)[..],

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::config::{Config, FlowConfig, ReplayMode};
 use crate::error::Error;
 use crate::run::simulate_with;
-use crate::sim::{Phase, RunOptions};
+use crate::sim::{Phase, RequestRecord, RunOptions};
 use crate::trace::{Caller, TraceFormat};
 
 use super::trace::{say_chosen_event, ReadArgs};
@@ -137,8 +137,12 @@ fn write_outputs(dir: &Path, config: &Config, r: &crate::RunResult) -> Result<()
     if let Some(rows) = &r.requests {
         let p = dir.join("requests.csv");
         let mut w = csv::Writer::from_path(&p).map_err(|e| Error::io(&p, e.into()))?;
+        let streams = RequestRecord::any_stream(rows);
+        w.write_record(RequestRecord::columns(streams))
+            .map_err(|e| Error::io(&p, e.into()))?;
         for row in rows {
-            w.serialize(row).map_err(|e| Error::io(&p, e.into()))?;
+            w.write_record(row.fields(streams))
+                .map_err(|e| Error::io(&p, e.into()))?;
         }
         w.flush().map_err(|e| Error::io(&p, e))?;
     }

@@ -307,7 +307,7 @@ impl LineParser for BlkparseParser {
             offset_bytes: scale_u64("sector", sector, start, SECTOR_BYTES)?,
             size_bytes: scale_u64("blocks", blocks_text, blocks, SECTOR_BYTES)?,
             op,
-            stream: None,
+            stream: 0,
         };
         if !self.given {
             self.read.push(event);

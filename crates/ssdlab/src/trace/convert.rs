@@ -89,7 +89,7 @@ pub fn write_trace<W: Write>(
 }
 
 fn write_native<W: Write>(trace: &Trace, out: &mut W) -> io::Result<()> {
-    let has_stream = trace.streams.is_some();
+    let has_stream = trace.has_streams();
     let has_content = trace.fingerprints.is_some();
     let mut header = REQUIRED.join(",");
     if has_stream {
@@ -111,10 +111,7 @@ fn write_native<W: Write>(trace: &Trace, out: &mut W) -> io::Result<()> {
             r.op.name()
         )?;
         if has_stream {
-            match trace.stream(i) {
-                Some(s) => write!(out, ",{s}")?,
-                None => write!(out, ",")?,
-            }
+            write!(out, ",{}", r.stream)?;
         }
         if has_content {
             write!(out, ",")?;

@@ -139,6 +139,12 @@ pub fn parse_u64_max(field: &'static str, s: &str, max: u64) -> Result<u64, Fiel
     Ok(v)
 }
 
+/// Parse a stream id: a non-negative decimal integer that fits NVMe's 16-bit stream
+/// identifier (0 is no stream). The error names `field`.
+pub fn parse_stream(field: &'static str, s: &str) -> Result<u16, FieldError> {
+    Ok(parse_u64_max(field, s, u64::from(u16::MAX))? as u16)
+}
+
 /// Fraction digits read by [`parse_decimal_ns`]; later ones are below any
 /// unit's nanosecond and ignored.
 const MAX_FRACTION_DIGITS: usize = 20;

@@ -191,7 +191,7 @@ impl LineParser for FioParser {
             offset_bytes,
             size_bytes,
             op,
-            stream: None,
+            stream: 0,
         }))
     }
 

@@ -113,7 +113,7 @@ impl LineParser for FiuParser {
             offset_bytes,
             size_bytes: FINGERPRINT_BLOCK_BYTES,
             op,
-            stream: None,
+            stream: 0,
         }))
     }
 

@@ -201,11 +201,12 @@ impl TraceInfo {
             max: gaps.last().copied().unwrap_or(0),
         });
 
-        let streams = trace.streams.as_ref().map(|s| {
-            let mut ids: Vec<u32> = s
+        let streams = trace.has_streams().then(|| {
+            let mut ids: Vec<u16> = trace
+                .requests
                 .iter()
-                .copied()
-                .filter(|&id| id != super::NO_STREAM)
+                .map(|r| r.stream)
+                .filter(|&id| id != 0)
                 .collect();
             ids.sort_unstable();
             ids.dedup();

@@ -9,7 +9,7 @@ use flate2::bufread::MultiGzDecoder;
 
 use super::{
     detect, FieldError, Fingerprint, Fingerprints, LineParser, LoadOptions, OutOfRange, RawRequest,
-    Trace, TraceError, TraceFormat, TraceRequest, NO_STREAM,
+    Trace, TraceError, TraceFormat, TraceRequest,
 };
 
 /// Load the trace at `path` (plain text, gzip or zstd).
@@ -131,19 +131,15 @@ pub(crate) fn decompressed<'a, R: Read + 'a>(
     })
 }
 
-/// Per-request side tables, allocated only once a request needs them.
+/// The per-request side table, allocated only once a request needs it.
 #[derive(Default)]
-struct SideTables {
-    streams: Option<Vec<u32>>,
+struct SideTable {
     fingerprints: Option<Fingerprints>,
 }
 
-impl SideTables {
+impl SideTable {
     /// Keep the rows `keep` marks (a mask over every request so far).
     fn retain(&mut self, keep: &[bool]) {
-        if let Some(streams) = &mut self.streams {
-            *streams = masked(streams, keep);
-        }
         if let Some(table) = &mut self.fingerprints {
             let mut kept = Fingerprints::default();
             for (i, _) in keep.iter().enumerate().filter(|(_, k)| **k) {
@@ -154,11 +150,7 @@ impl SideTables {
     }
 
     /// Record the extras of request number `index` (0-based, file order).
-    fn push(&mut self, index: usize, stream: Option<u32>, fps: &[Fingerprint]) {
-        if stream.is_some() || self.streams.is_some() {
-            let streams = self.streams.get_or_insert_with(|| vec![NO_STREAM; index]);
-            streams.push(stream.unwrap_or(NO_STREAM));
-        }
+    fn push(&mut self, index: usize, fps: &[Fingerprint]) {
         if !fps.is_empty() || self.fingerprints.is_some() {
             let table = self.fingerprints.get_or_insert_with(|| {
                 let mut t = Fingerprints::default();
@@ -199,7 +191,7 @@ fn load_lines<B: BufRead>(
     let mut lines: Vec<u64> = Vec::new();
     // Holds absolute timestamps in `arrival_ns` until rebased below.
     let mut requests: Vec<TraceRequest> = Vec::new();
-    let mut side = SideTables::default();
+    let mut side = SideTable::default();
     loop {
         buf.clear();
         let Some(text) = next_line(&mut input, &mut buf, line_no + 1, path)? else {
@@ -221,12 +213,13 @@ fn load_lines<B: BufRead>(
             ctx.place(&raw, parser)
                 .map_err(|e| ctx.field_error(line_no, e))?
         };
-        side.push(requests.len(), raw.stream, parser.fingerprints());
+        side.push(requests.len(), parser.fingerprints());
         requests.push(TraceRequest {
             arrival_ns: raw.ts_ns,
             offset_bytes,
             size_bytes: raw.size_bytes,
             op: raw.op,
+            stream: raw.stream,
         });
     }
     if let Some(keep) = parser.keep() {
@@ -248,7 +241,7 @@ fn load_lines<B: BufRead>(
                 offset_bytes: r.offset_bytes,
                 size_bytes: r.size_bytes,
                 op: r.op,
-                stream: None,
+                stream: r.stream,
             };
             r.offset_bytes = ctx
                 .place(&raw, parser)
@@ -257,7 +250,6 @@ fn load_lines<B: BufRead>(
     }
 
     let mut reordered = 0;
-    let mut streams = side.streams;
     let mut fingerprints = side.fingerprints;
     if !requests
         .windows(2)
@@ -274,7 +266,6 @@ fn load_lines<B: BufRead>(
             .iter()
             .filter_map(|&i| requests.get(i).copied())
             .collect();
-        streams = streams.map(|s| order.iter().filter_map(|&i| s.get(i).copied()).collect());
         fingerprints = fingerprints.map(|f| f.permuted(&order));
     }
     if let Some(t0) = requests.first().map(|r| r.arrival_ns) {
@@ -287,7 +278,6 @@ fn load_lines<B: BufRead>(
         requests,
         reordered,
         skipped_lines,
-        streams,
         fingerprints,
         blkparse_event: parser.blkparse_event(),
     })

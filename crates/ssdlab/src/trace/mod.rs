@@ -23,10 +23,11 @@
 //! can make the loader panic: every malformed line becomes a [`TraceError`]
 //! that names the file, the 1-based line number and the field.
 //!
-//! Besides the requests, a [`Trace`] carries two optional per-request side
-//! tables, kept out of [`TraceRequest`] so that the engine's requests stay 32
-//! bytes whatever the format: stream ids ([`Trace::streams`], native format)
-//! and content fingerprints ([`Trace::fingerprints`], FIU and native).
+//! Each request carries its stream id ([`TraceRequest::stream`]; native and
+//! described columns carry one, other formats none, which is stream 0). Content
+//! fingerprints ([`Trace::fingerprints`], FIU and native) are a side table, kept
+//! out of [`TraceRequest`] so that the engine's requests stay 32 bytes whatever
+//! the format.
 //!
 //! Adding a format: write a type implementing [`LineParser`] in a new file of
 //! this module and read files with [`read_trace_with`]; to make it selectable
@@ -60,8 +61,8 @@ pub use columns::{ColumnsParser, ColumnsSpec};
 pub use disksim::DisksimParser;
 pub use error::TraceError;
 pub use fields::{
-    parse_decimal_ns, parse_u64, parse_u64_max, quote_field, scale_u64, split_fields, zero_size,
-    FieldError,
+    parse_decimal_ns, parse_stream, parse_u64, parse_u64_max, quote_field, scale_u64, split_fields,
+    zero_size, FieldError,
 };
 pub use fio::FioParser;
 pub use fiu::FiuParser;
@@ -109,7 +110,15 @@ pub struct TraceRequest {
     pub size_bytes: u64,
     /// Request type.
     pub op: Op,
+    /// Stream id: the identifier of NVMe's streams directive (DSPEC, 16 bits; NVMe 1.3), 0 for
+    /// a request without one. It fits in the padding after `op`, so the engine's requests
+    /// stay 32 bytes.
+    pub stream: u16,
 }
+
+// Flows copy requests on every arrival and hold traces in memory: the stream id must stay in
+// the padding, not grow the request.
+const _: () = assert!(std::mem::size_of::<TraceRequest>() == 32);
 
 /// One request as a [`LineParser`] reads it: the format's own absolute
 /// timestamp converted to ns, before rebasing, and the address in bytes
@@ -124,13 +133,9 @@ pub struct RawRequest {
     pub size_bytes: u64,
     /// Request type.
     pub op: Op,
-    /// Stream id, for formats that carry one (native); never [`NO_STREAM`].
-    pub stream: Option<u32>,
+    /// Stream id, for formats that carry one (native, described columns); 0 for none.
+    pub stream: u16,
 }
-
-/// The value [`Trace::streams`] holds for a request without a stream id.
-/// Parsers reject it as an id, so it never stands for a real stream.
-pub const NO_STREAM: u32 = u32::MAX;
 
 /// Bytes covered by one content fingerprint: fingerprint `i` of a request
 /// covers its bytes `[4096 i, 4096 (i + 1))` (the last one possibly a
@@ -396,9 +401,6 @@ pub struct Trace {
     /// Lines that carry no request (blank lines, `#` comments, headers, and
     /// records a format skips on purpose, e.g. blkparse events not selected).
     pub skipped_lines: usize,
-    /// Stream id of each request (parallel to `requests`, [`NO_STREAM`] for a
-    /// request without one); `None` when no request has one.
-    pub streams: Option<Vec<u32>>,
     /// Content fingerprints of each request (parallel to `requests`); `None`
     /// when no request has any. See [`Fingerprint`] for the contract.
     pub fingerprints: Option<Fingerprints>,
@@ -418,10 +420,9 @@ impl Trace {
         self.requests.last().map_or(0, |r| r.arrival_ns)
     }
 
-    /// Stream id of request `i`, if it has one.
-    pub fn stream(&self, i: usize) -> Option<u32> {
-        let s = *self.streams.as_ref()?.get(i)?;
-        (s != NO_STREAM).then_some(s)
+    /// Whether any request has a stream id (other than 0, no stream).
+    pub fn has_streams(&self) -> bool {
+        self.requests.iter().any(|r| r.stream != 0)
     }
 
     /// Content fingerprints of request `i` (empty if it has none).

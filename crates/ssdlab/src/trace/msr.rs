@@ -81,7 +81,7 @@ impl LineParser for MsrParser {
             offset_bytes,
             size_bytes,
             op,
-            stream: None,
+            stream: 0,
         }))
     }
 

@@ -13,8 +13,8 @@
 //!   `size_bytes` must be positive. Times need not start at 0 nor be sorted
 //!   (the loader rebases and sorts, as for every format).
 //! - `op`: `read`, `write` or `trim` (any case).
-//! - `stream` (optional column, optional value): a stream id below 2^32 - 1
-//!   (`4294967295` is reserved for "none"); empty for none.
+//! - `stream` (optional column, optional value): the request's stream id, 0 to 65,535 (NVMe's
+//!   stream identifier is 16 bits); empty, or 0, for none.
 //! - `content` (optional column, optional value): the request's content
 //!   fingerprints ([`super::Fingerprint`]), one per 4 KiB block
 //!   (`size_bytes.div_ceil(4096)` of them), each 1 to 32 hex digits, joined
@@ -24,8 +24,8 @@
 //! ignored. Blank lines and lines starting with `#` carry no request.
 
 use super::{
-    parse_u64, parse_u64_max, quote_field, zero_size, FieldError, Fingerprint, LineParser, Op,
-    RawRequest, FINGERPRINT_BLOCK_BYTES, NO_STREAM,
+    parse_stream, parse_u64, quote_field, zero_size, FieldError, Fingerprint, LineParser, Op,
+    RawRequest, FINGERPRINT_BLOCK_BYTES,
 };
 
 /// The columns every native file has, in order.
@@ -117,12 +117,12 @@ impl LineParser for NativeParser {
                 )
             })?;
         let mut next = 4;
-        let mut stream = None;
+        let mut stream = 0;
         if has_stream {
             let text = field(next);
             next += 1;
             if !text.is_empty() {
-                stream = Some(parse_u64_max(STREAM, text, u64::from(NO_STREAM) - 1)? as u32);
+                stream = parse_stream(STREAM, text)?;
             }
         }
         if has_content && !field(next).is_empty() {

@@ -116,7 +116,7 @@ impl LineParser for SpcParser {
             offset_bytes,
             size_bytes,
             op,
-            stream: None,
+            stream: 0,
         }))
     }
 

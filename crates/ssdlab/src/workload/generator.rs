@@ -12,14 +12,16 @@ use rand_pcg::Pcg64Mcg;
 
 use super::address::AddressSampler;
 use super::size::SizeSampler;
+use super::stream;
 use super::updates::UpdateState;
 use super::{Arrival, GeneratorConfig};
 use crate::sim::RequestSource;
 use crate::trace::{Op, TraceRequest};
 
-/// A sequential stream of one request kind.
+/// Where one request kind's sequential requests are (a sequential stream, not a host stream
+/// id).
 #[derive(Clone, Copy, Default)]
-struct Stream {
+struct Sequential {
     /// Where the next sequential request starts.
     cursor: u64,
     /// Bytes left in the current run (0: the next request starts a new run).
@@ -39,7 +41,7 @@ pub struct GeneratorSource {
     updates: Option<UpdateState>,
     /// The address distribution's slots: `alignment_bytes` pieces, or whole runs.
     slot_bytes: u64,
-    streams: [Stream; 2],
+    sequential: [Sequential; 2],
     gap: Option<Exp<f64>>,
     issued: u64,
     t_ns: f64,
@@ -70,7 +72,7 @@ impl GeneratorSource {
                 .map(|u| UpdateState::new(u, config.alignment_bytes, config.working_set_bytes)),
             slot_bytes,
             rng: Pcg64Mcg::seed_from_u64(seed),
-            streams: [Stream::default(); 2],
+            sequential: [Sequential::default(); 2],
             gap,
             issued: 0,
             t_ns: 0.0,
@@ -108,8 +110,8 @@ impl GeneratorSource {
             c.write_random_fraction
         };
         let ws = c.working_set_bytes;
-        let stream = &mut self.streams[usize::from(read)];
-        let random = stream.run_left == 0 || self.rng.gen_bool(random_fraction);
+        let seq = &mut self.sequential[usize::from(read)];
+        let random = seq.run_left == 0 || self.rng.gen_bool(random_fraction);
         // Past the end, random starts move back inside (sequential streams wrap to 0, below).
         let place = |start: u64| {
             if start + size > ws {
@@ -119,7 +121,7 @@ impl GeneratorSource {
             }
         };
         let mut start = if random {
-            stream.run_left = c.sequential_run_bytes;
+            seq.run_left = c.sequential_run_bytes;
             match (&mut self.updates, read) {
                 (Some(updates), false) => update_start(
                     updates,
@@ -132,7 +134,7 @@ impl GeneratorSource {
                 _ => place(self.address.sample(&mut self.rng) * self.slot_bytes),
             }
         } else {
-            stream.cursor
+            seq.cursor
         };
         if start + size > ws {
             start = 0;
@@ -140,11 +142,11 @@ impl GeneratorSource {
         if let (Some(updates), false) = (&mut self.updates, read) {
             updates.record(start, size);
         }
-        stream.cursor = start + size;
-        stream.run_left = stream.run_left.saturating_sub(size);
+        seq.cursor = start + size;
+        seq.run_left = seq.run_left.saturating_sub(size);
         if c.sequential_run_bytes == 0 {
             // Without a run length a sequential stream goes on until a random request.
-            stream.run_left = u64::MAX;
+            seq.run_left = u64::MAX;
         }
         let arrival_ns = self.t_ns as u64;
         self.t_ns += match (&c.arrival, &self.gap) {
@@ -168,6 +170,10 @@ impl GeneratorSource {
             offset_bytes: start,
             size_bytes: size,
             op: if read { Op::Read } else { Op::Write },
+            stream: c
+                .stream
+                .as_ref()
+                .map_or(0, |rule| stream::id_of(rule, start)),
         }
     }
 }
@@ -199,7 +205,7 @@ impl RequestSource for GeneratorSource {
         if let Some(u) = &mut self.updates {
             u.reset();
         }
-        self.streams = [Stream::default(); 2];
+        self.sequential = [Sequential::default(); 2];
         self.issued = 0;
         self.t_ns = 0.0;
     }
@@ -211,7 +217,7 @@ impl RequestSource for GeneratorSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::SizeDist;
+    use crate::workload::{SizeDist, StreamRule};
 
     fn base() -> GeneratorConfig {
         GeneratorConfig::new(
@@ -412,6 +418,57 @@ mod tests {
         g.rewind();
         let again: Vec<_> = std::iter::from_fn(|| g.next_request()).collect();
         assert_eq!(first, again);
+    }
+
+    #[test]
+    fn the_hdfs_writer_writes_each_block_as_a_stream_of_its_own() {
+        let c = crate::workload::named::generator("hdfs-writer").unwrap();
+        let block = 128 << 20;
+        assert_eq!(
+            c.stream,
+            Some(StreamRule::PerExtent {
+                extent_bytes: block
+            })
+        );
+        let v = all(c);
+        // Every request is the stream of the 128 MiB block it writes, numbered from 1 (0 is
+        // none), and a block is written by consecutive requests: 1,024 of 128 KiB each.
+        for r in &v {
+            assert_eq!(u64::from(r.stream), r.offset_bytes / block + 1, "{r:?}");
+        }
+        for run in v.chunks(1024) {
+            assert!(run.iter().all(|r| r.stream == run[0].stream));
+        }
+        let streams: std::collections::BTreeSet<u16> = v.iter().map(|r| r.stream).collect();
+        assert!(streams.iter().all(|s| (1..=64).contains(s)));
+        assert!(streams.len() > 32, "{}", streams.len());
+        // Without the key every request is stream 0.
+        assert!(all(base()).iter().all(|r| r.stream == 0));
+    }
+
+    #[test]
+    fn stream_ids_past_16_bits_are_refused_by_name() {
+        let per_extent = |extent_bytes, working_set_bytes| GeneratorConfig {
+            working_set_bytes,
+            stream: Some(StreamRule::PerExtent { extent_bytes }),
+            ..base()
+        };
+        // 65,535 extents are ids 1 to 65,535; one more byte of working set would be id 65,536.
+        per_extent(4096, 65_535 * 4096)
+            .validate("g")
+            .expect("valid");
+        for c in [
+            per_extent(4096, 65_535 * 4096 + 4096),
+            per_extent(0, 1 << 30),
+        ] {
+            let e = c.validate("g").unwrap_err().to_string();
+            assert!(e.contains("g.stream.extent_bytes"), "{e}");
+        }
+        let e = per_extent(4096, 1 << 30)
+            .validate("g")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("262144 extents") && e.contains("65535"), "{e}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod address;
 mod generator;
 pub mod named;
 mod size;
+mod stream;
 mod updates;
 
 use serde::{Deserialize, Serialize};
@@ -60,6 +61,10 @@ pub struct GeneratorConfig {
     /// alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updates: Option<Updates>,
+    /// Which stream (NVMe's streams directive) each request belongs to; without it every
+    /// request is stream 0, none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamRule>,
     /// Seed of this generator; by default derived from the run's seed and the flow's index.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -119,7 +124,7 @@ pub enum SizeDist {
 
 // Distribution tables name their kind beside its parameters, read as the config's policy
 // tables are (`config/tagged.rs`): every key named in errors, unknown keys refused.
-tagged_table!("kind": SizeDist, AddressDist, Arrival);
+tagged_table!("kind": SizeDist, AddressDist, Arrival, StreamRule);
 
 /// A component of a [`SizeDist::Mixture`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -157,6 +162,16 @@ pub struct Updates {
     /// level, "updated ≥ 2"); the other updates start on a unit written once. At most
     /// `update_fraction`.
     pub hot_fraction: f64,
+}
+
+/// How a generated request's stream id is chosen (ids are 1 to 65,535; 0 means none).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
+pub enum StreamRule {
+    /// One stream per `extent_bytes` of the working set: a request starting at `offset` (from
+    /// the working set's start) is stream `offset / extent_bytes + 1`. With `extent_bytes` the
+    /// HDFS block size, every block written is a stream of its own (melded-pages.txt §2.3).
+    PerExtent { extent_bytes: u64 },
 }
 
 /// When requests arrive.
@@ -202,6 +217,7 @@ impl GeneratorConfig {
             sequential_run_bytes: 0,
             arrival,
             updates: None,
+            stream: None,
             seed: None,
         }
     }
@@ -302,6 +318,9 @@ impl GeneratorConfig {
                 (&key("working_set_bytes"), self.working_set_bytes),
                 self.alignment_bytes,
             )?;
+        }
+        if let Some(rule) = &self.stream {
+            stream::validate(rule, &key("stream"), self.working_set_bytes)?;
         }
         match self.arrival {
             Arrival::Poisson { iops } | Arrival::Fixed { iops } | Arrival::Bursts { iops, .. }

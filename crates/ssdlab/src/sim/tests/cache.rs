@@ -53,6 +53,7 @@ fn random_writes(sim_units: u32, n: usize) -> Vec<Flow> {
                 offset_bytes: (x >> 33) % sim_units as u64 * 4096,
                 size_bytes: 4096,
                 op: Op::Write,
+                stream: 0,
             }
         })
         .collect();
@@ -161,6 +162,7 @@ fn degrading_gc_sends_only_cold_data_to_main() {
             offset_bytes: unit * 4096,
             size_bytes: 4096,
             op: Op::Write,
+            stream: 0,
         })
         .collect();
     let flow = Flow::new("w".into(), requests, ReplayMode::Open, 1, 1.0, 0);

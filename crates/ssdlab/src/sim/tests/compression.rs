@@ -50,6 +50,7 @@ fn reads(spans: &[(u64, u64)]) -> Vec<Flow> {
             offset_bytes: offset,
             size_bytes: size,
             op: Op::Read,
+            stream: 0,
         })
         .collect();
     vec![Flow::new("r".into(), requests, ReplayMode::Open, 1, 1.0, 0)]
@@ -221,6 +222,7 @@ fn a_partial_write_reads_the_rest_of_its_logical_page_first() {
                 offset_bytes: LP + offset,
                 size_bytes: size,
                 op: Op::Write,
+                stream: 0,
             }],
             ReplayMode::Open,
             1,

@@ -67,6 +67,7 @@ fn random_writes(n: usize, units: u64, seed: u64) -> Vec<TraceRequest> {
             } else {
                 Op::Write
             },
+            stream: 0,
         })
         .collect()
 }
@@ -159,6 +160,7 @@ fn erase_spread_after_hot_writes(wear_leveling: bool) -> (u32, u64) {
             offset_bytes: (i * 7919 % 2_000) * 4096,
             size_bytes: 4096,
             op: Op::Write,
+            stream: 0,
         })
         .collect();
     let flow = Flow::new("hot".into(), requests, ReplayMode::Open, 1, 1.0, 0);
@@ -264,6 +266,7 @@ fn write_trim_read(trim_offset: u64, trim_bytes: u64) -> Simulation {
         offset_bytes,
         size_bytes,
         op,
+        stream: 0,
     };
     let requests = vec![
         at(0, 0, 4096, Op::Write),
@@ -340,4 +343,37 @@ fn progress_reports_preconditioning_before_the_replay() {
     assert!(pre
         .iter()
         .all(|&&(_, done, total)| done <= total && total == 140_083));
+}
+
+/// A flow's stream ids reach the engine's requests: each request's log record (taken from the
+/// request as it completes) carries the id its trace request had, 0 where it had none.
+#[test]
+fn stream_ids_survive_from_the_flow_to_the_request() {
+    let streams = [7u16, 0, 65_535, 7, 1];
+    let requests: Vec<TraceRequest> = streams
+        .iter()
+        .enumerate()
+        .map(|(i, &stream)| TraceRequest {
+            arrival_ns: i as u64 * 100_000,
+            // Request 3 reads what request 0 wrote.
+            offset_bytes: if i == 3 { 0 } else { i as u64 * 8192 },
+            size_bytes: 8192,
+            op: if i == 3 { Op::Read } else { Op::Write },
+            stream,
+        })
+        .collect();
+    let flow = Flow::new("t".into(), requests, ReplayMode::Open, 1, 1.0, 0);
+    let options = RunOptions {
+        verify: true,
+        request_log: true,
+    };
+    let mut sim = Simulation::new(small(&[]), vec![flow], options).unwrap();
+    sim.run().unwrap();
+    let mut log = sim.log.take().unwrap();
+    log.sort_by_key(|r| r.arrival_ns);
+    let logged: Vec<u16> = log.iter().map(|r| r.stream).collect();
+    assert_eq!(logged, streams);
+    assert!(RequestRecord::any_stream(&log));
+    assert_eq!(RequestRecord::columns(true).last(), Some(&"stream"));
+    assert!(!RequestRecord::columns(false).contains(&"stream"));
 }

@@ -32,6 +32,7 @@ fn requests(op: Op, at: &[(u64, u64)]) -> Vec<TraceRequest> {
             offset_bytes: unit * 4096,
             size_bytes: 4096,
             op,
+            stream: 0,
         })
         .collect()
 }
@@ -155,6 +156,7 @@ fn an_update_goes_into_the_page_of_its_old_copy() {
         offset_bytes: 3 * 4096,
         size_bytes: 3 * 4096,
         op: Op::Write,
+        stream: 0,
     });
     reqs.extend(requests(Op::Write, &[(1, 3000)]));
     let with = |policy: &str| {

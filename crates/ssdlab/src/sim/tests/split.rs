@@ -29,6 +29,7 @@ fn requests(op: Op, lpns: impl Iterator<Item = u64>) -> Vec<TraceRequest> {
             offset_bytes: lpn * LP,
             size_bytes: LP,
             op,
+            stream: 0,
         })
         .collect()
 }

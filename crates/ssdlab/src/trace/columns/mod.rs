@@ -1,8 +1,8 @@
 //! Column layouts: one reader for every format whose lines are a row of fields, each field one
 //! value in one unit.
 //!
-//! A [`Columns`] value says what each column holds (time, address, size, operation, a number
-//! checked but not interpreted, or nothing read) and how fields are separated; [`Columns::parse`]
+//! A [`Columns`] value says what each column holds (time, address, size, operation, stream id,
+//! a number checked but not interpreted, or nothing read) and how fields are separated; [`Columns::parse`]
 //! reads a line by it. The DiskSim family (MQSim, SSDsim, DiskSim, FlashSim) are fixed layouts of
 //! the five columns `time device address size type`, which agree on the order but not on the
 //! units nor on how the type is coded; the `columns` format is a layout a user describes
@@ -19,8 +19,8 @@ use std::borrow::Cow;
 pub use spec::{ColumnsSpec, SpecError};
 
 use super::{
-    parse_decimal_ns, parse_u64, parse_u64_max, quote_field, scale_u64, zero_size, FieldError,
-    LineParser, Op, RawRequest,
+    parse_decimal_ns, parse_stream, parse_u64, parse_u64_max, quote_field, scale_u64, zero_size,
+    FieldError, LineParser, Op, RawRequest,
 };
 
 /// How the fields of a line are separated.
@@ -72,6 +72,8 @@ pub enum Role {
     Size { unit_bytes: u64 },
     /// The request type.
     Op(OpCoding),
+    /// The stream id, 0 to 65,535 (0: no stream).
+    Stream,
     /// A non-negative integer that is checked but not interpreted (the DiskSim family's device).
     Number,
 }
@@ -121,6 +123,8 @@ struct Partial {
     offset_bytes: Option<u64>,
     size_bytes: Option<u64>,
     op: Option<Op>,
+    /// Stream 0 (none) unless a stream column says otherwise.
+    stream: u16,
 }
 
 impl Partial {
@@ -136,7 +140,7 @@ impl Partial {
             offset_bytes: self.offset_bytes.ok_or_else(|| lacks("address"))?,
             size_bytes: self.size_bytes.ok_or_else(|| lacks("size"))?,
             op: self.op.ok_or_else(|| lacks("operation"))?,
-            stream: None,
+            stream: self.stream,
         })
     }
 }
@@ -213,6 +217,7 @@ impl Columns {
                 request.size_bytes = Some(scale_u64(name, text, units, *unit_bytes)?);
             }
             Role::Op(coding) => request.op = Some(read_op(name, text, coding)?),
+            Role::Stream => request.stream = parse_stream(name, text)?,
             Role::Number => {
                 parse_u64_max(name, text, self.max_field)?;
             }
@@ -444,6 +449,32 @@ mod tests {
         assert!(e
             .reason
             .contains("line has 3 whitespace-separated fields, expected at least 5"));
+    }
+
+    #[test]
+    fn a_stream_column_gives_each_request_its_id_up_to_16_bits() {
+        let spec =
+            ColumnsSpec::from_cli("time_ns=1 offset_bytes=2 size_bytes=3 op=4 write=W stream=6")
+                .unwrap();
+        let l = spec.layout().unwrap();
+        let r = read(&l, "10 4096 8192 W dev 65535").unwrap().unwrap();
+        assert_eq!((r.offset_bytes, r.stream), (4096, 65_535));
+        let e = read(&l, "10 4096 8192 W dev 65536").unwrap_err();
+        assert_eq!(e.field, "stream");
+        assert!(
+            e.reason.contains("\"65536\" is too large (maximum 65535)"),
+            "{e}"
+        );
+        assert_eq!(read(&l, "10 4096 8192 W dev").unwrap_err().field, "stream");
+        // Without the key, every request is stream 0 (none).
+        assert_eq!(read(&heimdall(), "0 0 0 8 1").unwrap().unwrap().stream, 0);
+        // A stream column is a column like the others: not one already taken.
+        let e =
+            ColumnsSpec::from_cli("time_ns=1 offset_bytes=2 size_bytes=3 op=4 write=W stream=3")
+                .unwrap()
+                .layout()
+                .unwrap_err();
+        assert_eq!(e.key, "stream");
     }
 
     #[test]

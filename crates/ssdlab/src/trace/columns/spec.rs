@@ -1,5 +1,5 @@
-//! The `columns` format's description: which column holds the time, the address, the size and
-//! the operation, in which units, how the operation is coded, the separator and the header lines.
+//! The `columns` format's description: which column holds the time, the address, the size, the
+//! operation and optionally the stream id, in which units, how the operation is coded, the separator and the header lines.
 //! One typed [`ColumnsSpec`] is read from a TOML table (a flow's `columns`), from the command
 //! line's `key=value` list ([`ColumnsSpec::from_cli`]) or from a Python dict, and compiled into a
 //! [`Columns`] layout by [`ColumnsSpec::layout`]. Keys carry the column's unit in their name
@@ -61,6 +61,9 @@ pub struct ColumnsSpec {
     pub write: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub trim: Vec<String>,
+    /// The stream id's column, if the file has one (0 to 65,535; 0 is no stream).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<u32>,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -157,7 +160,7 @@ impl ColumnsSpec {
     }
 
     /// The layout this description states, after checking it: one column each for the time,
-    /// address, size and operation (in one unit each), distinct column numbers from 1 to
+    /// address, size and operation (in one unit each), and at most one for the stream id, distinct column numbers from 1 to
     /// [`MAX_COLUMN`], `block_bytes` exactly when blocks are used, at least one operation code,
     /// no code twice. The error names the key at fault.
     pub fn layout(&self) -> Result<Columns, SpecError> {
@@ -243,7 +246,10 @@ impl ColumnsSpec {
             ),
             (size.0, size.1, Role::Size { unit_bytes: size.2 }),
             ("op", op, Role::Op(OpCoding::Values(Cow::Owned(codes)))),
-        ];
+        ]
+        .into_iter()
+        .chain(self.stream.map(|column| ("stream", column, Role::Stream)))
+        .collect::<Vec<_>>();
         let width = placed.iter().map(|p| p.1).max().unwrap_or(0);
         let mut columns: Vec<Option<Column>> = vec![None; to_index(width)];
         for (key, number, role) in placed {
