@@ -5,11 +5,12 @@
 the engine wrote there (``experiment.json``, ``results.csv``, ``runs/*.json``) and draws, into
 ``plots/``, as PNG and SVG:
 
-- per metric, a bar chart with one group per workload and one bar per config, normalized to the
-  config's baseline (its own ``baseline``, else the experiment's) when it has one (like SPREAD's
-  Fig. 6 and PR-SSD's figures), except the experiment's ``absolute_metrics``, drawn as they are
-  (like SPREAD's RAF, Fig. 6(c)); with more than one workload a last group, AVG, is the mean over
-  the workloads, as the papers draw it;
+- per metric (only those of the experiment's ``bar_metrics`` when it has that key), a bar chart
+  with one group per workload and one bar per config, normalized to the config's baseline (its
+  own ``baseline``, else the experiment's) when it has one (like SPREAD's Fig. 6 and PR-SSD's
+  figures), except the experiment's ``absolute_metrics``, drawn as they are (like SPREAD's RAF,
+  Fig. 6(c)); with more than one workload a last group, AVG, is the mean over the workloads, as
+  the papers draw it;
 - per chart of the experiment's ``charts`` (a paper's own layout), ``plots/NAME``: ``bars`` (one
   metric, the chart's configs, AVG group), ``stacked`` (a breakdown: each part's share of the
   parts' sum, one stacked bar per config; PR-SSD Fig. 19) or ``average`` (several metrics
@@ -69,7 +70,7 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
         plt.close(fig)
 
     groups = workloads + ([_AVG] if len(workloads) > 1 else [])
-    for metric in spec["metrics"]:
+    for metric in spec.get("bar_metrics", spec["metrics"]):
         save(_bars(plt, values, metric, configs, groups, metric), _name(metric))
     for chart in spec.get("charts", []):
         kind = chart.get("kind", "bars")

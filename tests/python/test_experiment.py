@@ -98,6 +98,24 @@ def test_absolute_metrics_are_plotted_unnormalized(tmp_path):
     assert "normalized to" not in raf and ">raf<" in raf
 
 
+def test_bar_metrics_limit_the_per_metric_bar_charts(tmp_path):
+    out = tmp_path / "out"
+    g = grid()
+    g["bar_metrics"] = ["raf"]
+    ssdlab.run_grid(g, out=out, jobs=2)
+    drawn = sorted(p.name for p in (out / "plots").iterdir())
+    # raf's bar chart and the CDFs only; the report keeps every metric's table.
+    assert drawn == sorted(
+        f"{n}.{ext}" for n in ("raf", "latency_cdf_hm_0", "latency_cdf_reads") for ext in ("png", "svg")
+    )
+    report = (out / "report.md").read_text()
+    assert "### `iops`" in report and "(plots/iops.png)" not in report
+    assert "(plots/raf.png)" in report
+    g["bar_metrics"] = ["nope"]
+    with pytest.raises(SsdlabError, match=r"bar_metrics\[0\]"):
+        ssdlab.run_grid(g)
+
+
 def test_bad_grids_raise_naming_the_key():
     g = grid()
     g["baseline"] = "nope"

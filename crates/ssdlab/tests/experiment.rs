@@ -209,6 +209,10 @@ fn bad_experiments_are_rejected_by_key() {
             "absolute_metrics[0]",
         ),
         (
+            "name = \"x\"\nmetrics = [\"iops\"]\nbar_metrics = [\"iops\", \"raf\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n",
+            "bar_metrics[1]",
+        ),
+        (
             "name = \"x\"\nmetrics = [\"iops\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n[paper]\nsource = \"s\"\n[[paper.figures]]\nmetric = \"iops\"\nconfig = \"a\"\nworkload = \"w\"\nbest = \"lowest\"\nvalue = 1.0\nsource = \"s\"\n",
             "paper.figures[0].best",
         ),
@@ -433,6 +437,43 @@ fn charts_averages_and_per_config_baselines_follow_the_papers_arithmetic() {
     ] {
         assert!(report.contains(line), "missing {line:?} in\n{report}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bar_metrics_limit_the_per_metric_charts_not_the_tables() {
+    let dir = scratch("barmetrics");
+    let path = dir.join("charted.toml");
+    let r = charted_results();
+    let images = ["lat", "ops", "parts_a", "parts_b"].map(|n| format!("(plots/{n}.png)"));
+    // Without the key every metric has its bar chart in the report, and experiment.json has no
+    // key (the committed reproductions stay as they are).
+    std::fs::write(&path, CHARTED).unwrap();
+    let e = Experiment::load(&path).unwrap();
+    let report = experiment::report::markdown(&e, &r, "test");
+    assert!(images.iter().all(|i| report.contains(i)), "{report}");
+    assert!(!serde_json::to_string(&e).unwrap().contains("bar_metrics"));
+    // With it, only those metrics; every metric keeps its table, and the charts their figures.
+    std::fs::write(&path, format!("bar_metrics = [\"ops\"]\n{CHARTED}")).unwrap();
+    let e = Experiment::load(&path).unwrap();
+    let report = experiment::report::markdown(&e, &r, "test");
+    let shown: Vec<bool> = images.iter().map(|i| report.contains(i)).collect();
+    assert_eq!(shown, [false, true, false, false], "{report}");
+    for m in ["lat", "ops", "parts.a", "parts.b"] {
+        assert!(
+            report.contains(&format!("### `{m}`\n\n| workload |")),
+            "{m}"
+        );
+    }
+    assert!(report.contains("![Latency](plots/fig_lat.png)"));
+    // The plots read it from experiment.json.
+    let json: serde_json::Value = serde_json::to_value(&e).unwrap();
+    assert_eq!(json["bar_metrics"], serde_json::json!(["ops"]));
+    // None at all.
+    std::fs::write(&path, format!("bar_metrics = []\n{CHARTED}")).unwrap();
+    let e = Experiment::load(&path).unwrap();
+    let report = experiment::report::markdown(&e, &r, "test");
+    assert!(!images.iter().any(|i| report.contains(i)), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -479,7 +479,11 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
                 }
                 o.push('\n');
             }
-            let _ = writeln!(o, "\n![{m}](plots/{}.png)\n", plot_name(m));
+            if e.has_bar_chart(m) {
+                let _ = writeln!(o, "\n![{m}](plots/{}.png)\n", plot_name(m));
+            } else {
+                o.push('\n');
+            }
             continue;
         }
         table_header(&mut o, "workload", &labels);
@@ -498,7 +502,11 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
             }
             o.push('\n');
         }
-        let _ = writeln!(o, "\n![{m}](plots/{}.png)\n", plot_name(m));
+        if e.has_bar_chart(m) {
+            let _ = writeln!(o, "\n![{m}](plots/{}.png)\n", plot_name(m));
+        } else {
+            o.push('\n');
+        }
     }
     if e.configs.iter().any(|c| e.baseline_of(&c.name()).is_some()) {
         let _ = writeln!(

@@ -28,6 +28,11 @@ pub struct Experiment {
     /// (e.g. RAF, which SPREAD's Fig. 6(c) plots absolute); each must be one of `metrics`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub absolute_metrics: Vec<String>,
+    /// The metrics that get a bar chart of their own (`plots/METRIC.png`, shown under the
+    /// metric's table in the report), each one of `metrics`; absent: every metric; `[]`: none
+    /// (a grid of many configs, whose bars no one can tell apart). Tables keep every metric.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bar_metrics: Option<Vec<String>>,
     pub configs: Vec<ConfigSpec>,
     pub workloads: Vec<WorkloadSpec>,
     /// Figures in a paper's own layout, drawn besides the per-metric bar charts: a subset of the
@@ -261,6 +266,13 @@ impl Experiment {
         params::columns(&self.configs)
     }
 
+    /// Whether `metric` gets a bar chart of its own (`bar_metrics`, default every metric).
+    pub fn has_bar_chart(&self, metric: &str) -> bool {
+        self.bar_metrics
+            .as_ref()
+            .is_none_or(|ms| ms.iter().any(|m| m == metric))
+    }
+
     fn check(&self) -> Result<(), Error> {
         let nonempty = |key: &str, n: usize| {
             if n == 0 {
@@ -327,6 +339,14 @@ impl Experiment {
             if !self.metrics.contains(m) {
                 return Err(Error::config(
                     &format!("absolute_metrics[{i}]"),
+                    format!("`{m}` is not one of `metrics`"),
+                ));
+            }
+        }
+        for (i, m) in self.bar_metrics.iter().flatten().enumerate() {
+            if !self.metrics.contains(m) {
+                return Err(Error::config(
+                    &format!("bar_metrics[{i}]"),
                     format!("`{m}` is not one of `metrics`"),
                 ));
             }
