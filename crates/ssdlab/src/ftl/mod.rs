@@ -595,6 +595,23 @@ impl Ftl {
         n
     }
 
+    /// Whether GC would gain pages by packing `block`'s valid units anew, though their pages'
+    /// slack makes the block look wholly valid (units shaped only). Pages sealed part full (at
+    /// a write-buffer timeout) leave most of their bytes unused, and that slack counts as valid
+    /// while any unit of the page is (`page_slack`), so a device of such blocks offers GC no
+    /// victim and every write waits for ever (the option-space harness, seed 2791). Packed anew
+    /// a page holds at least the units an uncompressed page does (a compressed unit is smaller
+    /// than a raw one, raw units fill it exactly), and each lane's last page may be padded: the
+    /// block gains if that many pages are fewer than it has.
+    pub fn worth_repacking(&self, block: BlockId) -> bool {
+        let g = &self.geometry;
+        let pages = g.regions[g.region_of(block)].pages_per_block;
+        let first = g.page_id(block, 0) as usize;
+        let live: u32 = (self.page_slack.get(first..first + pages as usize))
+            .map_or(0, |p| p.iter().map(|s| s.live_units as u32).sum());
+        live.div_ceil(g.units_per_page) + (self.buffer.lanes() as u32) < pages
+    }
+
     /// The bytes `page`'s packing left unused (0 unless units are shaped).
     pub fn slack_of_page(&self, page: PageId) -> u32 {
         self.page_slack

@@ -41,6 +41,12 @@ impl Simulation {
         // and the run reports what is stuck.
         let evicts = self.migration.target(self.ftl.pools[pool].region).is_some();
         keep_worth_cleaning(&mut self.candidates, evicts);
+        if self.candidates.is_empty() && self.ftl.keeps_shapes() {
+            // Blocks that look wholly valid by their pages' slack may still gain by repacking.
+            self.ftl.victim_candidates(pool, &mut self.candidates);
+            let ftl = &self.ftl;
+            self.candidates.retain(|c| ftl.worth_repacking(c.block));
+        }
         if self.candidates.is_empty() {
             return;
         }
