@@ -21,6 +21,9 @@ pub struct Level1Plan {
     pub hot: BlockId,
     /// Its valid units.
     pub hot_units: u64,
+    /// Its erase count when chosen: the cold blocks move first, and if conventional GC or
+    /// wear levelling cleans the hot block meanwhile, it holds other data by then.
+    pub hot_erases: u32,
     /// PCM blocks whose valid units go to flash first, to make room.
     pub cold: Vec<BlockId>,
 }
@@ -94,6 +97,7 @@ impl Ftl {
         let mut plan = Level1Plan {
             hot,
             hot_units,
+            hot_erases: self.blocks[hot as usize].erase_count,
             cold: Vec::new(),
         };
         // Planes in order, each's coldest blocks first (ties: the lower block), only those read
@@ -118,6 +122,22 @@ impl Ftl {
             }
         }
         Some(plan)
+    }
+}
+
+impl Ftl {
+    /// Whether `plan`'s hot block may still be moved as chosen: not cleaned since, not being
+    /// cleaned, and every page written to it programmed. The cold blocks move first; meanwhile
+    /// host writes may fill an open hot block, and a job started on a page still being
+    /// programmed would not read it (GC reads programmed pages only) and then erase the block
+    /// with the page's units valid in it (the option-space harness, seeds 4911 and 19507).
+    pub fn level1_hot_settled(&self, plan: &Level1Plan) -> bool {
+        let b = plan.hot as usize;
+        let info = &self.blocks[b];
+        info.erase_count == plan.hot_erases
+            && matches!(info.state, BlockState::Full | BlockState::Open)
+            && self.programmed[b] >= info.write_ptr
+            && self.valid_space[b] > 0
     }
 }
 

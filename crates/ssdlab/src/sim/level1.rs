@@ -298,6 +298,15 @@ impl Simulation {
                 // The hot block's pool is cleaning: its job's end starts this one.
                 return;
             }
+            let settled = (self.level1.as_ref())
+                .and_then(|l| l.running.as_ref())
+                .is_some_and(|inv| self.ftl.level1_hot_settled(&inv.plan));
+            if !settled {
+                // Cleaned, or written to, while the cold blocks moved: the invocation ends with
+                // the room it made, and the next one chooses again.
+                self.finish_level1();
+                return;
+            }
             if let Some(inv) = self.level1.as_mut().and_then(|l| l.running.as_mut()) {
                 inv.promoting = true;
             }
@@ -305,10 +314,21 @@ impl Simulation {
         }
     }
 
+    /// The running invocation is over; forced ones follow each other.
+    fn finish_level1(&mut self) {
+        let now = self.now;
+        let Some(l1) = &mut self.level1 else { return };
+        if let Some(inv) = l1.running.take() {
+            l1.stats.busy_ns += now - inv.started_ns;
+        }
+        if l1.forced {
+            self.start_level1();
+        }
+    }
+
     /// A GC job ended on `pool`: if it was one of level 1's, the invocation goes on (and, once
     /// the hot block's job is over, ends; forced ones follow each other).
     pub(super) fn level1_job_ended(&mut self, pool: usize, level1: bool) {
-        let now = self.now;
         let Some(l1) = &mut self.level1 else { return };
         let Some(inv) = &mut l1.running else { return };
         if !level1 {
@@ -320,11 +340,7 @@ impl Simulation {
         }
         let hot_pool = self.ftl.pool_of_block(inv.plan.hot);
         if inv.promoting && pool == hot_pool {
-            l1.stats.busy_ns += now - inv.started_ns;
-            l1.running = None;
-            if l1.forced {
-                self.start_level1();
-            }
+            self.finish_level1();
             return;
         }
         inv.evicting -= 1;
