@@ -5,7 +5,11 @@
 //! return." Here one invocation takes one hot flash block (the candidate whose valid units the
 //! host read most) and, if PCM lacks room for its units, the coldest PCM blocks (fewest reads
 //! of their valid units) whose units make the room, moved out first. A swap is made only where
-//! it helps: every cold block chosen was read less than the hot one. The event loop runs the
+//! it helps: every cold block chosen was read less than the hot one. Level 1 uses only PCM room
+//! it made itself ("the same number of cold PCM pages migrate ... in return"): PCM's other free
+//! pages belong to the units whose addresses fall to PCM and have not been written yet, which
+//! a placement sends there on their first write and which would otherwise find PCM full and
+//! wait for ever (PCM is never cleaned; the option-space harness, seed 6465). The event loop runs the
 //! moves as GC jobs (`sim/level1.rs`).
 
 use std::collections::HashMap;
@@ -26,11 +30,15 @@ pub struct Level1Plan {
     pub hot_erases: u32,
     /// PCM blocks whose valid units go to flash first, to make room.
     pub cold: Vec<BlockId>,
+    /// The hot units each PCM plane takes.
+    pub pcm_need: Vec<(PlaneId, u64)>,
 }
 
 impl Ftl {
     /// The plan of a level-1 GC that may move at most `budget_units` units into PCM, or None
     /// if no move helps (no flash block read more than PCM's coldest, or none fits the budget).
+    /// `made_room` is the room earlier invocations made on a PCM plane and left unused: of a
+    /// plane's free units, level 1 counts at most that much as its own.
     /// `pcm_plane` is the PCM plane a unit moved into PCM goes to (its stripe, so that a
     /// request's units stay on the channels apart they were on): the room is made there, plane
     /// by plane, from the coldest PCM blocks of each plane short of it. (Made anywhere, the
@@ -40,6 +48,7 @@ impl Ftl {
         &self,
         budget_units: u64,
         pcm_plane: impl Fn(u32) -> PlaneId,
+        made_room: impl Fn(PlaneId) -> u64,
     ) -> Option<Level1Plan> {
         let g = &self.geometry;
         let mut hot: Option<(u64, BlockId)> = None;
@@ -99,13 +108,15 @@ impl Ftl {
             hot_units,
             hot_erases: self.blocks[hot as usize].erase_count,
             cold: Vec::new(),
+            pcm_need: Vec::new(),
         };
         // Planes in order, each's coldest blocks first (ties: the lower block), only those read
         // less than the hot block.
         let mut planes: Vec<(PlaneId, u64)> = need.into_iter().collect();
         planes.sort_unstable();
-        for (plane, wanted) in planes {
-            let (mut room, mut blocks) = pcm.remove(&plane).unwrap_or_default();
+        for &(plane, wanted) in &planes {
+            let (free, mut blocks) = pcm.remove(&plane).unwrap_or_default();
+            let mut room = free.min(made_room(plane));
             blocks.sort_unstable();
             for (reads, b) in blocks {
                 if room >= wanted {
@@ -121,6 +132,7 @@ impl Ftl {
                 return None;
             }
         }
+        plan.pcm_need = planes;
         Some(plan)
     }
 }
@@ -227,7 +239,7 @@ mod tests {
         // The hot units go to the PCM planes in turn, by address: three to each.
         let planes: Vec<PlaneId> = pcm.iter().map(|&p| f.pools[p].plane).collect();
         let to = |lpn: u32| planes[lpn as usize % 2];
-        let plan = f.level1_plan(u64::MAX, to).expect("a swap helps");
+        let plan = f.level1_plan(u64::MAX, to, |_| 0).expect("a swap helps");
         assert_eq!(plan.hot, hot, "not the warm block {warm}");
         assert_eq!(plan.hot_units, 6);
         // Room on each plane its units go to: the least read block of each (the first of its
@@ -240,10 +252,10 @@ mod tests {
         };
         assert_eq!(plan.cold, vec![coldest(planes[0]), coldest(planes[1])]);
         // All of them to one plane: its coldest block alone.
-        let plan = f.level1_plan(u64::MAX, |_| planes[1]).unwrap();
+        let plan = f.level1_plan(u64::MAX, |_| planes[1], |_| 0).unwrap();
         assert_eq!(plan.cold, vec![coldest(planes[1])]);
         // Not past the budget.
-        assert_eq!(f.level1_plan(5, to), None);
+        assert_eq!(f.level1_plan(5, to, |_| 0), None);
     }
 
     #[test]
@@ -258,12 +270,17 @@ mod tests {
             lpn += 6;
         }
         let to = |lpn: u32| f.pools[pcm[lpn as usize % 2]].plane;
-        assert_eq!(f.level1_plan(u64::MAX, to), None);
-        // With room in PCM nothing needs to leave it.
+        assert_eq!(f.level1_plan(u64::MAX, to, |_| 0), None);
+        // PCM's free room is its unwritten addresses', not level 1's: an empty PCM takes nothing.
         let mut f = ftl();
         let hot = block_of(&mut f, flash[0], 0, 1);
         let plane = f.pools[pcm[0]].plane;
-        let plan = f.level1_plan(u64::MAX, |_| plane).unwrap();
+        assert_eq!(f.level1_plan(u64::MAX, |_| plane, |_| 0), None);
+        // Room level 1 made earlier is its own: then nothing needs to leave PCM.
+        let plan = f.level1_plan(u64::MAX, |_| plane, |_| 6).unwrap();
         assert_eq!((plan.hot, plan.cold), (hot, vec![]));
+        assert_eq!(plan.pcm_need, vec![(plane, 6)]);
+        // Only as much as is free of it.
+        assert_eq!(f.level1_plan(u64::MAX, |_| plane, |_| 5), None);
     }
 }

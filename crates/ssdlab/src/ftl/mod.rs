@@ -134,6 +134,11 @@ pub struct Pool {
 }
 
 impl Pool {
+    /// The last clean of the pool copied as many pages as it erased.
+    pub fn cleaned_without_gain(&self) -> bool {
+        self.gc_without_gain > 0
+    }
+
     pub fn needs_gc(&self) -> bool {
         (self.free.len() as u32) < self.gc_threshold_blocks
     }

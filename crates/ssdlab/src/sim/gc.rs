@@ -47,11 +47,36 @@ impl Simulation {
             let ftl = &self.ftl;
             self.candidates.retain(|c| ftl.worth_repacking(c.block));
         }
+        // A plane whose valid data, as packed, fills it (writes and GC copies drift between
+        // planes: a static stripe puts a rewrite on another plane than its old copy, and level
+        // 1 and migration move units plane by plane) gains nothing by cleaning within itself:
+        // its victim's copies go to the region's planes with room instead, as a controller
+        // balances its planes. Only then, so that a plane with room cleans as it always has.
+        let full = self.candidates.is_empty() || self.ftl.pools[pool].cleaned_without_gain();
+        let spills = full && !evicts && self.region_has_room_beside(pool);
+        if self.candidates.is_empty() && spills {
+            self.ftl.victim_candidates(pool, &mut self.candidates);
+        }
         if self.candidates.is_empty() {
             return;
         }
         let pick = self.candidates[self.victim.choose(&self.candidates, self.now)];
         self.start_gc(pool, pick.block, OpSource::Gc);
+        self.gc[pool].spills = spills;
+    }
+
+    /// Whether another plane of `pool`'s region can take a page now (a flash region: PCM is
+    /// never cleaned).
+    fn region_has_room_beside(&self, pool: usize) -> bool {
+        let p = &self.ftl.pools[pool];
+        if p.reuses_pages {
+            return false;
+        }
+        let ftl = &self.ftl;
+        let writer = crate::ftl::Writer::Host { stream: 0 };
+        (ftl.geometry.regions[p.region].dies.plane_ids())
+            .filter(|&plane| plane != p.plane)
+            .any(|plane| ftl.has_room(ftl.pool_index(plane, p.region), writer))
     }
 
     /// Static wear levelling: when the pool's erase-count spread exceeds the threshold, clean the
@@ -107,6 +132,7 @@ impl Simulation {
         }
         let job = &mut self.gc[pool];
         job.to_region = to_region;
+        job.spills = false;
         job.level1 = level1;
         job.running = true;
         job.victim = victim;
@@ -422,11 +448,14 @@ impl Simulation {
     /// taken in the order they are moved, the units of one block (a block's worth of pages, a
     /// whole number of stripes) would land on the channels their neighbours did. With no PCM
     /// page free at all, level 1's copies to PCM stay in flash, as the conventional GC's would.
+    /// A job that spills (its plane is full) sends its copies likewise to the region's other
+    /// planes with room.
     fn copy_destination(&mut self, job: usize, region: usize, lpn: u32) -> usize {
         let plane = self.ftl.pools[job].plane;
         let g = &self.ftl.geometry;
         let dies = g.regions[region].dies;
-        if dies.plane_ids().contains(&plane) {
+        let spills = self.gc[job].spills;
+        if dies.plane_ids().contains(&plane) && !spills {
             return self.ftl.pool_index(plane, region);
         }
         let ftl = &self.ftl;
@@ -436,7 +465,11 @@ impl Simulation {
         let n = dies.planes() as u64;
         let room_at = (0..n)
             .map(|k| stripe.plane(lpn as u64 + k))
-            .find(|&p| room(p));
+            .find(|&p| room(p) && !(spills && p == plane));
+        if spills && room_at.is_none() {
+            // The other planes filled meanwhile: the copies stay (and may gain nothing).
+            return job;
+        }
         match room_at {
             Some(p) => ftl.pool_index(p, region),
             None if ftl.pools[ftl.pool_index(dies.first_plane, region)].reuses_pages => job,

@@ -10,10 +10,12 @@
 //! Level 1 GCs"); and while the units it has moved into PCM stay within `budget_share` of the
 //! raw capacity (Fig. 1's migration share).
 
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
 use crate::config::{Config, Level1GcConfig};
-use crate::flash::{BlockId, Geometry, Medium, OpSource};
+use crate::flash::{BlockId, Geometry, Medium, OpSource, PlaneId};
 use crate::ftl::level1::Level1Plan;
 
 use super::event::Event;
@@ -30,6 +32,9 @@ pub(super) struct Level1 {
     pub flash_region: usize,
     /// The invocation running, if any.
     running: Option<Invocation>,
+    /// Per PCM plane, the room level 1's evictions made there and its promotions have not
+    /// used: the only PCM room it takes (`Ftl::level1_plan`).
+    made_room: HashMap<PlaneId, u64>,
     /// When the last invocation started (or the run began).
     last_started_ns: u64,
     /// Whether a timer event is queued.
@@ -98,6 +103,7 @@ impl Level1 {
             pcm_region,
             flash_region: 0,
             running: None,
+            made_room: HashMap::new(),
             last_started_ns: 0,
             timer_queued: false,
             forced: false,
@@ -245,9 +251,9 @@ impl Simulation {
             .find(|r| r.medium == crate::flash::Medium::Pcm)
             .map_or(0, |r| r.dies.index);
         let stripe = &self.copy_stripes[pcm];
-        let Some(plan) = self
-            .ftl
-            .level1_plan(l1.budget_units, |lpn| stripe.plane(lpn as u64))
+        let made_room = |plane| l1.made_room.get(&plane).copied().unwrap_or(0);
+        let Some(plan) =
+            (self.ftl).level1_plan(l1.budget_units, |lpn| stripe.plane(lpn as u64), made_room)
         else {
             if let Some(l1) = &mut self.level1 {
                 l1.forced = false;
@@ -287,6 +293,10 @@ impl Simulation {
             starts.push((pool, inv.cold_left.swap_remove(i)));
         }
         inv.evicting += starts.len() as u32;
+        for &(_, block) in &starts {
+            let plane = self.ftl.geometry.plane_of_block(block);
+            *l1.made_room.entry(plane).or_default() += self.ftl.valid_space[block as usize] as u64;
+        }
         let promote = inv.cold_left.is_empty() && inv.evicting == 0 && !inv.promoting;
         let hot = inv.plan.hot;
         for (pool, block) in starts {
@@ -307,8 +317,13 @@ impl Simulation {
                 self.finish_level1();
                 return;
             }
-            if let Some(inv) = self.level1.as_mut().and_then(|l| l.running.as_mut()) {
+            if let Some(l1) = self.level1.as_mut() {
+                let inv = l1.running.as_mut().expect("running");
                 inv.promoting = true;
+                for &(plane, units) in &inv.plan.pcm_need {
+                    let room = l1.made_room.entry(plane).or_default();
+                    *room = room.saturating_sub(units);
+                }
             }
             self.start_gc_job(pool, hot, OpSource::Gc, Some(pcm), true);
         }

@@ -92,6 +92,9 @@ struct GcJob {
     erases: bool,
     /// Where every copy goes, overriding the migration policy (level-1 GC), if anywhere.
     to_region: Option<usize>,
+    /// The copies go to the region's other planes with room: the pool's valid data fills it
+    /// (`Simulation::maybe_start_gc`).
+    spills: bool,
     /// Level-1 GC's job (counted apart, and its end moves the invocation on).
     level1: bool,
     /// Valid units read out of the victim and waiting to be programmed, by destination region
@@ -388,6 +391,7 @@ impl Simulation {
                     erase_issued: false,
                     erases: true,
                     to_region: None,
+                    spills: false,
                     level1: false,
                     copies: vec![Vec::new(); regions * lanes],
                 })

@@ -196,9 +196,15 @@ impl Facts {
                 }
             }
         }
+        // A unit on PCM is rewritten in place, its bytes alone (no read-modify-write); level-1
+        // GC may move any unit there.
+        let on_flash = on_flash(config);
         let partial_write_over_flash = all.iter().filter(|r| r.op == Op::Write).any(|r| {
             [r.first, r.last].into_iter().any(|u| {
-                !r.whole(u, unit) && preconditioned.contains(&u) && changed_by.get(&u) == Some(&1)
+                !r.whole(u, unit)
+                    && preconditioned.contains(&u)
+                    && changed_by.get(&u) == Some(&1)
+                    && on_flash(u)
             })
         });
         let oblivious = oblivious_facts(config, &all, &preconditioned, &changed_by, &live);
@@ -254,6 +260,23 @@ impl Facts {
                 None => false,
             })
     }
+}
+
+/// Whether a unit stays on flash for the whole run: always without PCM; with PCM, when its
+/// address falls to a flash region and level-1 GC (which moves units to PCM) is off.
+fn on_flash(config: &Config) -> Box<dyn Fn(u64) -> bool> {
+    let g = Geometry::new(config);
+    let Some(pcm) = g.regions.iter().position(|r| r.medium == Medium::Pcm) else {
+        return Box::new(|_| true);
+    };
+    if !config.ftl.level1_gc.is_none() {
+        return Box::new(|_| false);
+    }
+    let PlacementConfig::Oblivious { run_units } = config.ftl.placement else {
+        return Box::new(|_| false);
+    };
+    let placement = Oblivious::new(&g, run_units);
+    Box::new(move |u| placement.region_of(u as u32) != pcm)
 }
 
 /// Where oblivious placement puts the workload's data (None under another placement).
