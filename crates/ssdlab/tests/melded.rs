@@ -55,10 +55,11 @@ fn latencies(
     let (code, stdout, stderr) = ssdlab(&args);
     assert_eq!(code, 0, "{stderr}");
     let log = std::fs::read_to_string(out.join("requests.csv")).unwrap();
-    let latency = log
-        .lines()
-        .skip(1)
-        .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+    let mut lines = log.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = header.iter().position(|&c| c == "latency_ns").unwrap();
+    let latency = lines
+        .map(|l| l.split(',').nth(column).unwrap().parse().unwrap())
         .collect();
     (latency, serde_json::from_str(&stdout).unwrap())
 }
@@ -119,4 +120,38 @@ fn melding_one_bit_cells_or_without_a_wordline_time_is_refused_naming_the_key() 
     let (code, _, e) = ssdlab(&["run", "--preset", "spread", "--set", melded]);
     assert_eq!(code, 2, "{e}");
     assert!(e.contains("`timing.tlc.tr_melded_ns`"), "{e}");
+}
+
+/// §2.2, Fig. 4: a stream's pages reordered so that its k-th page lands on wordline k / 3. Twelve
+/// 4 KiB writes of stream 1 fill a shadow-ordered block of four wordlines; each 12 KiB read
+/// then wants one whole wordline and is one melded command. Without reordering (stream ids
+/// ignored) pages 0, 1, 2 are L0, L1, C0 and no read is melded; and stream ids alone (open
+/// blocks apart, no reordering) lay the pages out as they came.
+#[test]
+fn a_reordered_stream_lands_on_shared_wordlines() {
+    let mut trace = String::from("arrival_ns,offset_bytes,size_bytes,op,stream\n");
+    for k in 0..12 {
+        trace += &format!("{},{},4096,write,1\n", k * 10_000_000, k * 4096);
+    }
+    for w in 0..4 {
+        trace += &format!("{},{},12288,read,0\n", 200_000_000 + w * 10_000_000, w * 12288);
+    }
+    let t = PAGE_TRANSFER_NS;
+    let block = "geometry.pages_per_block=12";
+    let reorder = "ftl.host_streams={policy=\"wordlines\"}";
+    let (lat, s) = latencies("reorder", "melded", &trace, &[block, reorder]);
+    assert_eq!(s["melded_reads"]["commands"], 4, "{}", s["host_streams"]);
+    for r in 12..16 {
+        assert_eq!(lat[r], 166_000 + 3 * t, "read {r}");
+    }
+    // Pages 1, 2 (arrivals 1, 2) wait for arrival 3 (L1), 4 and 5 for 6 (L2), …
+    assert_eq!(s["host_streams"]["opened"], 1);
+    assert!(s["host_streams"]["held_pages"].as_u64().unwrap() > 0);
+    assert_eq!(s["host_streams"]["flushed_pages"], 0);
+    let (_, s) = latencies("reorder", "melded", &trace, &[block]);
+    assert_eq!(s["melded_reads"]["commands"], 0);
+    let apart = "ftl.host_streams={policy=\"separate\"}";
+    let (_, s) = latencies("reorder", "melded", &trace, &[block, apart]);
+    assert_eq!(s["melded_reads"]["commands"], 0);
+    assert_eq!(s["host_streams"]["held_pages"], 0);
 }

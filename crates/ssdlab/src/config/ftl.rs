@@ -7,7 +7,7 @@ use super::checks::{fraction, positive};
 use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
 use super::{
-    Level1GcConfig, MigrationConfig, PartialProgramConfig, PlacementConfig, ReadPolicyConfig,
+    HostStreamsConfig, Level1GcConfig, MigrationConfig, PartialProgramConfig, PlacementConfig, ReadPolicyConfig,
     ReductionConfig, SplitConfig,
 };
 use crate::error::Error;
@@ -72,6 +72,9 @@ pub struct FtlConfig {
     /// Absent from a config echo while off, so that runs without it read as before it existed.
     #[serde(default, skip_serializing_if = "Level1GcConfig::is_none")]
     pub level1_gc: Level1GcConfig,
+    /// Absent from a config echo while shared, likewise.
+    #[serde(default, skip_serializing_if = "HostStreamsConfig::is_shared")]
+    pub host_streams: HostStreamsConfig,
     #[serde(default)]
     pub wear_leveling: WearLevelingConfig,
 }
@@ -103,6 +106,7 @@ impl FtlConfig {
             true,
         )?;
         fraction("ftl.gc_threshold", self.gc_threshold, true)?;
+        self.host_streams.validate()?;
         self.level1_gc.validate()
     }
 

@@ -13,6 +13,7 @@ mod geometry;
 mod given;
 mod host;
 mod host_interface;
+mod host_streams;
 mod level1_gc;
 mod locate;
 mod needs;
@@ -40,6 +41,7 @@ pub use ftl::{
 pub use geometry::{CellMode, GeometryConfig, ProgramOrder, RegionConfig};
 pub use host::{HostConfig, ReplayMode};
 pub use host_interface::{HostInterfaceConfig, HostProtocol};
+pub use host_streams::HostStreamsConfig;
 pub use level1_gc::Level1GcConfig;
 pub use overrides::apply_override;
 pub use partial_program::PartialProgramConfig;

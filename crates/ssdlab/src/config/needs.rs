@@ -62,7 +62,7 @@ pub(super) trait Needs {
 
 impl Config {
     /// Every policy and section with needs, in the order their refusals are reported.
-    pub(super) fn with_needs(&self) -> [&dyn Needs; 9] {
+    pub(super) fn with_needs(&self) -> [&dyn Needs; 10] {
         let f = &self.ftl;
         [
             &f.read_policy,
@@ -71,6 +71,7 @@ impl Config {
             &f.partial_program,
             &f.migration,
             &f.level1_gc,
+            &f.host_streams,
             &f.allocation,
             &f.gc_victim,
             &self.scheduler,

@@ -430,6 +430,8 @@ pub fn page_types(mode: CellMode, wordlines: u32, order: ProgramOrder) -> Vec<u8
 pub struct Wordlines {
     /// Wordline of each page index.
     of_page: Vec<u32>,
+    /// Each page index's place in wordline order (wordline by wordline, LSB first).
+    rank: Vec<u32>,
     /// Page index of each (wordline, level), `levels` per wordline; `u32::MAX` where absent.
     pages: Vec<u32>,
     levels: u32,
@@ -450,8 +452,13 @@ impl Wordlines {
         for (p, (&wl, &t)) in of_page.iter().zip(page_types).enumerate() {
             pages[(wl * levels + t as u32) as usize] = p as u32;
         }
+        let mut rank = vec![0; page_types.len()];
+        for (r, &p) in pages.iter().filter(|&&p| p != u32::MAX).enumerate() {
+            rank[p as usize] = r as u32;
+        }
         Wordlines {
             of_page,
+            rank,
             pages,
             levels,
         }
@@ -460,6 +467,12 @@ impl Wordlines {
     /// The wordline page index `page_in_block` is on.
     pub fn of_page(&self, page_in_block: u32) -> u32 {
         self.of_page[page_in_block as usize]
+    }
+
+    /// Page index `page_in_block`'s place in wordline order: the pages of earlier wordlines,
+    /// then those of its own wordline at lower levels, come before it.
+    pub fn rank(&self, page_in_block: u32) -> u32 {
+        self.rank[page_in_block as usize]
     }
 
     /// The page indices on wordline `wordline`, by level (LSB first), those the block has.
@@ -620,6 +633,9 @@ mod tests {
         assert_eq!(w.pages(1).collect::<Vec<_>>(), vec![1, 4, 8]);
         assert_eq!(w.pages(3).collect::<Vec<_>>(), vec![6, 9, 11]);
         assert_eq!(w.levels(), 3);
+        // Wordline order: L0 C0 M0 L1 C1 M1 …, the order a stream's pages are laid out in.
+        let rank: Vec<u32> = (0..12).map(|p| w.rank(p)).collect();
+        assert_eq!(rank, vec![0, 3, 1, 6, 4, 2, 9, 7, 5, 10, 8, 11]);
         // Every page's siblings are on its wordline, and every page on exactly one.
         for p in 0..12 {
             assert!(w.pages(w.of_page(p)).any(|q| q == p));

@@ -6,6 +6,7 @@
 pub mod admission;
 pub mod allocation;
 pub mod gc_victim;
+pub mod host_streams;
 pub mod level1;
 pub mod migration;
 pub mod page_units;
@@ -560,6 +561,12 @@ impl Ftl {
             false => p.gc_without_gain += 1,
         }
         p.gc_without_gain < self.geometry.regions[p.region].blocks_per_plane
+    }
+
+    /// Write streams the write buffer keeps apart in each region: the placement's, once per
+    /// host stream slot (`sim/host_streams.rs`).
+    pub fn buffer_streams(&self) -> usize {
+        self.buffer.open.len() / (self.geometry.regions.len() * self.buffer.lanes())
     }
 
     /// Count each unit's updates from now on (placement by heat, IPU's intra-page update).

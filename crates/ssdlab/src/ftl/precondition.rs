@@ -103,13 +103,14 @@ impl<'a> Preconditioner<'a> {
         let stored_as_written =
             !reduction.keeps_shapes() && ftl.buffer.open.len() == 1 && !ftl.counts_updates();
         let page_units = PageUnits::new(ftl.keeps_shapes());
+        let streams = ftl.buffer_streams();
         Preconditioner {
             stored_as_written,
             open_units: Vec::new(),
             ftl,
             allocators,
             victim,
-            streams: placement.streams(),
+            streams,
             reduction,
             split: None,
             split_cursor: 0,

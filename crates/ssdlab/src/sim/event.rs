@@ -21,6 +21,9 @@ pub enum Event {
     BufferTimeout { stream: u32 },
     /// Level-1 GC's interval may have passed without one (ROSA §2).
     Level1Timer,
+    /// A page held for its wordline's turn may have waited the write buffer's timeout
+    /// (`ftl.host_streams = "wordlines"`).
+    ReorderTimeout { queue: u32 },
 }
 
 /// Bits of an event's id (flow, request, die, job or stream); ids must be at most
@@ -42,6 +45,7 @@ impl QueuedEvent for Event {
             Event::BufferTimeout { stream } => (3, stream),
             Event::CommandReady { request } => (4, request),
             Event::Level1Timer => (5, 0),
+            Event::ReorderTimeout { queue } => (6, queue),
         };
         debug_assert!(id <= MAX_EVENT_ID, "event id {id} checked at construction");
         tag << ID_BITS | id
@@ -55,7 +59,8 @@ impl QueuedEvent for Event {
             2 => Event::GcReadDone { job: id },
             3 => Event::BufferTimeout { stream: id },
             4 => Event::CommandReady { request: id },
-            _ => Event::Level1Timer,
+            5 => Event::Level1Timer,
+            _ => Event::ReorderTimeout { queue: id },
         }
     }
 }
@@ -81,6 +86,7 @@ mod tests {
                 request: MAX_EVENT_ID,
             },
             Event::Level1Timer,
+            Event::ReorderTimeout { queue: 9 },
         ] {
             assert_eq!(Event::unpack(e.pack()), e);
             assert!(u64::from(e.pack()) < 1 << Event::BITS);

@@ -25,10 +25,11 @@ pub(super) struct Request {
     head_bytes: u32,
     tail_bytes: u32,
     pub(super) bytes: u64,
-    /// The host's stream id from the flow's request (NVMe's streams directive; 0: none). Only
-    /// the request log reads it so far; it is here for placement, which is to give each stream
-    /// its own open blocks (melded pages, §2.3: one stream per HDFS block).
+    /// The host's stream id from the flow's request (NVMe's streams directive; 0: none), and
+    /// the slot of the streams kept apart it was given when its units were admitted
+    /// (`sim/host_streams.rs`; 0 while ids are ignored).
     pub(super) stream: u16,
+    pub(super) stream_slot: u16,
     /// Controller time after its last flash read: decompressing the units a read found
     /// compressed (one decompressor works through them: PR-SSD §3.2.1), or, for a write that
     /// read its units' old bytes to merge them, decompressing those and compressing the result.
@@ -174,6 +175,7 @@ impl Simulation {
             tail_bytes: tail as u32 + 1,
             bytes: r.size_bytes,
             stream: r.stream,
+            stream_slot: 0,
             after_read_ns: 0,
             pending: 1,
             done_ns: self.now,
@@ -398,6 +400,7 @@ impl Simulation {
         for key in 0..self.ftl.buffer.open.len() {
             self.seal_and_program(key);
         }
+        self.flush_all_reorder();
     }
 }
 

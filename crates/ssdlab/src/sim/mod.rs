@@ -9,6 +9,7 @@ pub mod event_costs;
 mod flow;
 mod gc;
 mod host;
+mod host_streams;
 mod level1;
 mod page_groups;
 mod read;
@@ -129,6 +130,10 @@ pub struct Simulation {
     arrival_shift_ns: u64,
     /// ROSA's level-1 GC, when on (`level1.rs`).
     level1: Option<level1::Level1>,
+    /// The host's streams kept apart (`ftl.host_streams`), if they are.
+    host_streams: Option<host_streams::HostStreams>,
+    /// Streams the placement policy writes (`streams` counts them once per host stream slot).
+    placement_streams: usize,
     placement: Box<dyn Placement>,
     migration: Box<dyn Migration>,
     /// One per set of dies (`allocation::build`).
@@ -216,7 +221,8 @@ impl Simulation {
         let timing = Timing::for_device(&config.timing, &geometry);
         let mut placement = placement::build(&config.ftl.placement, &geometry)?;
         let mut migration = migration::build(&config.ftl.migration, &geometry)?;
-        let streams = placement.streams();
+        let placement_streams = placement.streams();
+        let streams = placement_streams * host_streams::HostStreams::slots(&config);
         let mut reduction = reduction::build(&config, &geometry)?;
         let mut ftl = Ftl::new(
             &config,
@@ -353,6 +359,8 @@ impl Simulation {
             },
             split_cursor: pre_split_cursor,
             level1,
+            host_streams: host_streams::HostStreams::new(&config, pools),
+            placement_streams,
             arrival_shift_ns: 0,
             copy_stripes: {
                 let order = match &config.ftl.allocation {
@@ -558,6 +566,7 @@ impl Simulation {
             Event::GcReadDone { job } => self.on_gc_read_done(job as usize),
             Event::BufferTimeout { stream } => self.on_buffer_timeout(stream as usize),
             Event::Level1Timer => self.on_level1_timer(),
+            Event::ReorderTimeout { queue } => self.on_reorder_timeout(queue as usize),
         }
     }
 
@@ -595,7 +604,9 @@ impl Simulation {
                 }
             }
             Event::GcReadDone { .. } => Work::GcReadDecoded,
-            Event::BufferTimeout { .. } | Event::Level1Timer => Work::BufferTimeout,
+            Event::BufferTimeout { .. } | Event::Level1Timer | Event::ReorderTimeout { .. } => {
+                Work::BufferTimeout
+            }
         }
     }
 

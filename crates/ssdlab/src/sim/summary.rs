@@ -145,6 +145,9 @@ impl Simulation {
         if let Some(l1) = self.level1_summary() {
             s["level1_gc"] = l1;
         }
+        if let Some(h) = self.host_streams_summary() {
+            s["host_streams"] = h;
+        }
         if self.reads.melds() {
             // melded-pages.txt §2: wordlines sensed in one command, and the pages they read.
             s["melded_reads"] = json!({

@@ -48,6 +48,11 @@ impl Simulation {
         if let Some(next) = self.admit_units(id, from) {
             waiting.next_unit = next;
             self.write_waiters.push_back(waiting);
+            // Pages held for their wordline's turn give up their layout rather than keep
+            // the buffer full.
+            if self.host_streams.is_some() {
+                self.flush_all_reorder();
+            }
         }
     }
 
@@ -61,6 +66,9 @@ impl Simulation {
         if op == crate::trace::Op::Trim {
             self.trim(id);
             return None;
+        }
+        if self.host_streams.is_some() {
+            self.requests[id as usize].stream_slot = self.host_slot(id) as u16;
         }
         let mut encode_ns = 0;
         for i in from..units {
@@ -117,7 +125,8 @@ impl Simulation {
         }
         self.device.reduction.count(unit_bytes, Some(shape));
         let dest = self.placement.place(lpn, updates);
-        let stream_key = dest.region * self.streams + dest.stream;
+        let stream = self.requests[id as usize].stream_slot as usize * self.placement_streams;
+        let stream_key = dest.region * self.streams + stream + dest.stream;
         if let Some(hot) = self.hot_stream {
             self.device.placed_units += 1;
             self.device.hot_units += u64::from(dest.stream == hot);
@@ -302,6 +311,15 @@ impl Simulation {
             ftl.has_room(ftl.pool_index(p, region), writer)
         });
         let pool = self.ftl.pool_index(plane, region);
+        match self.reorder_queue(sealed.key, pool) {
+            Some(queue) => self.reorder_arrive(queue, pool, sealed),
+            None => self.dispatch_sealed(pool, sealed),
+        }
+    }
+
+    /// Program a sealed page on `pool`, or hold it until the pool has room.
+    pub(super) fn dispatch_sealed(&mut self, pool: usize, sealed: SealedPage) {
+        let (_, writer) = self.key_destination(sealed.key);
         if !self.stalled_pages[pool].is_empty() || !self.ftl.has_room(pool, writer) {
             self.stalled_pages[pool].push_back(sealed);
             self.maybe_start_gc(pool);

@@ -1,0 +1,192 @@
+//! The host's streams in the event loop (`ftl.host_streams`, melded-pages.txt §2.2–2.3; the
+//! slots and the wordline layout are `ftl/host_streams.rs`): a write's stream id picks the open
+//! pages (and, through its buffer key, the blocks) its units go to; with `wordlines`, a stream's
+//! sealed pages wait on their plane until their page of the block comes in program order.
+
+use serde_json::{json, Value};
+
+use crate::config::Config;
+use crate::ftl::host_streams::{ReorderQueue, StreamSlots};
+use crate::ftl::write_buffer::SealedPage;
+
+use super::event::Event;
+use super::Simulation;
+
+pub(super) struct HostStreams {
+    slots: StreamSlots,
+    /// Per (slot, pool), `slot · pools + pool`: the stream's pages waiting for their turn
+    /// (`wordlines` only).
+    reorder: Vec<ReorderQueue<SealedPage>>,
+    pools: usize,
+    /// Whether a timeout event is queued for each queue.
+    timer_queued: Vec<bool>,
+    /// Pages that waited for their wordline's turn, and pages programmed as they came when a
+    /// queue was flushed.
+    held_pages: u64,
+    flushed_pages: u64,
+}
+
+impl HostStreams {
+    pub(super) fn new(config: &Config, pools: usize) -> Option<HostStreams> {
+        let h = &config.ftl.host_streams;
+        if h.is_shared() {
+            return None;
+        }
+        let slots = StreamSlots::new(h.max_open());
+        let queues = if h.reorders() {
+            slots.slots() * pools
+        } else {
+            0
+        };
+        Some(HostStreams {
+            slots,
+            reorder: (0..queues).map(|_| ReorderQueue::default()).collect(),
+            pools,
+            timer_queued: vec![false; queues],
+            held_pages: 0,
+            flushed_pages: 0,
+        })
+    }
+
+    /// Buffer streams a device keeps apart: each placement stream once per slot.
+    pub(super) fn slots(config: &Config) -> usize {
+        config.ftl.host_streams.max_open() as usize + 1
+    }
+
+    pub(super) fn to_json(&self) -> Value {
+        json!({
+            "opened": self.slots.opened,
+            "released": self.slots.released,
+            "held_pages": self.held_pages,
+            "flushed_pages": self.flushed_pages,
+        })
+    }
+}
+
+impl Simulation {
+    /// The slot of request `id`'s stream, opened now if it has none; a stream released for it
+    /// has its open pages programmed first.
+    pub(super) fn host_slot(&mut self, id: u32) -> u32 {
+        let Some(h) = &mut self.host_streams else {
+            return 0;
+        };
+        let (slot, released) = h.slots.slot(self.requests[id as usize].stream, self.now);
+        if let Some(old) = released {
+            self.release_slot(old as usize);
+        }
+        slot
+    }
+
+    /// Program what a released stream left: its open pages, then its held pages as they came.
+    fn release_slot(&mut self, slot: usize) {
+        let lanes = self.ftl.buffer.lanes();
+        let regions = self.ftl.geometry.regions.len();
+        for region in 0..regions {
+            for stream in 0..self.placement_streams {
+                let stream_key = region * self.streams + slot * self.placement_streams + stream;
+                for lane in 0..lanes {
+                    self.seal_and_program(stream_key * lanes + lane);
+                }
+            }
+        }
+        let pools = self.ftl.pools.len();
+        for pool in 0..pools {
+            self.flush_reorder(slot * pools + pool);
+        }
+    }
+
+    /// The queue a sealed page of buffer key `key` going to `pool` waits in, if its stream's
+    /// pages are reordered.
+    pub(super) fn reorder_queue(&self, key: usize, pool: usize) -> Option<usize> {
+        let h = self.host_streams.as_ref()?;
+        if h.reorder.is_empty() {
+            return None;
+        }
+        let (_, writer) = self.key_destination(key);
+        let crate::ftl::Writer::Host { stream } = writer else {
+            return None;
+        };
+        let slot = stream / self.placement_streams;
+        (slot > 0).then_some(slot * h.pools + pool)
+    }
+
+    /// A sealed page arrives at its queue: the pages now due are placed.
+    pub(super) fn reorder_arrive(&mut self, queue: usize, pool: usize, sealed: SealedPage) {
+        let region = self.ftl.pools[pool].region;
+        let wl = &self.ftl.geometry.regions[region].wordlines;
+        let pages = self.ftl.pools[pool].pages_per_block;
+        let Some(h) = &mut self.host_streams else {
+            return;
+        };
+        let mut due = Vec::new();
+        let waits = h.reorder[queue].arrive(sealed, self.now, wl, pages, &mut due);
+        h.held_pages += u64::from(waits);
+        let timeout = self.config.ftl.write_buffer_timeout_ns;
+        if timeout > 0 && h.reorder[queue].held() > 0 && !h.timer_queued[queue] {
+            h.timer_queued[queue] = true;
+            let at = h.reorder[queue].oldest_ns().unwrap_or(self.now) + timeout;
+            self.events.push(
+                at,
+                Event::ReorderTimeout {
+                    queue: queue as u32,
+                },
+            );
+        }
+        for sealed in due {
+            self.dispatch_sealed(pool, sealed);
+        }
+    }
+
+    /// The write buffer's timeout for a queue's oldest page: if it has waited that long, every
+    /// held page of the queue is programmed as it came; else the timer is set for it.
+    pub(super) fn on_reorder_timeout(&mut self, queue: usize) {
+        let timeout = self.config.ftl.write_buffer_timeout_ns;
+        let Some(h) = &mut self.host_streams else {
+            return;
+        };
+        h.timer_queued[queue] = false;
+        let Some(oldest) = h.reorder[queue].oldest_ns() else {
+            return;
+        };
+        if oldest + timeout <= self.now {
+            self.flush_reorder(queue);
+        } else {
+            h.timer_queued[queue] = true;
+            self.events.push(
+                oldest + timeout,
+                Event::ReorderTimeout {
+                    queue: queue as u32,
+                },
+            );
+        }
+    }
+
+    /// Program every page `queue` holds, as they came.
+    fn flush_reorder(&mut self, queue: usize) {
+        let Some(h) = &mut self.host_streams else {
+            return;
+        };
+        if h.reorder.get(queue).is_none_or(|q| q.held() == 0) {
+            return;
+        }
+        let mut due = Vec::new();
+        h.reorder[queue].flush(&mut due);
+        h.flushed_pages += due.len() as u64;
+        let pool = queue % h.pools;
+        for sealed in due {
+            self.dispatch_sealed(pool, sealed);
+        }
+    }
+
+    /// Program every held page: writes wait for buffer room, or the input has ended.
+    pub(super) fn flush_all_reorder(&mut self) {
+        let queues = self.host_streams.as_ref().map_or(0, |h| h.reorder.len());
+        for q in 0..queues {
+            self.flush_reorder(q);
+        }
+    }
+
+    pub(super) fn host_streams_summary(&self) -> Option<Value> {
+        self.host_streams.as_ref().map(HostStreams::to_json)
+    }
+}
