@@ -195,22 +195,31 @@ impl Config {
         for (i, r) in flash.enumerate() {
             let needed = f.kept_free_blocks(r.blocks_per_plane);
             if r.blocks_per_plane <= needed {
+                let streams = match f.host_streams.max_open() {
+                    0 => String::new(),
+                    n => format!(
+                        "; and a block open for each of the {n} host streams kept apart, \
+                         ftl.host_streams.max_open"
+                    ),
+                };
                 let why = format!(
                     "region `{}` has {} blocks per plane, not more than the {needed} GC keeps \
                      free or open (it starts under {} free blocks, ftl.gc_threshold = \
                      {threshold}; holds ftl.gc_reserved_blocks = {reserved} back from host \
-                     writes; and has a host and a GC block open), so none is left for data",
+                     writes; and has a host and a GC block open{streams}), so none is left for \
+                     data",
                     r.name,
                     r.blocks_per_plane,
                     f.gc_threshold_blocks(r.blocks_per_plane)
                 );
-                return Err(given.blame(
-                    ("ftl.gc_threshold".into(), why.clone()),
-                    vec![
-                        ("ftl.gc_reserved_blocks".into(), why.clone()),
-                        (blocks_key(i), why),
-                    ],
-                ));
+                let mut others = vec![
+                    ("ftl.gc_reserved_blocks".into(), why.clone()),
+                    (blocks_key(i), why.clone()),
+                ];
+                if f.host_streams.max_open() > 0 {
+                    others.push(("ftl.host_streams.max_open".into(), why.clone()));
+                }
+                return Err(given.blame(("ftl.gc_threshold".into(), why), others));
             }
         }
         let blocks = self.geometry.blocks_per_plane;

@@ -7,8 +7,8 @@ use super::checks::{fraction, positive};
 use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
 use super::{
-    HostStreamsConfig, Level1GcConfig, MigrationConfig, PartialProgramConfig, PlacementConfig, ReadPolicyConfig,
-    ReductionConfig, SplitConfig,
+    HostStreamsConfig, Level1GcConfig, MigrationConfig, PartialProgramConfig, PlacementConfig,
+    ReadPolicyConfig, ReductionConfig, SplitConfig,
 };
 use crate::error::Error;
 use crate::flash::StripeOrder;
@@ -122,9 +122,11 @@ impl FtlConfig {
     }
 
     /// Blocks of a pool of `blocks` GC keeps free or open: its threshold, the reserved blocks,
-    /// and the two open blocks (host and GC).
+    /// and the two open blocks (host and GC), and one more for each stream of the host's kept
+    /// apart (`host_streams`: each writes a block of its own on every plane).
     pub fn kept_free_blocks(&self, blocks: u32) -> u32 {
-        self.gc_threshold_blocks(blocks) + self.gc_reserved_blocks + 2
+        let streams = self.host_streams.max_open() * self.placement.write_streams();
+        self.gc_threshold_blocks(blocks) + self.gc_reserved_blocks + 2 + streams
     }
 }
 

@@ -56,9 +56,8 @@ impl HostStreamsConfig {
     pub fn max_open(&self) -> u32 {
         match *self {
             HostStreamsConfig::Shared => 0,
-            HostStreamsConfig::Separate { max_open } | HostStreamsConfig::Wordlines { max_open } => {
-                max_open
-            }
+            HostStreamsConfig::Separate { max_open }
+            | HostStreamsConfig::Wordlines { max_open } => max_open,
         }
     }
 

@@ -65,18 +65,27 @@ impl Simulation {
         self.gc[pool].spills = spills;
     }
 
-    /// Whether another plane of `pool`'s region can take a page now (a flash region: PCM is
-    /// never cleaned).
+    /// Whether another plane of `pool`'s region can take a victim's copies and stay above its
+    /// GC threshold (a flash region: PCM is never cleaned).
     fn region_has_room_beside(&self, pool: usize) -> bool {
         let p = &self.ftl.pools[pool];
         if p.reuses_pages {
             return false;
         }
-        let ftl = &self.ftl;
-        let writer = crate::ftl::Writer::Host { stream: 0 };
-        (ftl.geometry.regions[p.region].dies.plane_ids())
-            .filter(|&plane| plane != p.plane)
-            .any(|plane| ftl.has_room(ftl.pool_index(plane, p.region), writer))
+        (self.ftl.geometry.regions[p.region].dies.plane_ids())
+            .any(|plane| plane != p.plane && self.takes_spill(self.ftl.pool_index(plane, p.region)))
+    }
+
+    /// Whether `pool` can take a spilling victim's copies (at most a block's worth) without
+    /// falling under its GC threshold: otherwise two full planes would spill into each other
+    /// for ever. Each spill moves a block of free space from a plane above its threshold to
+    /// one under it, so spilling ends.
+    pub(super) fn takes_spill(&self, pool: usize) -> bool {
+        let p = &self.ftl.pools[pool];
+        p.free.len() as u32 > p.gc_threshold_blocks
+            && self
+                .ftl
+                .has_room(pool, crate::ftl::Writer::Host { stream: 0 })
     }
 
     /// Static wear levelling: when the pool's erase-count spread exceeds the threshold, clean the
@@ -465,7 +474,10 @@ impl Simulation {
         let n = dies.planes() as u64;
         let room_at = (0..n)
             .map(|k| stripe.plane(lpn as u64 + k))
-            .find(|&p| room(p) && !(spills && p == plane));
+            .find(|&p| match spills {
+                true => p != plane && self.takes_spill(ftl.pool_index(p, region)),
+                false => room(p),
+            });
         if spills && room_at.is_none() {
             // The other planes filled meanwhile: the copies stay (and may gain nothing).
             return job;

@@ -95,6 +95,17 @@ impl Simulation {
         }
     }
 
+    /// A write waits for buffer room: every open stream's part-filled pages are programmed and
+    /// its held pages too, as they came. (The buffer's validation counts the open pages of
+    /// writes without a stream; those of the open streams, up to `max_open` times as many,
+    /// could otherwise fill it with pages none of which is full.)
+    pub(super) fn relieve_buffer(&mut self) {
+        let slots = self.streams / self.placement_streams;
+        for slot in 1..slots {
+            self.release_slot(slot);
+        }
+    }
+
     /// The queue a sealed page of buffer key `key` going to `pool` waits in, if its stream's
     /// pages are reordered.
     pub(super) fn reorder_queue(&self, key: usize, pool: usize) -> Option<usize> {

@@ -48,10 +48,8 @@ impl Simulation {
         if let Some(next) = self.admit_units(id, from) {
             waiting.next_unit = next;
             self.write_waiters.push_back(waiting);
-            // Pages held for their wordline's turn give up their layout rather than keep
-            // the buffer full.
             if self.host_streams.is_some() {
-                self.flush_all_reorder();
+                self.relieve_buffer();
             }
         }
     }

@@ -517,6 +517,26 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
 
     // Level-1 GC: reported while on, and within its budget (what it moved at the statistics
     // window's boundary included).
+    // The host's streams: reported while kept apart, and opened where a write has an id.
+    let host_streams = s.get("host_streams");
+    v.expect(
+        "host streams are reported exactly while kept apart",
+        true,
+        host_streams.is_some() != ftl.host_streams.is_shared(),
+        || {
+            format!(
+                "ftl.host_streams = {:?}, host_streams = {host_streams:?}",
+                ftl.host_streams
+            )
+        },
+    );
+    v.expect(
+        "host streams open for the writes that carry an id",
+        whole && !ftl.host_streams.is_shared() && f.tagged_writes,
+        maybe(s, "host_streams.opened") > 0,
+        || "a write carries a stream id, 0 streams opened".to_string(),
+    );
+
     let level1_summary = s.get("level1_gc");
     v.expect(
         "level 1 is reported exactly while on",

@@ -771,6 +771,24 @@ pub fn draw(seed: u64) -> Draw {
         false => page_policy,
     };
     s.set("ftl.read_policy", read_policy);
+    // The host's streams (melded pages §2.2–2.3): ids ignored, streams apart, or apart and laid
+    // out along wordlines; now and then no stream open (refused).
+    let max_open = match chance(m, 0.02) {
+        true => 0,
+        false => pick(m, &[1u32, 2, 4, 16]),
+    };
+    let host_streams = match m.gen_range(0..10) {
+        0..=5 => table(&[("policy", "shared".into())]),
+        6 | 7 => table(&[
+            ("policy", "separate".into()),
+            ("max_open", int(max_open as u64)),
+        ]),
+        _ => table(&[
+            ("policy", "wordlines".into()),
+            ("max_open", int(max_open as u64)),
+        ]),
+    };
+    s.set("ftl.host_streams", host_streams);
     let allocation = match chance(r, 0.7) {
         true => {
             let mut order: Vec<char> = "CWDP".chars().collect();

@@ -80,6 +80,8 @@ pub struct Facts {
     pub lone_writes_to_one_unit: usize,
     /// Some unit is written three times with no trim of it between.
     pub written_thrice: bool,
+    /// Some write carries a stream id.
+    pub tagged_writes: bool,
     /// Units that hold data at the end: preconditioned (a sequential fill, the trace
     /// footprint), then written, less those trimmed since (a random fill is not counted).
     pub live_units: u64,
@@ -102,11 +104,13 @@ impl Facts {
         // Requests in source order per flow (the footprint's order), and the flows' modes.
         let mut per_flow: Vec<Vec<Unitised>> = Vec::new();
         let mut open_loop = true;
+        let mut tagged_writes = false;
         for f in flows.iter_mut() {
             open_loop &= f.mode == ReplayMode::Open;
             f.source.rewind();
             let mut list = Vec::new();
             while let Some(r) = f.source.next_request() {
+                tagged_writes |= r.op == Op::Write && r.stream != 0;
                 let start = r.offset_bytes + f.offset_bytes;
                 let end = start + r.size_bytes;
                 list.push(Unitised {
@@ -232,6 +236,7 @@ impl Facts {
             lone_writes,
             lone_writes_to_one_unit,
             written_thrice,
+            tagged_writes,
             live_units: live.len() as u64,
             partial_write_over_flash,
             oblivious,

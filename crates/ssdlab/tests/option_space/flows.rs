@@ -98,7 +98,8 @@ pub fn materialise(
                 FlowPlan::Written(flow_seed) => {
                     let path = dir.join(format!("seed-{seed}-flow-{i}.csv"));
                     std::fs::create_dir_all(dir).expect("the harness's scratch folder");
-                    std::fs::write(&path, written_trace(flow_seed, share, device))
+                    let trace = written_trace(flow_seed, share, device);
+                    std::fs::write(&path, with_streams(flow_seed, trace, device))
                         .expect("a scratch trace");
                     flow.insert("trace".into(), path.display().to_string().into());
                     flow.insert("format".into(), "native".into());
@@ -249,7 +250,42 @@ fn generator(seed: u64, span: u64, d: &Device) -> Value {
         );
     }
     g.insert("seed".into(), int(r.gen_range(0..1_000_000)));
+    // Stream ids (drawn last: the draws above are those of earlier versions): one per extent
+    // of a few pages, of many, or of the whole working set.
+    if r.gen_bool(0.4) {
+        let extent = [d.page_bytes * 3, d.page_bytes * 48, working][r.gen_range(0..3)];
+        g.insert(
+            "stream".into(),
+            parse(&format!("{{kind=\"per_extent\", extent_bytes={extent}}}")),
+        );
+    }
     Value::Table(g)
+}
+
+/// Half the time, a `stream` column for a written trace: each request's id from its address's
+/// extent of a few pages or of many (ids from 1), a tenth of them untagged (0). From a stream of
+/// draws of its own, so that the trace's requests are those of earlier versions.
+fn with_streams(seed: u64, trace: String, d: &Device) -> String {
+    let r = &mut Pcg64Mcg::seed_from_u64(seed ^ 0x7374_7265_616d_7321);
+    if r.gen_bool(0.5) {
+        return trace;
+    }
+    let extent = [d.page_bytes * 3, d.page_bytes * 48][r.gen_range(0..2)];
+    let mut lines = trace.lines();
+    let mut out = format!("{},stream\n", lines.next().expect("a header"));
+    for line in lines {
+        let offset: u64 = line
+            .split(',')
+            .nth(1)
+            .and_then(|o| o.parse().ok())
+            .expect("an offset");
+        let id = match r.gen_bool(0.1) {
+            true => 0,
+            false => (offset / extent) % 65_535 + 1,
+        };
+        let _ = writeln!(out, "{line},{id}");
+    }
+    out
 }
 
 /// An inline TOML value.

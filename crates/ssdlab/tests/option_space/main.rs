@@ -15,7 +15,7 @@
 //! `SSDLAB_MINIMISE="ssdlab run …"` instead of `SSDLAB_COMBO` does so for a printed command.
 //!
 //! `SSDLAB_COMBOS_FROM=N` starts at seed N; `SSDLAB_COMBOS_VERBOSE=1` prints every seed's
-//! outcome and command.
+//! command as it starts (to stderr: a run that hangs shows itself) and its outcome.
 
 #[path = "../common/mod.rs"]
 mod common;

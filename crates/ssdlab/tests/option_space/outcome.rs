@@ -180,6 +180,10 @@ pub fn judge(draw: &Draw, dir: &Path) -> Judged {
     }
     sets.push(flows);
     judged.command = command(draw.preset, &sets);
+    // (A run that hangs shows what it is running.)
+    if std::env::var_os("SSDLAB_COMBOS_VERBOSE").is_some() {
+        eprintln!("seed {}: running\n  {}", draw.seed, judged.command);
+    }
     judged.outcome = run(draw.preset, &sets, draw.invalid.as_deref(), &mut judged);
     judged.sets = sets;
     judged
