@@ -267,6 +267,7 @@ fn result(
         config_name: config.into(),
         params: toml::Table::new(),
         workload_label: workload.into(),
+        workload_params: toml::Table::new(),
         seed,
         key: String::new(),
         cached: false,
@@ -579,7 +580,7 @@ fn the_pr_ssd_experiments_name_the_papers_schemes_and_workloads() {
         ("PR-8ch", "baseline-8ch"),
         ("PR-16ch", "baseline-16ch"),
     ] {
-        assert_eq!(c.baseline_of(label), Some(base));
+        assert_eq!(c.baseline_of(label).as_deref(), Some(base));
     }
     assert_eq!(
         labels(c.workloads.iter().map(|w| w.label.as_str()).collect()),
