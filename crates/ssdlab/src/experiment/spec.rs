@@ -495,10 +495,11 @@ impl Experiment {
                             format!("no workload `{w}`"),
                         ));
                     }
-                    if !f.best.is_highest() {
+                    if !f.best.is_highest() && points.len() == 1 {
                         return Err(Error::config(
                             &key("best"),
-                            "only a figure over all workloads (no `workload`) has a best",
+                            "only a figure over all workloads (no `workload`) or over the \
+                             configs of a label has a best",
                         ));
                     }
                 }
