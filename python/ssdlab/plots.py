@@ -385,11 +385,13 @@ def _lines(plt, values: _Values, spec: dict, chart: dict, configs: list[dict], t
                 (at, _config_name(c), w["label"], base)
             )
     names = list(dict.fromkeys(n for ls in lines.values() for n in ls))
+    # A line named by a config's parameters (x a workload's) needs its room in any number.
+    legend = _legend_width(names) or (0.07 * max(map(len, names)) if by_workload else 0.0)
     fig, axes = plt.subplots(
         1,
         len(panels),
         # Wide enough for the panels and the legend beside them, and for the title.
-        figsize=(max(2.2 + 3.3 * len(panels) + _legend_width(names), 0.075 * len(title)), 3.4),
+        figsize=(max(2.2 + 3.3 * len(panels) + legend, 0.075 * len(title)), 3.4),
         sharey=True,
         squeeze=False,
     )
@@ -409,6 +411,13 @@ def _lines(plt, values: _Values, spec: dict, chart: dict, configs: list[dict], t
         ax.set_xlabel(x)
         for axis in chart.get("log", []):
             getattr(ax, f"set_{axis}scale")("log")
+        if "x" in chart.get("log", []):
+            # Less than a decade apart, log ticks label every minor tick: label the points
+            # instead (page sizes 2 … 16), or leave the decades (read sizes 4 KiB … 128 MiB).
+            xs = sorted({q[0] for ls in lines.values() for pts in ls.values() for q in pts})
+            ax.minorticks_off()
+            if len(xs) <= 8:
+                ax.set_xticks(xs, [_text(v) for v in xs])
         if norm:
             ax.axhline(1.0, color="black", linewidth=0.6)
         if panel is not None:

@@ -886,7 +886,10 @@ fn sweeps_with_overrides_workload_parameters_and_where_shape_the_grid() {
     std::fs::write(&path, SHAPED).unwrap();
     let e = Experiment::load(&path).unwrap();
     let names: Vec<String> = e.configs.iter().map(|c| c.name()).collect();
-    assert_eq!(names[..2], ["normal[layout=8x8,rate=400]", "normal[layout=8x8,rate=800]"]);
+    assert_eq!(
+        names[..2],
+        ["normal[layout=8x8,rate=400]", "normal[layout=8x8,rate=800]"]
+    );
     // A value's table sets every key it holds; a `key` sweep its one key.
     let point = &e.configs[7];
     assert_eq!(point.name(), "melded[layout=16x4,rate=800]");
@@ -908,9 +911,15 @@ fn sweeps_with_overrides_workload_parameters_and_where_shape_the_grid() {
         .filter(|r| r.workload_label == "small")
         .map(|r| r.config_name.as_str())
         .collect();
-    assert_eq!(small, ["normal[layout=8x8,rate=800]", "melded[layout=8x8,rate=800]"]);
+    assert_eq!(
+        small,
+        ["normal[layout=8x8,rate=800]", "melded[layout=8x8,rate=800]"]
+    );
     assert!(runs.iter().all(|r| r.config.flows.len() == 2));
-    let r16 = runs.iter().find(|r| r.config_name.contains("16x4")).unwrap();
+    let r16 = runs
+        .iter()
+        .find(|r| r.config_name.contains("16x4"))
+        .unwrap();
     assert_eq!(r16.config.geometry.channels, 16);
 
     let results = experiment::run_file(&path, &dir.join("out"), 2, "test", &mut |_, _| {})
@@ -929,7 +938,9 @@ fn sweeps_with_overrides_workload_parameters_and_where_shape_the_grid() {
         .find(|l| l.starts_with("normal,small,1,4,8x8,800,"))
         .unwrap_or_else(|| panic!("{csv}"));
     assert!(small_row.ends_with(",0"), "{small_row}");
-    assert!(results.iter().all(|r| r.summary["flash_ops"]["program"]["total"] == 0));
+    assert!(results
+        .iter()
+        .all(|r| r.summary["flash_ops"]["program"]["total"] == 0));
     // The whole block read melded wordlines, and faster (the figure is the best point).
     use experiment::report::ours;
     let (v, at) = ours(&e, &results, &e.paper.as_ref().unwrap().figures[0]).unwrap();
@@ -954,19 +965,98 @@ fn bad_sweeps_workloads_and_references_are_rejected_by_key() {
     let dir = scratch("badshaped");
     let path = dir.join("bad.toml");
     let cases = [
-        (SHAPED.replacen("{ param = \"rate\", key", "{ param = \"rate\", set = [{ seed = 1 }, { seed = 2 }], key", 1), "configs[0].sweep[1].key"),
-        (SHAPED.replacen("{ param = \"rate\", key = \"timing.channel_rate_mts\"", "{ param = \"rate\"", 1), "configs[0].sweep[1].key"),
-        (SHAPED.replacen("{ \"geometry.channels\" = 16, \"geometry.ways_per_channel\" = 2 },\n    ] },", "] },", 1), "configs[0].sweep[0].set"),
-        (SHAPED.replacen("{ \"geometry.channels\" = 16, \"geometry.ways_per_channel\" = 2 }", "{}", 1), "configs[0].sweep[0].set[1]"),
-        (SHAPED.replacen("set = { \"ftl.read_policy\" = { policy = \"full\" } }", "set = { \"geometry.channels\" = 4 }", 1), "configs[0].sweep[0].set"),
-        (SHAPED.replacen("baseline = \"normal\"", "baseline = \"nobody\"", 1), "configs[4].baseline"),
-        (SHAPED.replacen("params = { read_kib = 4 }", "params = { layout = 4 }", 1), "workloads[0].params.layout"),
-        (SHAPED.replacen("where = { layout = \"8x8\", rate = 800.0 }\nset", "where = { page = 4 }\nset", 1), "workloads[0].where.page"),
-        (SHAPED.replacen("where = { layout = \"8x8\", rate = 800.0 }\nset", "where = { layout = \"4x4\" }\nset", 1), "workloads[0].where"),
-        (SHAPED.replacen("label = \"small\"\n", "label = \"small\"\nworkload = \"hdfs-reader\"\n", 1), "workloads[0].workload"),
-        (SHAPED.replacen("log = [\"x\", \"y\"]", "log = [\"z\"]", 1), "charts[0].log[0]"),
-        (SHAPED.replacen("series = [\"layout\", \"read_kib\"]", "series = [\"layout\", \"layout\"]", 1), "charts[1].series[1]"),
-        (SHAPED.replacen("normalized_to = \"normal\"\n\n[paper]", "normalized_to = \"nobody\"\n\n[paper]", 1), "charts[1].normalized_to"),
+        (
+            SHAPED.replacen(
+                "{ param = \"rate\", key",
+                "{ param = \"rate\", set = [{ seed = 1 }, { seed = 2 }], key",
+                1,
+            ),
+            "configs[0].sweep[1].key",
+        ),
+        (
+            SHAPED.replacen(
+                "{ param = \"rate\", key = \"timing.channel_rate_mts\"",
+                "{ param = \"rate\"",
+                1,
+            ),
+            "configs[0].sweep[1].key",
+        ),
+        (
+            SHAPED.replacen(
+                "{ \"geometry.channels\" = 16, \"geometry.ways_per_channel\" = 2 },\n    ] },",
+                "] },",
+                1,
+            ),
+            "configs[0].sweep[0].set",
+        ),
+        (
+            SHAPED.replacen(
+                "{ \"geometry.channels\" = 16, \"geometry.ways_per_channel\" = 2 }",
+                "{}",
+                1,
+            ),
+            "configs[0].sweep[0].set[1]",
+        ),
+        (
+            SHAPED.replacen(
+                "set = { \"ftl.read_policy\" = { policy = \"full\" } }",
+                "set = { \"geometry.channels\" = 4 }",
+                1,
+            ),
+            "configs[0].sweep[0].set",
+        ),
+        (
+            SHAPED.replacen("baseline = \"normal\"", "baseline = \"nobody\"", 1),
+            "configs[4].baseline",
+        ),
+        (
+            SHAPED.replacen("params = { read_kib = 4 }", "params = { layout = 4 }", 1),
+            "workloads[0].params.layout",
+        ),
+        (
+            SHAPED.replacen(
+                "where = { layout = \"8x8\", rate = 800.0 }\nset",
+                "where = { page = 4 }\nset",
+                1,
+            ),
+            "workloads[0].where.page",
+        ),
+        (
+            SHAPED.replacen(
+                "where = { layout = \"8x8\", rate = 800.0 }\nset",
+                "where = { layout = \"4x4\" }\nset",
+                1,
+            ),
+            "workloads[0].where",
+        ),
+        (
+            SHAPED.replacen(
+                "label = \"small\"\n",
+                "label = \"small\"\nworkload = \"hdfs-reader\"\n",
+                1,
+            ),
+            "workloads[0].workload",
+        ),
+        (
+            SHAPED.replacen("log = [\"x\", \"y\"]", "log = [\"z\"]", 1),
+            "charts[0].log[0]",
+        ),
+        (
+            SHAPED.replacen(
+                "series = [\"layout\", \"read_kib\"]",
+                "series = [\"layout\", \"layout\"]",
+                1,
+            ),
+            "charts[1].series[1]",
+        ),
+        (
+            SHAPED.replacen(
+                "normalized_to = \"normal\"\n\n[paper]",
+                "normalized_to = \"nobody\"\n\n[paper]",
+                1,
+            ),
+            "charts[1].normalized_to",
+        ),
     ];
     for (text, key) in cases {
         assert_ne!(text, SHAPED, "{key}: the case changed nothing");

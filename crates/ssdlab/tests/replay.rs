@@ -202,7 +202,11 @@ fn a_trace_flows_stream_rule_numbers_its_extents_before_folding() {
     let extent = 128 << 20;
     let mut config =
         Config::resolve("melded", None, &["host.out_of_range=wrap".to_string()]).unwrap();
-    let mut flow = FlowConfig::trace(common::trace(name), Some(TraceFormat::Blkparse), Caller::Toml);
+    let mut flow = FlowConfig::trace(
+        common::trace(name),
+        Some(TraceFormat::Blkparse),
+        Caller::Toml,
+    );
     flow.stream = Some(StreamRule::PerExtent {
         extent_bytes: extent,
     });
@@ -226,7 +230,13 @@ fn a_trace_flows_stream_rule_numbers_its_extents_before_folding() {
     let mut want: Vec<(u64, u64, u16)> = original
         .requests
         .iter()
-        .map(|r| (r.arrival_ns, r.size_bytes, (r.offset_bytes / extent + 1) as u16))
+        .map(|r| {
+            (
+                r.arrival_ns,
+                r.size_bytes,
+                (r.offset_bytes / extent + 1) as u16,
+            )
+        })
         .collect();
     let log = result.requests.unwrap();
     let mut got: Vec<(u64, u64, u16)> = log
@@ -239,9 +249,14 @@ fn a_trace_flows_stream_rule_numbers_its_extents_before_folding() {
     // Folded into the 36 GiB device, yet the writes keep the ids of their extents on the
     // capture's disk (7,746 for the HDFS block's writeback, 7,443 for the journal).
     let capacity = ssdlab::run::logical_capacity_bytes(&config);
-    assert!(log.iter().all(|r| r.offset_bytes + r.size_bytes <= capacity));
+    assert!(log
+        .iter()
+        .all(|r| r.offset_bytes + r.size_bytes <= capacity));
     let streams: std::collections::BTreeSet<u16> = got.iter().map(|g| g.2).collect();
-    assert!(streams.contains(&7746) && streams.contains(&7443), "{streams:?}");
+    assert!(
+        streams.contains(&7746) && streams.contains(&7443),
+        "{streams:?}"
+    );
     // Without the rule every request is stream 0, as blkparse has none.
     config.flows[0].stream = None;
     let plain = simulate(&config, &opts).unwrap();
@@ -257,10 +272,7 @@ fn a_trace_flows_stream_rule_is_refused_where_it_cannot_apply() {
     let run = |trace: &str, body: &str, rule: &str| {
         let path = dir.join(trace);
         std::fs::write(&path, body).unwrap();
-        let flow = format!(
-            "flows=[{{trace=\"{}\", stream={rule}}}]",
-            path.display()
-        );
+        let flow = format!("flows=[{{trace=\"{}\", stream={rule}}}]", path.display());
         common::ssdlab(&["run", "--set", &flow])
     };
     let (code, _, err) = run(

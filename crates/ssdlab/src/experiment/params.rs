@@ -37,7 +37,11 @@ impl Sweep {
     /// Every config key the sweep sets, in order of first appearance.
     fn keys(&self) -> Vec<&String> {
         let mut keys: Vec<&String> = Vec::new();
-        for k in self.key.iter().chain(self.set.iter().flat_map(|t| t.keys())) {
+        for k in self
+            .key
+            .iter()
+            .chain(self.set.iter().flat_map(|t| t.keys()))
+        {
             if !keys.contains(&k) {
                 keys.push(k);
             }

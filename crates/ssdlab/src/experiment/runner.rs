@@ -248,16 +248,12 @@ pub fn write_csv(
             r.workload_label.clone(),
             r.seed.to_string(),
         ];
-        row.extend(
-            params
-                .iter()
-                .map(|p| {
-                    r.workload_params
-                        .get(p)
-                        .or_else(|| r.params.get(p))
-                        .map_or(String::new(), super::params::text)
-                }),
-        );
+        row.extend(params.iter().map(|p| {
+            r.workload_params
+                .get(p)
+                .or_else(|| r.params.get(p))
+                .map_or(String::new(), super::params::text)
+        }));
         row.extend(
             metrics
                 .iter()
