@@ -17,7 +17,12 @@ the engine wrote there (``experiment.json``, ``results.csv``, ``runs/*.json``) a
   averaged over the workloads, a group per config; PR-SSD Fig. 17(b)) or ``lines`` (one metric
   against a parameter, a line per workload or per value of another parameter, optionally
   normalized to one config; ROSA Figs. 1–2);
-- per workload, the read-latency CDF of each config (from the summaries' ``cdf`` points).
+- per workload, the read-latency CDF of each config (from the summaries' ``cdf`` points), unless
+  the experiment sets ``latency_cdfs = false``.
+
+A baseline or ``normalized_to`` that is a label (not a config's name) stands for the config with
+that label at each config's parameters; a workload's ``where`` leaves out the configs that do
+not run it, and its AVG is over the workloads it runs.
 
 Run it again by hand with ``python -m ssdlab.plots DIR``.
 """
@@ -49,7 +54,8 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
     spec = json.loads((out / "experiment.json").read_text())
     params = _param_columns(spec)
     # Parameters as the engine wrote them (text), so that a row's config name is the engine's.
-    results = pandas.read_csv(out / "results.csv", dtype={p: str for p in params})
+    text = params + _workload_param_columns(spec)
+    results = pandas.read_csv(out / "results.csv", dtype={p: str for p in text})
     if params:
         results["config"] = [_row_name(row, params) for row in results.to_dict("records")]
     configs = [_config_name(c) for c in spec["configs"]]
@@ -77,7 +83,7 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
         chosen = [_config_name(c) for c in _chart_configs(spec, chart)]
         title = chart.get("title") or chart["name"]
         if kind == "lines":
-            fig = _lines(plt, values, chart, _chart_configs(spec, chart), workloads, title)
+            fig = _lines(plt, values, spec, chart, _chart_configs(spec, chart), title)
         elif kind == "bars":
             fig = _bars(plt, values, chart["metrics"][0], chosen, groups, title)
         elif kind == "stacked":
@@ -92,7 +98,7 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
         # A config with parameters is filed under its name: NAME--WORKLOAD--seedN.json.
         name = path.stem[: -len(f"--{r['workload']}--seed{r['seed']}")]
         runs.setdefault((name, r["workload"]), r["summary"])
-    for w in workloads:
+    for w in workloads if spec.get("latency_cdfs", True) else []:
         fig, ax = plt.subplots(figsize=(5 + _legend_width(configs), _height(len(configs))))
         drawn = False
         for c in configs:
@@ -127,11 +133,37 @@ def _legend_width(entries: list[str]) -> float:
 
 
 def _param_columns(spec: dict) -> list[str]:
-    """The parameter columns of results.csv, in the engine's order."""
+    """The configs' parameter columns of results.csv, in the engine's order."""
     names: list[str] = []
     for c in spec["configs"]:
         names += [k for k in sorted(c.get("params", {})) if k not in names]
     return names
+
+
+def _workload_param_columns(spec: dict) -> list[str]:
+    """The workloads' parameter columns of results.csv."""
+    names: list[str] = []
+    for w in spec["workloads"]:
+        names += [k for k in sorted(w.get("params", {})) if k not in names]
+    return names
+
+
+def _runs_on(workload: dict, config: dict) -> bool:
+    """Whether the config runs the workload (the workload's ``where``)."""
+    params = config.get("params", {})
+    return all(params.get(k) == v for k, v in workload.get("where", {}).items())
+
+
+def _counterpart(spec: dict, reference: str, config: dict) -> str | None:
+    """The name of the config ``reference`` stands for beside ``config``: the config of that
+    name, else the one labelled so at ``config``'s parameters."""
+    for c in spec["configs"]:
+        if _config_name(c) == reference:
+            return reference
+    for c in spec["configs"]:
+        if c["label"] == reference and c.get("params", {}) == config.get("params", {}):
+            return _config_name(c)
+    return None
 
 
 def _config_name(config: dict) -> str:
@@ -157,8 +189,19 @@ def _chart_configs(spec: dict, chart: dict) -> list[dict]:
         for want in chart["configs"]:
             named = [c for c in every if _config_name(c) == want]
             chosen += named or [c for c in every if c["label"] == want]
-    where = chart.get("where", {})
+    columns = _param_columns(spec)
+    where = {k: v for k, v in chart.get("where", {}).items() if k in columns}
     return [c for c in chosen if all(c.get("params", {}).get(k) == v for k, v in where.items())]
+
+
+def _chart_workloads(spec: dict, chart: dict) -> list[dict]:
+    """The workloads a chart draws: those whose parameters have the values its ``where`` gives
+    the workloads' parameters."""
+    columns = _workload_param_columns(spec)
+    where = {k: v for k, v in chart.get("where", {}).items() if k in columns}
+    return [
+        w for w in spec["workloads"] if all(w.get("params", {}).get(k) == v for k, v in where.items())
+    ]
 
 
 # The last group of the bar charts: the mean over the workloads (not a workload's label).
@@ -176,8 +219,15 @@ class _Values:
         self.means = means
         self.absolute = set(spec.get("absolute_metrics", []))
         default = spec.get("baseline")
-        self.baseline = {_config_name(c): c.get("baseline", default) for c in spec["configs"]}
-        self.workloads = [w["label"] for w in spec["workloads"]]
+        self.baseline = {
+            _config_name(c): _counterpart(spec, c["baseline"], c) if "baseline" in c else default
+            for c in spec["configs"]
+        }
+        # The workloads each config runs (all, unless a workload's `where` leaves it out).
+        self.runs = {
+            _config_name(c): [w["label"] for w in spec["workloads"] if _runs_on(w, c)]
+            for c in spec["configs"]
+        }
 
     def mean(self, config: str, workload: str, metric: str) -> float:
         try:
@@ -192,7 +242,7 @@ class _Values:
     def normalized(self, config: str, workload, metric: str) -> float:
         """On one workload, or the mean over the workloads for ``AVG``."""
         if workload is _AVG:
-            return _mean([self.normalized(config, w, metric) for w in self.workloads])
+            return _mean([self.normalized(config, w, metric) for w in self.runs[config]])
         v = self.mean(config, workload, metric)
         b = self.base(config, metric)
         if b is None:
@@ -203,7 +253,7 @@ class _Values:
     def shares(self, config: str, workload, metrics: list[str]) -> list[float]:
         """Each part's share of the parts' sum; for ``AVG`` the mean share over the workloads."""
         if workload is _AVG:
-            per = [self.shares(config, w, metrics) for w in self.workloads]
+            per = [self.shares(config, w, metrics) for w in self.runs[config]]
             return [_mean([p[i] for p in per]) for i in range(len(metrics))]
         parts = [self.mean(config, workload, m) for m in metrics]
         total = sum(parts)
@@ -297,31 +347,51 @@ def _averages(plt, values: _Values, metrics: list[str], configs: list[str], titl
     return fig
 
 
-def _lines(plt, values: _Values, chart: dict, configs: list[dict], workloads: list, title: str):
-    """One metric against the parameter ``x``: a line per workload, or per value of ``series``
-    (with several workloads, a panel per workload, its lines in the same colours in every
-    panel), divided by ``normalized_to``'s value on the same workload if given."""
-    x, series, norm = chart["x"], chart.get("series"), chart.get("normalized_to")
+def _lines(plt, values: _Values, spec: dict, chart: dict, configs: list[dict], title: str):
+    """One metric against the parameter ``x``. With ``x`` a config's parameter: a line per
+    workload, or per value of ``series`` (with several workloads, a panel per workload, its lines
+    in the same colours in every panel); with ``x`` a workload's parameter: a line per config
+    (and value of ``series``), its points the workloads that have it. Divided by
+    ``normalized_to``'s value on the same workload if given (a label: the config with it at each
+    point's parameters); ``log`` axes on a log scale."""
+    x, norm = chart["x"], chart.get("normalized_to")
+    series = chart.get("series", [])
+    series = [series] if isinstance(series, str) else series
     metric = chart["metrics"][0]
-    panels = workloads if series and len(workloads) > 1 else [None]
+    by_workload = not any(x in c.get("params", {}) for c in spec["configs"])
+    workloads = _chart_workloads(spec, chart)
+    panels = (
+        [w["label"] for w in workloads]
+        if series and len(workloads) > 1 and not by_workload
+        else [None]
+    )
     lines: dict = {}
     for w in workloads:
-        for c in configs:
-            p = c.get("params", {})
-            at = p.get(x)
+        for c in filter(lambda c: _runs_on(w, c), configs):
+            params = {**w.get("params", {}), **c.get("params", {})}
+            at = params.get(x)
             if isinstance(at, bool) or not isinstance(at, (int, float)):
                 continue
-            name = w
-            if series:
-                name = f"{series}={p[series]}" if series in p else f"{series} none"
-            panel = w if panels != [None] else None
-            lines.setdefault(panel, {}).setdefault(name, []).append((at, _config_name(c), w))
+            text = ", ".join(
+                f"{s}={_text(params[s])}" if s in params else f"{s} none" for s in series
+            )
+            if by_workload:
+                name = f"{_config_name(c)} {text}" if text else _config_name(c)
+            else:
+                name = text or w["label"]
+            panel = w["label"] if panels != [None] else None
+            base = _counterpart(spec, norm, c) if norm else None
+            lines.setdefault(panel, {}).setdefault(name, []).append(
+                (at, _config_name(c), w["label"], base)
+            )
     names = list(dict.fromkeys(n for ls in lines.values() for n in ls))
+    # A line named by a config's parameters (x a workload's) needs its room in any number.
+    legend = _legend_width(names) or (0.07 * max(map(len, names)) if by_workload else 0.0)
     fig, axes = plt.subplots(
         1,
         len(panels),
         # Wide enough for the panels and the legend beside them, and for the title.
-        figsize=(max(2.2 + 3.3 * len(panels) + _legend_width(names), 0.075 * len(title)), 3.4),
+        figsize=(max(2.2 + 3.3 * len(panels) + legend, 0.075 * len(title)), 3.4),
         sharey=True,
         squeeze=False,
     )
@@ -330,15 +400,24 @@ def _lines(plt, values: _Values, chart: dict, configs: list[dict], workloads: li
         for name, points in lines.get(panel, {}).items():
             points.sort(key=lambda q: q[0])
             ys = []
-            for _, config, w in points:
+            for _, config, w, base in points:
                 v = values.mean(config, w, metric)
                 if norm:
-                    d = values.mean(norm, w, metric)
+                    d = values.mean(base, w, metric)
                     v = v / d if d else math.nan
                 ys.append(v)
             colour = colours[names.index(name) % len(colours)]
             ax.plot([q[0] for q in points], ys, marker="o", label=name, color=colour)
         ax.set_xlabel(x)
+        for axis in chart.get("log", []):
+            getattr(ax, f"set_{axis}scale")("log")
+        if "x" in chart.get("log", []):
+            # Less than a decade apart, log ticks label every minor tick: label the points
+            # instead (page sizes 2 … 16), or leave the decades (read sizes 4 KiB … 128 MiB).
+            xs = sorted({q[0] for ls in lines.values() for pts in ls.values() for q in pts})
+            ax.minorticks_off()
+            if len(xs) <= 8:
+                ax.set_xticks(xs, [_text(v) for v in xs])
         if norm:
             ax.axhline(1.0, color="black", linewidth=0.6)
         if panel is not None:
@@ -348,6 +427,13 @@ def _lines(plt, values: _Values, chart: dict, configs: list[dict], workloads: li
     fig.suptitle(title, fontsize="medium")
     fig.tight_layout()
     return fig
+
+
+def _text(v) -> str:
+    """A parameter's value as the engine writes it: a whole float without its ``.0``."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
 
 
 if __name__ == "__main__":

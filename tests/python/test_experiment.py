@@ -258,7 +258,7 @@ def test_a_lines_chart_with_a_series_draws_a_panel_per_workload():
         ["workload", "config"]
     ).mean()
     chart = {"x": "share", "series": "set", "metrics": ["lat"], "normalized_to": "B[set=p2,share=0]"}
-    fig = _lines(plt, _Values(spec, means), chart, configs, ["w1", "w2"], "Fig. 2")
+    fig = _lines(plt, _Values(spec, means), spec, chart, configs, "Fig. 2")
     panels = [ax for ax in fig.axes if ax.get_lines()]
     assert [ax.get_title() for ax in panels] == ["w1", "w2"]
     for ax in panels:
@@ -270,3 +270,93 @@ def test_a_lines_chart_with_a_series_draws_a_panel_per_workload():
     colour = [{line.get_label(): line.get_color() for line in ax.get_lines()} for ax in panels]
     assert colour[0]["set=p1"] == colour[1]["set=p1"] != colour[0]["set=p2"]
     plt.close(fig)
+
+
+def test_lines_against_a_workload_parameter_and_labels_standing_for_the_same_point(tmp_path):
+    """Melded pages' layout: x a workload's parameter (a line per config, over the workloads
+    that have it, on log axes), series of two parameters, `normalized_to` a label (each point
+    divided by the config with that label at its parameters), a workload's `where` leaving
+    configs out of it and of their AVG, and no latency CDFs."""
+    import matplotlib
+    import pandas
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ssdlab.plots import _AVG, _lines, _Values
+
+    configs = [
+        {"label": c, "name": f"{c}[bits={b},rate={r:g}]", "params": {"bits": b, "rate": r}}
+        | ({"baseline": "normal"} if c == "melded" else {})
+        for c in ("normal", "melded")
+        for b in (8, 16)
+        for r in (400.0, 800.0)
+    ]
+    base = {"bits": 8, "rate": 800.0}
+    spec = {
+        "metrics": ["lat"],
+        "latency_cdfs": False,
+        "configs": configs,
+        "workloads": [
+            {"label": "4KiB", "params": {"kib": 4}, "where": base},
+            {"label": "1MiB", "params": {"kib": 1024}, "where": base},
+            {"label": "block", "params": {"kib": 131072}},
+            {"label": "trace", "where": base},
+        ],
+    }
+    lat = {"4KiB": 60.0, "1MiB": 300.0, "block": 40000.0, "trace": 100.0}
+    rows = []
+    for c in configs:
+        for w in spec["workloads"]:
+            if all(c["params"].get(k) == v for k, v in w.get("where", {}).items()):
+                factor = 1.0 if c["label"] == "normal" else 0.5 + 0.5 * (w["label"] != "block")
+                scale = 800.0 / c["params"]["rate"]
+                rows.append((c["name"], w["label"], lat[w["label"]] * factor * scale))
+    means = pandas.DataFrame(rows, columns=["config", "workload", "lat"]).groupby(
+        ["workload", "config"]
+    ).mean()
+    values = _Values(spec, means)
+    # The label baseline is the same point of `normal`; the AVG is over the workloads run.
+    assert values.baseline["melded[bits=16,rate=400]"] == "normal[bits=16,rate=400]"
+    assert values.normalized("melded[bits=16,rate=400]", _AVG, "lat") == pytest.approx(0.5)
+    assert values.normalized("melded[bits=8,rate=800]", _AVG, "lat") == pytest.approx(
+        (1 + 1 + 0.5 + 1) / 4
+    )
+    by_size = {"x": "kib", "metrics": ["lat"], "where": base, "log": ["x", "y"]}
+    chosen = [c for c in configs if c["params"] == base]
+    fig = _lines(plt, values, spec, by_size, chosen, "Table 3")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    drawn = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata())) for line in ax.get_lines()}
+    assert drawn["melded[bits=8,rate=800]"] == ([4, 1024, 131072], [60.0, 300.0, 20000.0])
+    assert set(drawn) == {"normal[bits=8,rate=800]", "melded[bits=8,rate=800]"}
+    plt.close(fig)
+    gain = {
+        "x": "rate",
+        "series": ["bits", "kib"],
+        "metrics": ["lat"],
+        "where": {"kib": 131072},
+        "normalized_to": "normal",
+    }
+    melded = [c for c in configs if c["label"] == "melded"]
+    fig = _lines(plt, values, spec, gain, melded, "Fig. 7")
+    drawn = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].get_lines()}
+    assert drawn["bits=8, kib=131072"] == pytest.approx([0.5, 0.5])
+    assert drawn["bits=16, kib=131072"] == pytest.approx([0.5, 0.5])
+    plt.close(fig)
+    # Without CDFs, the plots are the charts' alone.
+    out = tmp_path / "out"
+    (out / "runs").mkdir(parents=True)
+    (out / "experiment.json").write_text(
+        json.dumps({**spec, "bar_metrics": [], "charts": [{"name": "t3", "kind": "lines", **by_size}]})
+    )
+    by_name = {c["name"]: c for c in configs}
+    kib = {w["label"]: w.get("params", {}).get("kib", "") for w in spec["workloads"]}
+    text = "config,workload,seed,kib,bits,rate,lat\n" + "".join(
+        f"{by_name[n]['label']},{w},1,{kib[w]},{by_name[n]['params']['bits']},"
+        f"{by_name[n]['params']['rate']:g},{v}\n"
+        for n, w, v in rows
+    )
+    (out / "results.csv").write_text(text)
+    names = sorted(p.name for p in plot_experiment(out))
+    assert names == ["t3.png", "t3.svg"]

@@ -158,7 +158,7 @@ fn trace_info_json(path: &std::path::Path, read: ReadOptions) -> Result<String, 
 }
 
 /// Run an experiment grid; returns one JSON object per run: `config`, `workload`, `seed`, every
-/// parameter (null where the config has none), then every metric by its dotted path (null when the summary has no number there).
+/// parameter (the workload's or the config's; null where neither has it), then every metric by its dotted path (null when the summary has no number there).
 fn experiment_rows(
     spec: Experiment,
     base: &std::path::Path,
@@ -180,7 +180,11 @@ fn experiment_rows(
             row.insert("workload".into(), r.workload_label.clone().into());
             row.insert("seed".into(), r.seed.into());
             for p in &params {
-                let v = r.params.get(p).and_then(|v| serde_json::to_value(v).ok());
+                let v = r
+                    .workload_params
+                    .get(p)
+                    .or_else(|| r.params.get(p))
+                    .and_then(|v| serde_json::to_value(v).ok());
                 row.insert(p.clone(), v.unwrap_or(serde_json::Value::Null));
             }
             for m in &spec.metrics {

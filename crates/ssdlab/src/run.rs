@@ -70,6 +70,7 @@ pub fn load_flows(config: &mut Config) -> Result<Vec<Flow>, Error> {
                                 })
                             })
                             .transpose()?,
+                        stream: f.stream.clone(),
                         caller: f.caller,
                     };
                     let (trace, format) = load_trace_as(path, &opts)?;

@@ -267,6 +267,7 @@ fn result(
         config_name: config.into(),
         params: toml::Table::new(),
         workload_label: workload.into(),
+        workload_params: toml::Table::new(),
         seed,
         key: String::new(),
         cached: false,
@@ -579,7 +580,7 @@ fn the_pr_ssd_experiments_name_the_papers_schemes_and_workloads() {
         ("PR-8ch", "baseline-8ch"),
         ("PR-16ch", "baseline-16ch"),
     ] {
-        assert_eq!(c.baseline_of(label), Some(base));
+        assert_eq!(c.baseline_of(label).as_deref(), Some(base));
     }
     assert_eq!(
         labels(c.workloads.iter().map(|w| w.label.as_str()).collect()),
@@ -795,4 +796,273 @@ fn the_ipu_device_starts_at_both_regions_gc_threshold() {
             }
         }
     }
+}
+
+/// A grid shaped as melded pages' (experiments/melded.toml): sweeps whose values carry their own
+/// overrides, a scheme divided by the other at each point (a label as baseline), workloads of two
+/// flows with parameters of their own, one of them run only where its `where` says.
+const SHAPED: &str = r#"
+name = "shaped"
+metrics = ["latency_ns.read.mean", "flash_ops.program.total"]
+
+[[configs]]
+label = "normal"
+preset = "melded"
+set = { "ftl.read_policy" = { policy = "full" } }
+sweep = [
+    { param = "layout", values = ["8x8", "16x4"], set = [
+        { "geometry.channels" = 8, "geometry.ways_per_channel" = 4 },
+        { "geometry.channels" = 16, "geometry.ways_per_channel" = 2 },
+    ] },
+    { param = "rate", key = "timing.channel_rate_mts", values = [400.0, 800.0] },
+]
+
+[[configs]]
+label = "melded"
+preset = "melded"
+baseline = "normal"
+set = { "ftl.read_policy" = { policy = "melded" } }
+sweep = [
+    { param = "layout", values = ["8x8", "16x4"], set = [
+        { "geometry.channels" = 8, "geometry.ways_per_channel" = 4 },
+        { "geometry.channels" = 16, "geometry.ways_per_channel" = 2 },
+    ] },
+    { param = "rate", key = "timing.channel_rate_mts", values = [400.0, 800.0] },
+]
+
+[[workloads]]
+label = "small"
+params = { read_kib = 4 }
+where = { layout = "8x8", rate = 800.0 }
+set = { "statistics.warmup_requests" = 64 }
+flows = [
+    { name = "write", generator = { requests = 64, read_fraction = 0.0, working_set_bytes = 8388608, write_size = { kind = "fixed", bytes = 131072 }, write_random_fraction = 0.0, sequential_run_bytes = 8388608, arrival = { kind = "closed", queue_depth = 1 }, stream = { kind = "per_extent", extent_bytes = 8388608 } } },
+    { name = "read", generator = { requests = 1, read_fraction = 1.0, working_set_bytes = 8388608, read_size = { kind = "fixed", bytes = 4096 }, read_random_fraction = 0.0, sequential_run_bytes = 8388608, arrival = { kind = "fixed", iops = 1.0 }, start_ns = 2000000000 } },
+]
+
+[[workloads]]
+label = "big"
+params = { read_kib = 8192 }
+set = { "statistics.warmup_requests" = 64 }
+flows = [
+    { name = "write", generator = { requests = 64, read_fraction = 0.0, working_set_bytes = 8388608, write_size = { kind = "fixed", bytes = 131072 }, write_random_fraction = 0.0, sequential_run_bytes = 8388608, arrival = { kind = "closed", queue_depth = 1 }, stream = { kind = "per_extent", extent_bytes = 8388608 } } },
+    { name = "read", generator = { requests = 1, read_fraction = 1.0, working_set_bytes = 8388608, read_size = { kind = "fixed", bytes = 8388608 }, read_random_fraction = 0.0, sequential_run_bytes = 8388608, arrival = { kind = "fixed", iops = 1.0 }, start_ns = 2000000000 } },
+]
+
+[[charts]]
+name = "by_size"
+kind = "lines"
+metrics = ["latency_ns.read.mean"]
+x = "read_kib"
+where = { layout = "8x8", rate = 800.0 }
+log = ["x", "y"]
+
+[[charts]]
+name = "gain"
+kind = "lines"
+metrics = ["latency_ns.read.mean"]
+configs = ["melded"]
+x = "rate"
+series = ["layout", "read_kib"]
+where = { read_kib = 8192 }
+normalized_to = "normal"
+
+[paper]
+source = "made up"
+[[paper.figures]]
+metric = "latency_ns.read.mean"
+config = "melded"
+normalized_to = "normal"
+workload = "big"
+best = "lowest"
+value = 0.7
+source = "up to"
+"#;
+
+#[test]
+fn sweeps_with_overrides_workload_parameters_and_where_shape_the_grid() {
+    let dir = scratch("shaped");
+    let path = dir.join("shaped.toml");
+    std::fs::write(&path, SHAPED).unwrap();
+    let e = Experiment::load(&path).unwrap();
+    let names: Vec<String> = e.configs.iter().map(|c| c.name()).collect();
+    assert_eq!(
+        names[..2],
+        ["normal[layout=8x8,rate=400]", "normal[layout=8x8,rate=800]"]
+    );
+    // A value's table sets every key it holds; a `key` sweep its one key.
+    let point = &e.configs[7];
+    assert_eq!(point.name(), "melded[layout=16x4,rate=800]");
+    assert_eq!(point.set["geometry.channels"].as_integer(), Some(16));
+    assert_eq!(point.set["geometry.ways_per_channel"].as_integer(), Some(2));
+    assert_eq!(point.set["timing.channel_rate_mts"].as_float(), Some(800.0));
+    // A label stands for the config with that label at the same parameters.
+    assert_eq!(
+        e.baseline_of("melded[layout=16x4,rate=400]").as_deref(),
+        Some("normal[layout=16x4,rate=400]")
+    );
+    assert_eq!(e.baseline_of("normal[layout=16x4,rate=400]"), None);
+    assert_eq!(e.param_columns(), ["read_kib", "layout", "rate"]);
+    // `small` runs on the two 8x8 / 800 points only: 8 + 2 runs, each of two flows.
+    let runs = experiment::expand(&e, &dir).unwrap();
+    assert_eq!(runs.len(), 10);
+    let small: Vec<&str> = runs
+        .iter()
+        .filter(|r| r.workload_label == "small")
+        .map(|r| r.config_name.as_str())
+        .collect();
+    assert_eq!(
+        small,
+        ["normal[layout=8x8,rate=800]", "melded[layout=8x8,rate=800]"]
+    );
+    assert!(runs.iter().all(|r| r.config.flows.len() == 2));
+    let r16 = runs
+        .iter()
+        .find(|r| r.config_name.contains("16x4"))
+        .unwrap();
+    assert_eq!(r16.config.geometry.channels, 16);
+
+    let results = experiment::run_file(&path, &dir.join("out"), 2, "test", &mut |_, _| {})
+        .unwrap()
+        .1;
+    let csv = std::fs::read_to_string(dir.join("out/results.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("config,workload,seed,read_kib,layout,rate,latency_ns.read.mean,flash_ops.program.total")
+    );
+    // The read, 2 s after the first write, finds the block programmed: nothing is programmed
+    // while it is measured, and a 4 KiB read is one sensing and one transfer.
+    let small_row = csv
+        .lines()
+        .find(|l| l.starts_with("normal,small,1,4,8x8,800,"))
+        .unwrap_or_else(|| panic!("{csv}"));
+    assert!(small_row.ends_with(",0"), "{small_row}");
+    assert!(results
+        .iter()
+        .all(|r| r.summary["flash_ops"]["program"]["total"] == 0));
+    // The whole block read melded wordlines, and faster (the figure is the best point).
+    use experiment::report::ours;
+    let (v, at) = ours(&e, &results, &e.paper.as_ref().unwrap().figures[0]).unwrap();
+    assert!(v < 0.9, "{v}");
+    assert!(at.starts_with("melded[") && at.ends_with(", big"), "{at}");
+    let report = std::fs::read_to_string(dir.join("out/report.md")).unwrap();
+    for line in [
+        "(8 configs, 2 workloads (1 of them on the configs their `where` selects), 1 seeds;",
+        "| latency_ns.read.mean / normal | melded | best, lowest (melded[",
+        "`normal` at the same parameters for `melded`",
+        "| latency_ns.read.mean | read_kib = 4 | read_kib = 8192 |",
+        "| normal[layout=8x8,rate=800] |",
+        "| layout=16x4, read_kib=8192 |",
+    ] {
+        assert!(report.contains(line), "missing {line:?} in\n{report}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_sweeps_workloads_and_references_are_rejected_by_key() {
+    let dir = scratch("badshaped");
+    let path = dir.join("bad.toml");
+    let cases = [
+        (
+            SHAPED.replacen(
+                "{ param = \"rate\", key",
+                "{ param = \"rate\", set = [{ seed = 1 }, { seed = 2 }], key",
+                1,
+            ),
+            "configs[0].sweep[1].key",
+        ),
+        (
+            SHAPED.replacen(
+                "{ param = \"rate\", key = \"timing.channel_rate_mts\"",
+                "{ param = \"rate\"",
+                1,
+            ),
+            "configs[0].sweep[1].key",
+        ),
+        (
+            SHAPED.replacen(
+                "{ \"geometry.channels\" = 16, \"geometry.ways_per_channel\" = 2 },\n    ] },",
+                "] },",
+                1,
+            ),
+            "configs[0].sweep[0].set",
+        ),
+        (
+            SHAPED.replacen(
+                "{ \"geometry.channels\" = 16, \"geometry.ways_per_channel\" = 2 }",
+                "{}",
+                1,
+            ),
+            "configs[0].sweep[0].set[1]",
+        ),
+        (
+            SHAPED.replacen(
+                "set = { \"ftl.read_policy\" = { policy = \"full\" } }",
+                "set = { \"geometry.channels\" = 4 }",
+                1,
+            ),
+            "configs[0].sweep[0].set",
+        ),
+        (
+            SHAPED.replacen("baseline = \"normal\"", "baseline = \"nobody\"", 1),
+            "configs[4].baseline",
+        ),
+        (
+            SHAPED.replacen("params = { read_kib = 4 }", "params = { layout = 4 }", 1),
+            "workloads[0].params.layout",
+        ),
+        (
+            SHAPED.replacen(
+                "where = { layout = \"8x8\", rate = 800.0 }\nset",
+                "where = { page = 4 }\nset",
+                1,
+            ),
+            "workloads[0].where.page",
+        ),
+        (
+            SHAPED.replacen(
+                "where = { layout = \"8x8\", rate = 800.0 }\nset",
+                "where = { layout = \"4x4\" }\nset",
+                1,
+            ),
+            "workloads[0].where",
+        ),
+        (
+            SHAPED.replacen(
+                "label = \"small\"\n",
+                "label = \"small\"\nworkload = \"hdfs-reader\"\n",
+                1,
+            ),
+            "workloads[0].workload",
+        ),
+        (
+            SHAPED.replacen("log = [\"x\", \"y\"]", "log = [\"z\"]", 1),
+            "charts[0].log[0]",
+        ),
+        (
+            SHAPED.replacen(
+                "series = [\"layout\", \"read_kib\"]",
+                "series = [\"layout\", \"layout\"]",
+                1,
+            ),
+            "charts[1].series[1]",
+        ),
+        (
+            SHAPED.replacen(
+                "normalized_to = \"normal\"\n\n[paper]",
+                "normalized_to = \"nobody\"\n\n[paper]",
+                1,
+            ),
+            "charts[1].normalized_to",
+        ),
+    ];
+    for (text, key) in cases {
+        assert_ne!(text, SHAPED, "{key}: the case changed nothing");
+        std::fs::write(&path, &text).unwrap();
+        let e = Experiment::load(&path).unwrap_err().to_string();
+        assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

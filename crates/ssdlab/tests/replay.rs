@@ -190,3 +190,118 @@ fn stream_ids_reach_the_request_log_of_runs_that_have_them() {
         Some("flow,op,offset_bytes,size_bytes,arrival_ns,completion_ns,latency_ns")
     );
 }
+
+/// A trace flow's `stream` rule gives a trace without stream ids (blkparse) one id per extent of
+/// the addresses the file gives, before `out_of_range = "wrap"` folds them into the device: the
+/// Hadoop capture's writes to one 128 MiB extent are one stream, its journal writes another.
+#[test]
+fn a_trace_flows_stream_rule_numbers_its_extents_before_folding() {
+    use ssdlab::trace::{load_trace, LoadOptions};
+    use ssdlab::workload::StreamRule;
+    let name = "blkparse_hadoop_java_first5000lines.txt.gz";
+    let extent = 128 << 20;
+    let mut config =
+        Config::resolve("melded", None, &["host.out_of_range=wrap".to_string()]).unwrap();
+    let mut flow = FlowConfig::trace(
+        common::trace(name),
+        Some(TraceFormat::Blkparse),
+        Caller::Toml,
+    );
+    flow.stream = Some(StreamRule::PerExtent {
+        extent_bytes: extent,
+    });
+    config.flows.push(flow);
+    config.validate().unwrap();
+    let opts = RunOptions {
+        verify: true,
+        request_log: true,
+    };
+    let result = simulate(&config, &opts).unwrap();
+    assert_eq!(result.summary["integrity"]["violations"], 0);
+    // The file's own addresses (1,188 GiB apart), read without folding.
+    let original = load_trace(
+        &common::trace(name),
+        &LoadOptions {
+            format: Some(TraceFormat::Blkparse),
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    let mut want: Vec<(u64, u64, u16)> = original
+        .requests
+        .iter()
+        .map(|r| {
+            (
+                r.arrival_ns,
+                r.size_bytes,
+                (r.offset_bytes / extent + 1) as u16,
+            )
+        })
+        .collect();
+    let log = result.requests.unwrap();
+    let mut got: Vec<(u64, u64, u16)> = log
+        .iter()
+        .map(|r| (r.arrival_ns, r.size_bytes, r.stream))
+        .collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+    // Folded into the 36 GiB device, yet the writes keep the ids of their extents on the
+    // capture's disk (7,746 for the HDFS block's writeback, 7,443 for the journal).
+    let capacity = ssdlab::run::logical_capacity_bytes(&config);
+    assert!(log
+        .iter()
+        .all(|r| r.offset_bytes + r.size_bytes <= capacity));
+    let streams: std::collections::BTreeSet<u16> = got.iter().map(|g| g.2).collect();
+    assert!(
+        streams.contains(&7746) && streams.contains(&7443),
+        "{streams:?}"
+    );
+    // Without the rule every request is stream 0, as blkparse has none.
+    config.flows[0].stream = None;
+    let plain = simulate(&config, &opts).unwrap();
+    assert!(plain.requests.unwrap().iter().all(|r| r.stream == 0));
+}
+
+/// A stream rule on a trace that gives ids, or past 16 bits, names the line and field; on a
+/// generator flow, or with empty extents, the key.
+#[test]
+fn a_trace_flows_stream_rule_is_refused_where_it_cannot_apply() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-stream-rule");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |trace: &str, body: &str, rule: &str| {
+        let path = dir.join(trace);
+        std::fs::write(&path, body).unwrap();
+        let flow = format!("flows=[{{trace=\"{}\", stream={rule}}}]", path.display());
+        common::ssdlab(&["run", "--set", &flow])
+    };
+    let (code, _, err) = run(
+        "given.csv",
+        "arrival_ns,offset_bytes,size_bytes,op,stream\n0,0,4096,write,\n10,4096,4096,write,3\n",
+        "{kind=\"per_extent\", extent_bytes=4096}",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("given.csv:3: field `stream`"), "{err}");
+    // Byte 65,535 × 4096 is extent 65,536: id 65,536 would not fit.
+    let (code, _, err) = run(
+        "far.csv",
+        "arrival_ns,offset_bytes,size_bytes,op\n0,268431360,4096,write\n",
+        "{kind=\"per_extent\", extent_bytes=4096}",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("far.csv:2: field `offset"), "{err}");
+    let (code, _, err) = run(
+        "zero.csv",
+        "arrival_ns,offset_bytes,size_bytes,op\n0,0,4096,write\n",
+        "{kind=\"per_extent\", extent_bytes=0}",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("flows[0].stream.extent_bytes"), "{err}");
+    let (code, _, err) = common::ssdlab(&[
+        "run",
+        "--set",
+        "flows=[{workload=\"hdfs-writer\", generator={requests=8}, stream={kind=\"per_extent\", extent_bytes=4096}}]",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("flows[0].stream"), "{err}");
+}

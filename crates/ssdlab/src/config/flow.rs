@@ -7,7 +7,7 @@ use super::checks::{positive, positive_real};
 use super::{HostConfig, ReplayMode};
 use crate::error::Error;
 use crate::trace::{BlkparseEvent, Caller, ColumnsSpec, TraceFormat};
-use crate::workload::{Arrival, GeneratorConfig};
+use crate::workload::{validate_trace_stream_rule, Arrival, GeneratorConfig, StreamRule};
 
 /// One flow: a trace file, or a generator (inline, or a named workload with inline keys over it).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -43,6 +43,11 @@ pub struct FlowConfig {
     /// Added to every address of this flow (to give flows disjoint ranges).
     #[serde(default)]
     pub offset_bytes: u64,
+    /// Stream ids for a trace that has none (blkparse, MSR, …): the rule a generator's `stream`
+    /// takes, applied to the addresses the file gives (docs/traces.md, "Stream ids"). A
+    /// generator gives its own rule (`generator.stream`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamRule>,
     /// Who gave this flow's trace options (a TOML file, unless the command line or Python
     /// added the flow), so that errors name them in that caller's words. Not written out.
     #[serde(skip, default = "toml_caller")]
@@ -87,6 +92,7 @@ impl FlowConfig {
             queue_depth: None,
             time_scale: None,
             offset_bytes: 0,
+            stream: None,
             caller: Caller::Toml,
         }
     }
@@ -133,7 +139,14 @@ impl FlowConfig {
         }
         match (&self.trace, &self.generator) {
             // A trace without a format has it detected when the flow is loaded.
-            (Some(_), None) => Ok(()),
+            (Some(_), None) => match &self.stream {
+                Some(rule) => validate_trace_stream_rule(rule, &key("stream")),
+                None => Ok(()),
+            },
+            (None, Some(_)) if self.stream.is_some() => Err(Error::config(
+                &key("stream"),
+                "a generator's requests take their stream ids from its own `generator.stream`",
+            )),
             (None, Some(g)) => {
                 g.validate(&key("generator"))?;
                 if matches!(g.arrival, Arrival::Closed { .. })

@@ -10,14 +10,44 @@ use serde::{Deserialize, Serialize};
 use super::spec::ConfigSpec;
 use crate::error::Error;
 
-/// One swept parameter of a config: its name (a column of `results.csv`), the config key its
-/// value is written to (as `set` gives it), and its values in order.
+/// One swept parameter of a config: its name (a column of `results.csv`), its values in order,
+/// and what each value sets: the value itself written to a config key (`key`, as `set` gives
+/// it), or, one table per value, overrides of their own (`set`: a value standing for several
+/// keys, or in other units, e.g. `layout = "16x4"` for 16 channels of 2 ways).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sweep {
     pub param: String,
-    pub key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set: Vec<toml::Table>,
     pub values: Vec<toml::Value>,
+}
+
+impl Sweep {
+    /// The overrides of value `n`.
+    fn overrides(&self, n: usize) -> toml::Table {
+        match &self.key {
+            Some(k) => toml::Table::from_iter([(k.clone(), self.values[n].clone())]),
+            None => self.set[n].clone(),
+        }
+    }
+
+    /// Every config key the sweep sets, in order of first appearance.
+    fn keys(&self) -> Vec<&String> {
+        let mut keys: Vec<&String> = Vec::new();
+        for k in self
+            .key
+            .iter()
+            .chain(self.set.iter().flat_map(|t| t.keys()))
+        {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        keys
+    }
 }
 
 /// Columns of `results.csv` before the parameters; a parameter may not take their names.
@@ -82,18 +112,46 @@ pub fn expand(configs: Vec<ConfigSpec>, metrics: &[String]) -> Result<Vec<Config
                     format!("`{}` is already a parameter of this config", s.param),
                 ));
             }
-            if s.key.is_empty() {
-                return Err(Error::config(&key("key"), "must name a config key"));
+            match (&s.key, s.set.is_empty()) {
+                (Some(k), true) if k.is_empty() => {
+                    return Err(Error::config(&key("key"), "must name a config key"))
+                }
+                (Some(_), true) => {}
+                (None, false) if s.set.len() != s.values.len() => {
+                    return Err(Error::config(
+                        &key("set"),
+                        format!(
+                            "{} tables for {} values: one table of overrides per value",
+                            s.set.len(),
+                            s.values.len()
+                        ),
+                    ))
+                }
+                (None, false) => {
+                    if let Some(n) = s.set.iter().position(toml::Table::is_empty) {
+                        return Err(Error::config(
+                            &key(&format!("set[{n}]")),
+                            "must set some config key",
+                        ));
+                    }
+                }
+                _ => {
+                    return Err(Error::config(
+                        &key("key"),
+                        "give exactly one of `key` (each value written to it) and `set` (a \
+                         table of overrides per value)",
+                    ))
+                }
             }
             // The sweep's value would be overwritten by the config's own, or overwrite it.
-            if c.set.contains_key(&s.key) || c.sweep[..j].iter().any(|o| o.key == s.key) {
-                return Err(Error::config(
-                    &key("key"),
-                    format!(
-                        "`{}` is also set by this config's `set` or another sweep",
-                        s.key
-                    ),
-                ));
+            let which = if s.key.is_some() { "key" } else { "set" };
+            for k in s.keys() {
+                if c.set.contains_key(k) || c.sweep[..j].iter().any(|o| o.keys().contains(&k)) {
+                    return Err(Error::config(
+                        &key(which),
+                        format!("`{k}` is also set by this config's `set` or another sweep"),
+                    ));
+                }
             }
             if s.values.is_empty() {
                 return Err(Error::config(&key("values"), "must not be empty"));
@@ -116,10 +174,10 @@ pub fn expand(configs: Vec<ConfigSpec>, metrics: &[String]) -> Result<Vec<Config
             expanded = expanded
                 .into_iter()
                 .flat_map(|p| {
-                    s.values.iter().map(move |v| {
+                    s.values.iter().enumerate().map(move |(n, v)| {
                         let mut q = p.clone();
                         q.params.insert(s.param.clone(), v.clone());
-                        q.set.insert(s.key.clone(), v.clone());
+                        q.set.extend(s.overrides(n));
                         q
                     })
                 })
@@ -148,7 +206,7 @@ pub fn expand(configs: Vec<ConfigSpec>, metrics: &[String]) -> Result<Vec<Config
 
 /// A parameter name: a column of `results.csv` beside the fixed ones and the metrics, and part
 /// of file names.
-fn check_name(key: &str, name: &str, metrics: &[String]) -> Result<(), Error> {
+pub(super) fn check_name(key: &str, name: &str, metrics: &[String]) -> Result<(), Error> {
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(Error::config(
             key,
@@ -165,7 +223,7 @@ fn check_name(key: &str, name: &str, metrics: &[String]) -> Result<(), Error> {
 }
 
 /// A parameter value: a string, number or boolean that a file name and a CSV cell can hold.
-fn check_value(key: &str, v: &toml::Value) -> Result<(), Error> {
+pub(super) fn check_value(key: &str, v: &toml::Value) -> Result<(), Error> {
     let ok = match v {
         toml::Value::String(s) => {
             !s.is_empty() && !s.contains(['/', '\\', ',', '=', '[', ']', '"', '\n'])

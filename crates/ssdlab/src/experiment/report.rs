@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 use super::params::text;
 use super::runner::{metric, RunResult};
-use super::spec::{Best, Chart, ChartKind, ConfigSpec, Experiment, PaperFigure};
+use super::spec::{
+    param_of, series_text, Best, Chart, ChartKind, ConfigSpec, Experiment, PaperFigure,
+};
 
 /// Mean of `metric` over the seeds of one (config, workload) cell; `config` is the config's name
 /// (its label, with its parameters if it has any).
@@ -45,35 +47,52 @@ fn figure_cell(
 
 /// Our value for a paper figure: on the figure's workload, the mean over all workloads
 /// (`average`), or the best over all workloads for an "up to" figure (the largest, or the
-/// smallest with `best = "lowest"`), with that workload. On one workload the value is the
+/// smallest with `best = "lowest"`), with where it was found. On one workload the value is the
 /// metric (or its share of `share_of`), divided by that of `normalized_to`, minus the same for
-/// `minus`.
+/// `minus`. A figure whose `config` is a label takes the best over the configs with it too
+/// (each divided by, or less, its own counterpart of `normalized_to` and `minus`); where it was
+/// found is then the config's name and the workload.
 pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<(f64, String)> {
-    let of = |config: &str, w: &str| {
-        let v = figure_cell(results, f, config, w)?;
+    let of = |config: &ConfigSpec, reference: &str, w: &str| {
+        let c = e.counterpart(reference, config)?;
+        let v = figure_cell(results, f, &c.name(), w)?;
         match &f.normalized_to {
             Some(n) => {
-                let b = figure_cell(results, f, n, w)?;
+                let b = figure_cell(results, f, &e.counterpart(n, config)?.name(), w)?;
                 (b != 0.0).then(|| v / b)
             }
             None => Some(v),
         }
     };
-    let at = |w: &str| match &f.minus {
-        Some(m) => Some(of(&f.config, w)? - of(m, w)?),
-        None => of(&f.config, w),
+    let at = |config: &ConfigSpec, w: &str| match &f.minus {
+        Some(m) => Some(of(config, &f.config, w)? - of(config, m, w)?),
+        None => of(config, &f.config, w),
     };
-    if let Some(w) = &f.workload {
-        return at(w).map(|v| (v, w.clone()));
-    }
-    let all = e
-        .workloads
+    let points = e.configs_called(&f.config);
+    let several = points.len() > 1;
+    let all: Vec<(f64, String)> = points
         .iter()
-        .filter_map(|w| at(&w.label).map(|v| (v, w.label.clone())));
+        .flat_map(|c| {
+            e.workloads
+                .iter()
+                .filter(|w| f.workload.as_ref().is_none_or(|x| x == &w.label))
+                .filter_map(move |w| {
+                    let v = at(c, &w.label)?;
+                    let found = match several {
+                        true => format!("{}, {}", c.name(), w.label),
+                        false => w.label.clone(),
+                    };
+                    Some((v, found))
+                })
+        })
+        .collect();
+    if f.workload.is_some() && !several {
+        return all.into_iter().next();
+    }
     if f.average {
         // Over the workloads that have the metric (a read error rate needs reads), saying how
         // many when some do not.
-        let v: Vec<f64> = all.map(|(v, _)| v).collect();
+        let v: Vec<f64> = all.iter().map(|(v, _)| *v).collect();
         let label = match v.len() == e.workloads.len() {
             true => "average".into(),
             false => format!(
@@ -85,8 +104,8 @@ pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<(f
         return (!v.is_empty()).then(|| (mean(&v), label));
     }
     match f.best {
-        Best::Highest => all.max_by(|a, b| a.0.total_cmp(&b.0)),
-        Best::Lowest => all.min_by(|a, b| a.0.total_cmp(&b.0)),
+        Best::Highest => all.into_iter().max_by(|a, b| a.0.total_cmp(&b.0)),
+        Best::Lowest => all.into_iter().min_by(|a, b| a.0.total_cmp(&b.0)),
     }
 }
 
@@ -106,27 +125,29 @@ pub fn normalized(
     let v = cell(results, config, workload, metric)?;
     match e.baseline_of(config) {
         Some(b) if !e.absolute_metrics.iter().any(|m| m == metric) => {
-            let b = cell(results, b, workload, metric)?;
+            let b = cell(results, &b, workload, metric)?;
             (b != 0.0).then(|| v / b)
         }
         _ => Some(v),
     }
 }
 
-/// The mean of [`normalized`] over all workloads (the papers' AVG bars); `None` unless every
-/// workload has a value.
+/// The mean of [`normalized`] over the workloads the config runs (all, unless a workload's
+/// `where` leaves it out; the papers' AVG bars); `None` unless each of them has a value.
 pub fn normalized_average(
     e: &Experiment,
     results: &[RunResult],
     config: &str,
     metric: &str,
 ) -> Option<f64> {
+    let spec = e.configs.iter().find(|c| c.name() == config)?;
     let v = e
         .workloads
         .iter()
+        .filter(|w| w.runs_on(spec))
         .map(|w| normalized(e, results, config, &w.label, metric))
         .collect::<Option<Vec<f64>>>()?;
-    Some(mean(&v))
+    (!v.is_empty()).then(|| mean(&v))
 }
 
 /// The shares of a breakdown's parts (`metrics`) of `config` on `workload`, in order.
@@ -263,40 +284,41 @@ fn chart_table(o: &mut String, e: &Experiment, results: &[RunResult], chart: &Ch
     }
 }
 
-/// One line of a `lines` chart: its title and its configs, ordered by their x value.
+/// One line of a `lines` chart: its title and its points (x, config, workload), ordered by x.
 pub struct Line<'a> {
     pub title: String,
-    pub workload: &'a str,
-    pub points: Vec<(f64, &'a ConfigSpec)>,
+    pub points: Vec<(f64, &'a ConfigSpec, &'a str)>,
 }
 
-/// A `lines` chart's lines: one per workload, or per value of `series` (per workload and value
-/// with several workloads), in the order their configs come; each ordered by x.
+/// A `lines` chart's lines, in the order their configs come, each ordered by x: with `x` a
+/// config's parameter, one per workload, or per value of `series` (per workload and value with
+/// several workloads); with `x` a workload's parameter, one per config (and value of `series`),
+/// its points the workloads that have the parameter.
 pub fn lines<'a>(e: &'a Experiment, chart: &'a Chart) -> Vec<Line<'a>> {
     let x = chart.x.as_deref().unwrap_or_default();
+    let by_workload = !e.configs.iter().any(|c| c.params.contains_key(x));
+    let workloads = e.chart_workloads(chart);
     let mut out: Vec<Line> = Vec::new();
-    for w in &e.workloads {
-        for c in e.chart_configs(chart) {
-            let at = match c.params.get(x) {
+    for w in &workloads {
+        for c in e.chart_configs(chart).into_iter().filter(|c| w.runs_on(c)) {
+            let at = match param_of(c, w, x) {
                 Some(toml::Value::Integer(v)) => *v as f64,
                 Some(toml::Value::Float(v)) => *v,
                 _ => continue,
             };
-            let series = chart.series.as_ref().map(|s| match c.params.get(s) {
-                Some(v) => format!("{s}={}", text(v)),
-                None => format!("{s} none"),
-            });
-            let title = match (series, e.workloads.len()) {
-                (None, _) => w.label.clone(),
-                (Some(s), 1) => s,
-                (Some(s), _) => format!("{} {s}", w.label),
+            let series = series_text(&chart.series, c, w);
+            let title = match (by_workload, series.is_empty(), workloads.len()) {
+                (true, true, _) => c.name(),
+                (true, false, _) => format!("{} {series}", c.name()),
+                (false, true, _) => w.label.clone(),
+                (false, false, 1) => series,
+                (false, false, _) => format!("{} {series}", w.label),
             };
             match out.iter_mut().find(|l| l.title == title) {
-                Some(l) => l.points.push((at, c)),
+                Some(l) => l.points.push((at, c, &w.label)),
                 None => out.push(Line {
                     title,
-                    workload: &w.label,
-                    points: vec![(at, c)],
+                    points: vec![(at, c, &w.label)],
                 }),
             }
         }
@@ -307,8 +329,10 @@ pub fn lines<'a>(e: &'a Experiment, chart: &'a Chart) -> Vec<Line<'a>> {
     out
 }
 
-/// A point of a `lines` chart: the metric, divided by `normalized_to`'s on the same workload.
+/// A point of a `lines` chart: the metric, divided by `normalized_to`'s (the config of that
+/// name, or of that label at the point's parameters) on the same workload.
 pub fn line_value(
+    e: &Experiment,
     results: &[RunResult],
     chart: &Chart,
     config: &ConfigSpec,
@@ -317,7 +341,12 @@ pub fn line_value(
     let v = cell(results, &config.name(), workload, &chart.metrics[0])?;
     match &chart.normalized_to {
         Some(n) => {
-            let b = cell(results, n, workload, &chart.metrics[0])?;
+            let b = cell(
+                results,
+                &e.counterpart(n, config)?.name(),
+                workload,
+                &chart.metrics[0],
+            )?;
             (b != 0.0).then(|| v / b)
         }
         None => Some(v),
@@ -351,7 +380,7 @@ fn lines_table(o: &mut String, e: &Experiment, results: &[RunResult], chart: &Ch
                 .points
                 .iter()
                 .find(|p| p.0 == *at)
-                .and_then(|p| line_value(results, chart, p.1, l.workload));
+                .and_then(|p| line_value(e, results, chart, p.1, p.2));
             let _ = write!(o, " {} |", v.map_or("—".into(), num));
         }
         o.push('\n');
@@ -365,15 +394,28 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
         let _ = writeln!(o, "{}\n", e.description);
     }
     let cached = results.iter().filter(|r| r.cached).count();
+    let some = e.workloads.iter().filter(|w| !w.where_.is_empty()).count();
+    let grid = match some {
+        0 => format!(
+            "{} configs × {} workloads × {} seeds",
+            e.configs.len(),
+            e.workloads.len(),
+            e.seeds.len()
+        ),
+        _ => format!(
+            "{} configs, {} workloads ({some} of them on the configs their `where` selects), {} \
+             seeds",
+            e.configs.len(),
+            e.workloads.len(),
+            e.seeds.len()
+        ),
+    };
     let _ = writeln!(
         o,
-        "ssdlab {} · {} runs ({} configs × {} workloads × {} seeds; {cached} reused from an \
-         earlier run) · produced by `{command}`\n",
+        "ssdlab {} · {} runs ({grid}; {cached} reused from an earlier run) · produced by \
+         `{command}`\n",
         crate::VERSION,
         results.len(),
-        e.configs.len(),
-        e.workloads.len(),
-        e.seeds.len()
     );
     if let Some(p) = &e.paper {
         let _ = writeln!(
@@ -404,12 +446,13 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
                 Some((v, w)) => (num(v), w),
                 None => ("—".into(), f.workload.clone().unwrap_or_default()),
             };
-            let w = match (&f.workload, f.average, f.best) {
-                (Some(_), _, _) => w,
-                (None, true, _) if w.is_empty() => "average".into(),
-                (None, true, _) => w,
-                (None, false, Best::Highest) => format!("best ({w})"),
-                (None, false, Best::Lowest) => format!("best, lowest ({w})"),
+            let one = f.workload.is_some() && e.configs_called(&f.config).len() == 1;
+            let w = match (one, f.average, f.best) {
+                (true, _, _) => w,
+                (false, true, _) if w.is_empty() => "average".into(),
+                (false, true, _) => w,
+                (false, false, Best::Highest) => format!("best ({w})"),
+                (false, false, Best::Lowest) => format!("best, lowest ({w})"),
             };
             let _ = writeln!(
                 o,
@@ -446,14 +489,14 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
     let _ = writeln!(o, "## Results (mean over seeds)\n");
     let names: Vec<String> = e.configs.iter().map(|c| c.name()).collect();
     let labels: Vec<&str> = names.iter().map(String::as_str).collect();
-    let params = e.param_columns();
+    let params = super::params::columns(&e.configs);
     // A value with its ratio to the config's baseline, if it has one.
     let value = |c: &str, w: &str, m: &str| {
         let v = cell(results, c, w, m);
         let base = e
             .baseline_of(c)
-            .filter(|b| *b != c)
-            .and_then(|b| cell(results, b, w, m));
+            .filter(|b| b != c)
+            .and_then(|b| cell(results, &b, w, m));
         match (v, base) {
             (Some(v), Some(b)) if b != 0.0 => format!("{} ({}×)", num(v), num(v / b)),
             (Some(v), _) => num(v),
@@ -519,8 +562,12 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
     }
     let _ = writeln!(
         o,
-        "Latency CDFs per workload: `plots/latency_cdf_<workload>.png`. Per-run summaries (with \
-         the resolved config): `runs/`; one row per run: `results.csv`.\n"
+        "{}Per-run summaries (with the resolved config): `runs/`; one row per run: \
+         `results.csv`.\n",
+        match e.latency_cdfs {
+            true => "Latency CDFs per workload: `plots/latency_cdf_<workload>.png`. ",
+            false => "",
+        }
     );
     if let Some(p) = &e.paper {
         if !p.notes.is_empty() {
@@ -530,16 +577,24 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
     o
 }
 
-/// "`pageFTL`", or "`baseline-4ch` for `PR-4ch`, …" when configs have baselines of their own.
+/// "`pageFTL`", or "`baseline-4ch` for `PR-4ch`, …" when configs have baselines of their own;
+/// a baseline given by label is said once per label ("`normal` at the same parameters for
+/// `melded`").
 fn baselines(e: &Experiment) -> String {
-    let own: Vec<String> = e
-        .configs
-        .iter()
-        .filter_map(|c| {
-            let b = c.baseline.as_deref()?;
-            (b != c.name()).then(|| format!("`{b}` for `{}`", c.name()))
-        })
-        .collect();
+    let mut own: Vec<String> = Vec::new();
+    for c in &e.configs {
+        let Some(b) = c.baseline.as_deref() else {
+            continue;
+        };
+        let text = match e.configs.iter().any(|x| x.name() == b) {
+            true if b == c.name() => continue,
+            true => format!("`{b}` for `{}`", c.name()),
+            false => format!("`{b}` at the same parameters for `{}`", c.label),
+        };
+        if !own.contains(&text) {
+            own.push(text);
+        }
+    }
     match (&e.baseline, own.is_empty()) {
         (Some(b), true) => format!("`{b}`"),
         (Some(b), false) => format!("{}; `{b}` for the others", own.join(", ")),

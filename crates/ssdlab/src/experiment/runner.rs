@@ -22,6 +22,8 @@ pub struct Run {
     /// The config's parameters (columns of results.csv).
     pub params: toml::Table,
     pub workload_label: String,
+    /// The workload's parameters (columns of results.csv).
+    pub workload_params: toml::Table,
     pub seed: u64,
     pub config: Config,
     /// Hash of everything the result depends on: the resolved config (with trace files by
@@ -35,6 +37,7 @@ pub struct RunResult {
     pub config_name: String,
     pub params: toml::Table,
     pub workload_label: String,
+    pub workload_params: toml::Table,
     pub seed: u64,
     pub key: String,
     /// Taken from a previous run's file instead of simulated.
@@ -42,12 +45,13 @@ pub struct RunResult {
     pub summary: Value,
 }
 
-/// Expand the grid in order: configs, then workloads, then seeds. `base` is the folder relative
-/// paths in the experiment start from.
+/// Expand the grid in order: configs, then the workloads each runs (a workload's `where` may
+/// leave a config out), then seeds. `base` is the folder relative paths in the experiment start
+/// from.
 pub fn expand(e: &Experiment, base: &Path) -> Result<Vec<Run>, Error> {
     let mut runs = Vec::new();
     for c in &e.configs {
-        for w in &e.workloads {
+        for w in e.workloads.iter().filter(|w| w.runs_on(c)) {
             for &seed in &e.seeds {
                 let config = c.resolve(w, seed, base)?;
                 let key = run_key(&config, &c.label, &c.params, &w.label, seed)?;
@@ -56,6 +60,7 @@ pub fn expand(e: &Experiment, base: &Path) -> Result<Vec<Run>, Error> {
                     config_name: c.name(),
                     params: c.params.clone(),
                     workload_label: w.label.clone(),
+                    workload_params: w.params.clone(),
                     seed,
                     config,
                     key,
@@ -200,6 +205,7 @@ fn finished(r: &Run, summary: Value, cached: bool) -> RunResult {
         config_name: r.config_name.clone(),
         params: r.params.clone(),
         workload_label: r.workload_label.clone(),
+        workload_params: r.workload_params.clone(),
         seed: r.seed,
         key: r.key.clone(),
         cached,
@@ -222,7 +228,8 @@ pub fn metric(summary: &Value, path: &str) -> Option<f64> {
 }
 
 /// `results.csv`: one row per run — `config` (the label), `workload`, `seed`, one column per
-/// parameter (`params`, empty where a config has none of that name), then one per metric.
+/// parameter (`params`: the workload's or the config's of that name, empty where neither has
+/// one), then one per metric.
 pub fn write_csv(
     path: &Path,
     params: &[String],
@@ -241,11 +248,12 @@ pub fn write_csv(
             r.workload_label.clone(),
             r.seed.to_string(),
         ];
-        row.extend(
-            params
-                .iter()
-                .map(|p| r.params.get(p).map_or(String::new(), super::params::text)),
-        );
+        row.extend(params.iter().map(|p| {
+            r.workload_params
+                .get(p)
+                .or_else(|| r.params.get(p))
+                .map_or(String::new(), super::params::text)
+        }));
         row.extend(
             metrics
                 .iter()

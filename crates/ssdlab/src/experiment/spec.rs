@@ -9,6 +9,7 @@ use super::params::{self, Sweep};
 use crate::config::{Config, ReplayMode};
 use crate::error::Error;
 use crate::trace::{BlkparseEvent, ColumnsSpec, TraceFormat};
+use crate::workload::StreamRule;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -41,10 +42,22 @@ pub struct Experiment {
     pub charts: Vec<Chart>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paper: Option<Paper>,
+    /// Whether the plots give each workload's read-latency CDF (default true); false for
+    /// workloads of one read each, whose CDF is a step (melded pages' Table 3).
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub latency_cdfs: bool,
 }
 
 fn default_seeds() -> Vec<u64> {
     vec![1]
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
 }
 
 /// One column of the grid: a preset, an optional config file, overrides.
@@ -83,7 +96,8 @@ fn default_preset() -> String {
     "default".into()
 }
 
-/// One row of the grid: a trace or a generator, replayed as the run's only flow.
+/// One row of the grid: a trace or a generator, replayed as the run's only flow; or several
+/// flows replayed together (`flows`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
@@ -111,9 +125,37 @@ pub struct WorkloadSpec {
     pub queue_depth: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_scale: Option<f64>,
+    /// A trace's stream rule, as a flow's `stream` (stream ids for a trace that has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamRule>,
+    /// Several flows replayed together instead of the one the keys above describe, each a
+    /// table as a config's `[[flows]]` entry (a trace's path relative to the experiment file):
+    /// e.g. a block written, then read after its programs (melded pages' Table 3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<toml::Table>,
     /// Overrides this workload needs on every config (e.g. SU's preconditioning).
     #[serde(default)]
     pub set: toml::Table,
+    /// Named parameters (`{ read_size_kib = 4 }`): columns of results.csv, as a config's.
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub params: toml::Table,
+    /// Only the configs whose parameters have these values run this workload (default all):
+    /// a grid that is not a full cross product.
+    #[serde(
+        default,
+        rename = "where",
+        skip_serializing_if = "toml::Table::is_empty"
+    )]
+    pub where_: toml::Table,
+}
+
+impl WorkloadSpec {
+    /// Whether `config` runs this workload (its `where`).
+    pub fn runs_on(&self, config: &ConfigSpec) -> bool {
+        self.where_
+            .iter()
+            .all(|(k, v)| config.params.get(k) == Some(v))
+    }
 }
 
 /// A figure in a paper's layout (`plots/NAME.png`, and a table of its values in the report).
@@ -135,14 +177,27 @@ pub struct Chart {
     /// stands for every config with that label.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub configs: Vec<String>,
-    /// `lines`: the parameter on the x axis (numeric).
+    /// `lines`: the parameter on the x axis (numeric): a config's, or a workload's (then a
+    /// line per config, its points the workloads that have the parameter: melded pages' read
+    /// size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub x: Option<String>,
-    /// `lines`: the parameter with one line per value (default: one line per workload; with a
-    /// parameter and several workloads, one per workload and value).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub series: Option<String>,
-    /// `lines`: only the configs whose parameters have these values.
+    /// `lines`: the parameter, or the list of parameters, with one line per value (per
+    /// combination of values) (default: one line per workload, or per config when `x` is a
+    /// workload's; with a parameter and several workloads, one per workload and value).
+    #[serde(
+        default,
+        deserialize_with = "one_or_many",
+        serialize_with = "one_or_many_out",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub series: Vec<String>,
+    /// `lines`: the axes drawn on a log scale, `["x"]`, `["y"]` or both (values spanning
+    /// decades: read sizes of 4 KiB to 128 MiB).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<String>,
+    /// `lines`: only the points whose parameters (the config's or the workload's) have these
+    /// values.
     #[serde(
         default,
         rename = "where",
@@ -150,9 +205,32 @@ pub struct Chart {
     )]
     pub where_: toml::Table,
     /// `lines`: the config every value is divided by, on the same workload (a paper's
-    /// "normalized to pcm5 at 0%").
+    /// "normalized to pcm5 at 0%"); or a label, for the config with that label at each point's
+    /// parameters (melded pages' gain over normal reads at each sweep point).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub normalized_to: Option<String>,
+}
+
+/// A string, or a list of them (a chart's `series`).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
+}
+
+/// One name as a string (as experiments before lists wrote it), several as a list.
+fn one_or_many_out<S: serde::Serializer>(v: &[String], s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        [one] => s.serialize_str(one),
+        many => many.serialize(s),
+    }
 }
 
 /// How a chart lays out its values.
@@ -188,7 +266,9 @@ pub struct Paper {
 /// One number of the paper: `metric` of `config` on `workload`, or over all workloads (the best,
 /// by `best`, for "up to" claims; the mean with `average`). On each workload the value is the
 /// metric, per `per` or as a share of the sum of `share_of` if given, divided by the same of `normalized_to`
-/// if given, minus the same of `minus` if given.
+/// if given, minus the same of `minus` if given. `config` may be a label: the best over the
+/// configs with it (every point of a sweep, "up to 45%"); `normalized_to` and `minus` may be
+/// labels: the config with that label at the point's parameters.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PaperFigure {
@@ -261,9 +341,25 @@ impl Experiment {
         self.clone().prepare().map(drop)
     }
 
-    /// The parameter names, in the order of their columns in results.csv.
+    /// The parameter names, in the order of their columns in results.csv: the workloads',
+    /// then the configs' (each in order of first appearance).
     pub fn param_columns(&self) -> Vec<String> {
-        params::columns(&self.configs)
+        let mut names = self.workload_param_columns();
+        names.extend(params::columns(&self.configs));
+        names
+    }
+
+    /// The workloads' parameter names, in order of first appearance.
+    pub fn workload_param_columns(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for w in &self.workloads {
+            for k in w.params.keys() {
+                if !names.contains(k) {
+                    names.push(k.clone());
+                }
+            }
+        }
+        names
     }
 
     /// Whether `metric` gets a bar chart of its own (`bar_metrics`, default every metric).
@@ -326,14 +422,10 @@ impl Experiment {
         }
         for (i, c) in self.configs.iter().enumerate() {
             if let Some(b) = &c.baseline {
-                if !is_config(b) {
-                    return Err(Error::config(
-                        &format!("configs[{i}].baseline"),
-                        format!("no config is named `{b}`"),
-                    ));
-                }
+                self.check_counterpart(&format!("configs[{i}].baseline"), b, c)?;
             }
         }
+        self.check_workloads()?;
         self.validate_charts()?;
         for (i, m) in self.absolute_metrics.iter().enumerate() {
             if !self.metrics.contains(m) {
@@ -351,34 +443,22 @@ impl Experiment {
                 ));
             }
         }
-        for (i, w) in self.workloads.iter().enumerate() {
-            if w.trace.is_some() == (w.workload.is_some() || w.generator.is_some()) {
-                return Err(Error::config(
-                    &format!("workloads[{i}].trace"),
-                    "give exactly one of `trace` and `workload` / `generator`",
-                ));
-            }
-        }
         if let Some(p) = &self.paper {
             for (i, f) in p.figures.iter().enumerate() {
                 let key = |k: &str| format!("paper.figures[{i}].{k}");
-                if !is_config(&f.config) {
+                let points = self.configs_called(&f.config);
+                if points.is_empty() {
                     return Err(Error::config(
                         &key("config"),
                         format!("no config `{}`", f.config),
                     ));
                 }
-                if let Some(n) = &f.normalized_to {
-                    if !is_config(n) {
-                        return Err(Error::config(
-                            &key("normalized_to"),
-                            format!("no config `{n}`"),
-                        ));
+                for c in &points {
+                    if let Some(n) = &f.normalized_to {
+                        self.check_counterpart(&key("normalized_to"), n, c)?;
                     }
-                }
-                if let Some(m) = &f.minus {
-                    if !is_config(m) {
-                        return Err(Error::config(&key("minus"), format!("no config `{m}`")));
+                    if let Some(m) = &f.minus {
+                        self.check_counterpart(&key("minus"), m, c)?;
                     }
                 }
                 if f.share_of.iter().any(String::is_empty) {
@@ -415,10 +495,11 @@ impl Experiment {
                             format!("no workload `{w}`"),
                         ));
                     }
-                    if !f.best.is_highest() {
+                    if !f.best.is_highest() && points.len() == 1 {
                         return Err(Error::config(
                             &key("best"),
-                            "only a figure over all workloads (no `workload`) has a best",
+                            "only a figure over all workloads (no `workload`) or over the \
+                             configs of a label has a best",
                         ));
                     }
                 }
@@ -429,13 +510,122 @@ impl Experiment {
 }
 
 impl Experiment {
-    /// The config named `name`'s ratios are to: its own `baseline`, else the experiment's.
-    pub fn baseline_of(&self, name: &str) -> Option<&str> {
+    /// The name of the config that the config named `name`'s ratios are to: its own `baseline`
+    /// (a label standing for the config with that label at its parameters), else the
+    /// experiment's.
+    pub fn baseline_of(&self, name: &str) -> Option<String> {
+        let config = self.configs.iter().find(|c| c.name() == name)?;
+        match &config.baseline {
+            Some(b) => self.counterpart(b, config).map(ConfigSpec::name),
+            None => self.baseline.clone(),
+        }
+    }
+
+    /// The config `reference` stands for beside `of`: the config of that name, else the config
+    /// labelled so at `of`'s parameters (a sweep's point beside the same point of another
+    /// scheme).
+    pub fn counterpart(&self, reference: &str, of: &ConfigSpec) -> Option<&ConfigSpec> {
         self.configs
             .iter()
-            .find(|c| c.name() == name)
-            .and_then(|c| c.baseline.as_deref())
-            .or(self.baseline.as_deref())
+            .find(|c| c.name() == reference)
+            .or_else(|| {
+                self.configs
+                    .iter()
+                    .find(|c| c.label == reference && c.params == of.params)
+            })
+    }
+
+    /// The configs `reference` names: the one of that name, else every config with that label.
+    pub fn configs_called(&self, reference: &str) -> Vec<&ConfigSpec> {
+        let named: Vec<&ConfigSpec> = self
+            .configs
+            .iter()
+            .filter(|c| c.name() == reference)
+            .collect();
+        match named.is_empty() {
+            true => self
+                .configs
+                .iter()
+                .filter(|c| c.label == reference)
+                .collect(),
+            false => named,
+        }
+    }
+
+    /// `reference` (at `key`) names a config, or labels one at `of`'s parameters.
+    fn check_counterpart(&self, key: &str, reference: &str, of: &ConfigSpec) -> Result<(), Error> {
+        match self.counterpart(reference, of) {
+            Some(_) => Ok(()),
+            None => Err(Error::config(
+                key,
+                format!(
+                    "no config is named `{reference}`, nor labelled so at the parameters of `{}`",
+                    of.name()
+                ),
+            )),
+        }
+    }
+
+    /// Each workload replays one source, or several flows; its parameters are columns of their
+    /// own; its `where` names configs' parameters and leaves it some config to run on.
+    fn check_workloads(&self) -> Result<(), Error> {
+        let config_columns = params::columns(&self.configs);
+        for (i, w) in self.workloads.iter().enumerate() {
+            let key = |k: &str| format!("workloads[{i}].{k}");
+            let single = [
+                ("trace", w.trace.is_some()),
+                ("format", w.format.is_some()),
+                ("columns", w.columns.is_some()),
+                ("blkparse_event", w.blkparse_event.is_some()),
+                ("workload", w.workload.is_some()),
+                ("generator", w.generator.is_some()),
+                ("mode", w.mode.is_some()),
+                ("queue_depth", w.queue_depth.is_some()),
+                ("time_scale", w.time_scale.is_some()),
+                ("stream", w.stream.is_some()),
+            ];
+            if !w.flows.is_empty() {
+                if let Some((k, _)) = single.iter().find(|(_, given)| *given) {
+                    return Err(Error::config(
+                        &key(k),
+                        "a workload of several `flows` gives each flow's keys in its table",
+                    ));
+                }
+            } else if w.trace.is_some() == (w.workload.is_some() || w.generator.is_some()) {
+                return Err(Error::config(
+                    &key("trace"),
+                    "give exactly one of `trace` and `workload` / `generator`, or `flows`",
+                ));
+            } else if w.stream.is_some() && w.trace.is_none() {
+                return Err(Error::config(
+                    &key("stream"),
+                    "a generator's requests take their stream ids from its own `generator.stream`",
+                ));
+            }
+            for (k, v) in &w.params {
+                let at = key(&format!("params.{k}"));
+                params::check_name(&at, k, &self.metrics)?;
+                params::check_value(&at, v)?;
+                if config_columns.contains(k) {
+                    return Err(Error::config(
+                        &at,
+                        format!("`{k}` is already a parameter of a config"),
+                    ));
+                }
+            }
+            for k in w.where_.keys() {
+                if !config_columns.contains(k) {
+                    return Err(Error::config(
+                        &key(&format!("where.{k}")),
+                        format!("`{k}` is not a parameter of any config"),
+                    ));
+                }
+            }
+            if !self.configs.iter().any(|c| w.runs_on(c)) {
+                return Err(Error::config(&key("where"), "leaves no config to run on"));
+            }
+        }
+        Ok(())
     }
 
     /// The configs a chart draws, in order: each entry of its `configs` a name, or a label
@@ -458,9 +648,32 @@ impl Experiment {
                 })
                 .collect()
         };
+        let columns = params::columns(&self.configs);
         chosen
             .into_iter()
-            .filter(|c| chart.where_.iter().all(|(k, v)| c.params.get(k) == Some(v)))
+            .filter(|c| {
+                chart
+                    .where_
+                    .iter()
+                    .filter(|(k, _)| columns.contains(k))
+                    .all(|(k, v)| c.params.get(k) == Some(v))
+            })
+            .collect()
+    }
+
+    /// The workloads a chart draws: those whose parameters have the values its `where` gives
+    /// workloads' parameters.
+    pub fn chart_workloads<'a>(&'a self, chart: &'a Chart) -> Vec<&'a WorkloadSpec> {
+        let columns = self.workload_param_columns();
+        self.workloads
+            .iter()
+            .filter(|w| {
+                chart
+                    .where_
+                    .iter()
+                    .filter(|(k, _)| columns.contains(k))
+                    .all(|(k, v)| w.params.get(k) == Some(v))
+            })
             .collect()
     }
 
@@ -526,9 +739,10 @@ impl Experiment {
         if c.kind != ChartKind::Lines {
             let given = [
                 ("x", c.x.is_some()),
-                ("series", c.series.is_some()),
+                ("series", !c.series.is_empty()),
                 ("where", !c.where_.is_empty()),
                 ("normalized_to", c.normalized_to.is_some()),
+                ("log", !c.log.is_empty()),
             ];
             if let Some((k, _)) = given.iter().find(|(_, on)| *on) {
                 return Err(Error::config(&key(k), "only a `lines` chart takes it"));
@@ -536,13 +750,14 @@ impl Experiment {
             return Ok(());
         }
         let columns = self.param_columns();
-        let is_param = |k: &str, p: &str| {
-            if columns.iter().any(|c| c == p) {
+        let config_columns = params::columns(&self.configs);
+        let is_param = |k: &str, p: &str, of: &[String]| {
+            if of.iter().any(|c| c == p) {
                 Ok(())
             } else {
                 Err(Error::config(
                     &key(k),
-                    format!("`{p}` is not a parameter of any config"),
+                    format!("`{p}` is not a parameter of any config or workload"),
                 ))
             }
         };
@@ -552,60 +767,100 @@ impl Experiment {
                 "a `lines` chart needs the parameter of its x axis",
             ));
         };
-        is_param("x", x)?;
-        if let Some(s) = &c.series {
-            is_param("series", s)?;
-            if s == x {
-                return Err(Error::config(&key("series"), "is the x axis's parameter"));
+        is_param("x", x, &columns)?;
+        for (j, s) in c.series.iter().enumerate() {
+            let at = format!("series[{j}]");
+            is_param(&at, s, &columns)?;
+            if s == x || c.series[..j].contains(s) {
+                return Err(Error::config(
+                    &key(&at),
+                    format!("`{s}` is the x axis's parameter or listed twice"),
+                ));
             }
         }
         for k in c.where_.keys() {
-            is_param(&format!("where.{k}"), k)?;
+            is_param(&format!("where.{k}"), k, &columns)?;
         }
-        if let Some(n) = &c.normalized_to {
-            if !self.configs.iter().any(|x| &x.name() == n) {
+        for (j, axis) in c.log.iter().enumerate() {
+            if !["x", "y"].contains(&axis.as_str()) || c.log[..j].contains(axis) {
                 return Err(Error::config(
-                    &key("normalized_to"),
-                    format!("no config is named `{n}`"),
+                    &key(&format!("log[{j}]")),
+                    format!("`{axis}`: the axes on a log scale are `x` and `y`, each once"),
                 ));
             }
         }
         let drawn = self.chart_configs(c);
-        if drawn.is_empty() {
-            return Err(Error::config(&key("where"), "leaves no config to draw"));
+        let workloads = self.chart_workloads(c);
+        if drawn.is_empty() || workloads.is_empty() {
+            return Err(Error::config(
+                &key("where"),
+                "leaves no config or no workload to draw",
+            ));
         }
-        let mut seen: Vec<(&ConfigSpec, Option<&toml::Value>, f64)> = Vec::new();
-        for p in drawn {
-            let at = match p.params.get(x) {
-                Some(toml::Value::Integer(v)) => *v as f64,
-                Some(toml::Value::Float(v)) => *v,
-                other => {
-                    return Err(Error::config(
-                        &key("x"),
-                        format!(
-                            "`{}` has {} for `{x}`: every config drawn needs a number there",
-                            p.name(),
-                            other.map_or("no value".into(), |v| format!("`{v}`"))
-                        ),
-                    ))
-                }
-            };
-            let line = c.series.as_ref().and_then(|s| p.params.get(s));
-            if let Some((o, ..)) = seen.iter().find(|(_, l, a)| *l == line && *a == at) {
-                return Err(Error::config(
-                    &key("configs"),
-                    format!(
-                        "`{}` and `{}` are the same point of the same line: narrow the chart \
-                         with `configs` or `where`, or give it a `series`",
-                        o.name(),
-                        p.name()
-                    ),
-                ));
+        if let Some(n) = &c.normalized_to {
+            for p in &drawn {
+                self.check_counterpart(&key("normalized_to"), n, p)?;
             }
-            seen.push((p, line, at));
+        }
+        // Each point: its line (the config too when x is a workload's parameter) and x.
+        let by_workload = !config_columns.contains(x);
+        let mut seen: Vec<(String, f64, String)> = Vec::new();
+        for p in drawn {
+            for w in workloads.iter().filter(|w| w.runs_on(p)) {
+                let at = match param_of(p, w, x) {
+                    Some(toml::Value::Integer(v)) => *v as f64,
+                    Some(toml::Value::Float(v)) => *v,
+                    // A workload without the parameter is not on a workload-x chart.
+                    None if by_workload => continue,
+                    other => {
+                        return Err(Error::config(
+                            &key("x"),
+                            format!(
+                                "`{}` has {} for `{x}`: every config drawn needs a number there",
+                                p.name(),
+                                other.map_or("no value".into(), |v| format!("`{v}`"))
+                            ),
+                        ))
+                    }
+                };
+                // A line per config (x a workload's parameter) or per workload, and series.
+                let line = match by_workload {
+                    true => format!("{} {}", p.name(), series_text(&c.series, p, w)),
+                    false => format!("{} {}", w.label, series_text(&c.series, p, w)),
+                };
+                let point = format!("`{}` on `{}`", p.name(), w.label);
+                if let Some((_, _, o)) = seen.iter().find(|(l, a, _)| *l == line && *a == at) {
+                    return Err(Error::config(
+                        &key("configs"),
+                        format!(
+                            "{o} and {point} are the same point of the same line: narrow the \
+                             chart with `configs` or `where`, or give it a `series`"
+                        ),
+                    ));
+                }
+                seen.push((line, at, point));
+            }
         }
         Ok(())
     }
+}
+
+/// A parameter of a point of the grid: the config's, else the workload's.
+pub fn param_of<'a>(c: &'a ConfigSpec, w: &'a WorkloadSpec, p: &str) -> Option<&'a toml::Value> {
+    c.params.get(p).or_else(|| w.params.get(p))
+}
+
+/// The series of a point: `name=value` for each of `series`, joined by `, ` (`name none` where
+/// the point has no value).
+pub fn series_text(series: &[String], c: &ConfigSpec, w: &WorkloadSpec) -> String {
+    series
+        .iter()
+        .map(|s| match param_of(c, w, s) {
+            Some(v) => format!("{s}={}", params::text(v)),
+            None => format!("{s} none"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl ConfigSpec {
@@ -671,10 +926,32 @@ impl ConfigSpec {
         if let Some(t) = workload.time_scale {
             flow.insert("time_scale".into(), t.into());
         }
-        sets.push(format!(
-            "flows={}",
-            toml::Value::Array(vec![toml::Value::Table(flow)])
-        ));
+        if let Some(rule) = &workload.stream {
+            let table = toml::Value::try_from(rule).map_err(|e| {
+                Error::config(
+                    &format!("workloads `{}`.stream", workload.label),
+                    e.to_string(),
+                )
+            })?;
+            flow.insert("stream".into(), table);
+        }
+        let flows = match workload.flows.is_empty() {
+            true => vec![toml::Value::Table(flow)],
+            // Each flow as written, its trace found from the experiment's folder.
+            false => workload
+                .flows
+                .iter()
+                .map(|f| {
+                    let mut f = f.clone();
+                    if let Some(toml::Value::String(t)) = f.get("trace") {
+                        let path = base.join(t).display().to_string();
+                        f.insert("trace".into(), path.into());
+                    }
+                    toml::Value::Table(f)
+                })
+                .collect(),
+        };
+        sets.push(format!("flows={}", toml::Value::Array(flows)));
         let file = self.config_file.as_ref().map(|f| base.join(f));
         Config::resolve(&self.preset, file.as_deref(), &sets).map_err(|e| Error::Toml {
             origin: format!(

@@ -11,6 +11,7 @@ use super::{
     detect, FieldError, Fingerprint, Fingerprints, LineParser, LoadOptions, OutOfRange, RawRequest,
     Trace, TraceError, TraceFormat, TraceRequest,
 };
+use crate::workload::StreamRule;
 
 /// Load the trace at `path` (plain text, gzip or zstd).
 pub fn load_trace(path: &Path, opts: &LoadOptions) -> Result<Trace, TraceError> {
@@ -182,6 +183,7 @@ fn load_lines<B: BufRead>(
         path,
         capacity_bytes: opts.capacity_bytes,
         out_of_range: opts.out_of_range,
+        stream: opts.stream.as_ref(),
     };
     let defer = !parser.offsets_final();
     let mut buf: Vec<u8> = Vec::with_capacity(256);
@@ -206,9 +208,9 @@ fn load_lines<B: BufRead>(
             }
             Err(e) => return Err(ctx.field_error(line_no, e)),
         };
-        let offset_bytes = if defer {
+        let (offset_bytes, stream) = if defer {
             lines.push(line_no);
-            raw.offset_bytes
+            (raw.offset_bytes, raw.stream)
         } else {
             ctx.place(&raw, parser)
                 .map_err(|e| ctx.field_error(line_no, e))?
@@ -219,7 +221,7 @@ fn load_lines<B: BufRead>(
             offset_bytes,
             size_bytes: raw.size_bytes,
             op: raw.op,
-            stream: raw.stream,
+            stream,
         });
     }
     if let Some(keep) = parser.keep() {
@@ -243,7 +245,7 @@ fn load_lines<B: BufRead>(
                 op: r.op,
                 stream: r.stream,
             };
-            r.offset_bytes = ctx
+            (r.offset_bytes, r.stream) = ctx
                 .place(&raw, parser)
                 .map_err(|e| ctx.field_error(line_of(i), e))?;
         }
@@ -316,11 +318,13 @@ pub(crate) fn next_line<'b, B: BufRead + ?Sized>(
     Ok(Some(text))
 }
 
-/// Where requests go: the capacity check and the out-of-range rule.
+/// Where requests go: the capacity check and the out-of-range rule; and which stream they are,
+/// under a flow's stream rule.
 struct Placer<'a> {
     path: &'a Path,
     capacity_bytes: Option<u64>,
     out_of_range: OutOfRange,
+    stream: Option<&'a StreamRule>,
 }
 
 impl Placer<'_> {
@@ -333,8 +337,43 @@ impl Placer<'_> {
         }
     }
 
+    /// The start address to use for `raw`, after the capacity check, and its stream id.
+    fn place(&self, raw: &RawRequest, parser: &dyn LineParser) -> Result<(u64, u16), FieldError> {
+        let stream = self.stream_of(raw, parser)?;
+        Ok((self.address(raw, parser)?, stream))
+    }
+
+    /// The stream id of `raw`: the file's, or the rule's from the address the file gives (not
+    /// the folded one: two extents folded onto one range of the device stay two streams).
+    fn stream_of(&self, raw: &RawRequest, parser: &dyn LineParser) -> Result<u16, FieldError> {
+        let Some(rule) = self.stream else {
+            return Ok(raw.stream);
+        };
+        if raw.stream != 0 {
+            return Err(FieldError::new(
+                "stream",
+                format!(
+                    "the trace gives stream id {}; a flow's `stream` rule is for traces without \
+                     stream ids",
+                    raw.stream
+                ),
+            ));
+        }
+        rule.id(raw.offset_bytes).ok_or_else(|| {
+            FieldError::new(
+                parser.offset_field(),
+                format!(
+                    "byte {} lies past the {} extents the flow's `stream` rule can number (NVMe's \
+                     stream identifier is 16 bits, 0 is none): give larger extents",
+                    raw.offset_bytes,
+                    u16::MAX
+                ),
+            )
+        })
+    }
+
     /// The start address to use for `raw`, after the capacity check.
-    fn place(&self, raw: &RawRequest, parser: &dyn LineParser) -> Result<u64, FieldError> {
+    fn address(&self, raw: &RawRequest, parser: &dyn LineParser) -> Result<u64, FieldError> {
         // Refused whatever the capacity and out-of-range rule: no address a trace can state
         // lies past 2^64, so such a request is a malformed line, not one to fold (which would
         // replay it at an address that has nothing to do with the one written).

@@ -75,7 +75,7 @@ impl GeneratorSource {
             sequential: [Sequential::default(); 2],
             gap,
             issued: 0,
-            t_ns: 0.0,
+            t_ns: config.start_ns as f64,
             len: config.requests.unwrap_or(0),
             config,
             seed,
@@ -207,7 +207,7 @@ impl RequestSource for GeneratorSource {
         }
         self.sequential = [Sequential::default(); 2];
         self.issued = 0;
-        self.t_ns = 0.0;
+        self.t_ns = self.config.start_ns as f64;
     }
     fn next_request(&mut self) -> Option<TraceRequest> {
         (self.issued < self.len).then(|| self.draw())
@@ -380,6 +380,49 @@ mod tests {
         g.rewind();
         let again: Vec<_> = std::iter::from_fn(|| g.next_request()).collect();
         assert_eq!(first, again);
+    }
+
+    #[test]
+    fn start_ns_delays_the_first_arrival_and_keeps_the_gaps() {
+        let at = |start_ns| {
+            all(GeneratorConfig {
+                requests: Some(5),
+                arrival: Arrival::Fixed { iops: 1000.0 },
+                start_ns,
+                ..base()
+            })
+            .iter()
+            .map(|r| r.arrival_ns)
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(at(0), [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000]);
+        let late = at(7_000_000_000);
+        assert_eq!(late[0], 7_000_000_000);
+        assert_eq!(late[4] - late[0], 4_000_000);
+        // With a duration, arrivals before it count: the run's clock, not the flow's.
+        let mut g = GeneratorSource::new(
+            GeneratorConfig {
+                requests: None,
+                duration_ns: Some(7_002_500_000),
+                arrival: Arrival::Fixed { iops: 1000.0 },
+                start_ns: 7_000_000_000,
+                ..base()
+            },
+            1,
+        );
+        assert_eq!(std::iter::from_fn(|| g.next_request()).count(), 3);
+        g.rewind();
+        assert_eq!(g.next_request().map(|r| r.arrival_ns), Some(7_000_000_000));
+        // Closed-loop requests have no arrival times to delay.
+        let e = GeneratorConfig {
+            arrival: Arrival::Closed { queue_depth: 1 },
+            start_ns: 1,
+            ..base()
+        }
+        .validate("g")
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("g.start_ns"), "{e}");
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::config::tagged::tagged_table;
 use crate::error::Error;
 
 pub use generator::GeneratorSource;
+pub(crate) use stream::validate_for_trace as validate_trace_stream_rule;
 
 /// A generator's parameters (`[flows.generator]` in a config, `[generator]` in a workload file).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -56,6 +57,12 @@ pub struct GeneratorConfig {
     #[serde(default)]
     pub sequential_run_bytes: u64,
     pub arrival: Arrival,
+    /// When the first request arrives (open-loop arrivals only; the others follow at the
+    /// arrival process's gaps): a flow that starts after another has finished, e.g. an HDFS
+    /// block read once the block's writes have been programmed (melded-pages.txt §3.2). 0 = at
+    /// the start of the run.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_ns: u64,
     /// Random writes that rewrite data written earlier in the run, and data already rewritten
     /// (IPU's update ratio and hot writes); without it a write's start is drawn from `address`
     /// alone.
@@ -75,6 +82,9 @@ fn default_alignment_bytes() -> u64 {
 }
 fn one() -> f64 {
     1.0
+}
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// A request size distribution. Sizes are bytes; `step_bytes` is the granularity of generated
@@ -216,6 +226,7 @@ impl GeneratorConfig {
             write_random_fraction: one(),
             sequential_run_bytes: 0,
             arrival,
+            start_ns: 0,
             updates: None,
             stream: None,
             seed: None,
@@ -250,6 +261,13 @@ impl GeneratorConfig {
             }
             (Some(0), _) => return Err(Error::config(&key("requests"), "must be at least 1")),
             _ => {}
+        }
+        if self.start_ns > 0 && matches!(self.arrival, Arrival::Closed { .. }) {
+            return Err(Error::config(
+                &key("start_ns"),
+                "a closed-loop generator has no arrival times: its requests are issued from the \
+                 start of the run as others complete",
+            ));
         }
         fraction(&key("read_fraction"), self.read_fraction)?;
         fraction(&key("read_random_fraction"), self.read_random_fraction)?;
