@@ -3,7 +3,7 @@
 //! holds its sealed pages until GC frees a block (foreground GC).
 
 use crate::config::PartialWrite;
-use crate::flash::{FlashOp, OpKind, OpSource};
+use crate::flash::{FlashOp, Medium, OpKind, OpSource};
 use crate::ftl::admission::{Admitted, Sealed};
 use crate::ftl::page_units::PageUnits;
 use crate::ftl::shape::{UnitKind, UnitShape};
@@ -123,8 +123,13 @@ impl Simulation {
         }
         self.device.reduction.count(unit_bytes, Some(shape));
         let dest = self.placement.place(lpn, updates);
-        let stream = self.requests[id as usize].stream_slot as usize * self.placement_streams;
-        let stream_key = dest.region * self.streams + stream + dest.stream;
+        // A host stream's own pages and blocks (`sim/host_streams.rs`) are flash's: PCM, written
+        // in place a page at a time, has no block a stream could keep to itself.
+        let slot = match self.requests[id as usize].stream_slot as usize {
+            s if s > 0 && self.ftl.geometry.regions[dest.region].medium != Medium::Pcm => s,
+            _ => 0,
+        };
+        let stream_key = dest.region * self.streams + slot * self.placement_streams + dest.stream;
         if let Some(hot) = self.hot_stream {
             self.device.placed_units += 1;
             self.device.hot_units += u64::from(dest.stream == hot);
