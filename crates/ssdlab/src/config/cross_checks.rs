@@ -227,8 +227,14 @@ impl Config {
         let needed = f.kept_free_blocks(geo.regions[0].blocks_per_plane);
         if spare < needed as f64 {
             let op = f.overprovisioning_ratio;
-            let others =
+            let mut others =
                 format!("ftl.gc_threshold = {threshold}, ftl.gc_reserved_blocks = {reserved}");
+            if f.host_streams.max_open() > 0 {
+                others += &format!(
+                    ", a block open for each of the ftl.host_streams.max_open = {} streams",
+                    f.host_streams.max_open()
+                );
+            }
             let op_why = format!(
                 "{op} leaves {spare:.1} spare blocks per plane; the over-provisioning cannot \
                  hold the data while GC keeps {needed} blocks free or open ({others}; raise it \

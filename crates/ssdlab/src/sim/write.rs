@@ -543,6 +543,9 @@ impl Simulation {
                 w.next_unit = left;
                 w.since_ns = self.now;
                 self.write_waiters.push_front(w);
+                if self.host_streams.is_some() {
+                    self.relieve_buffer();
+                }
                 break;
             }
         }
