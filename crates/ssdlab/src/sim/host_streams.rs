@@ -24,6 +24,8 @@ pub(super) struct HostStreams {
     /// queue was flushed.
     held_pages: u64,
     flushed_pages: u64,
+    /// Host programs in flight: while any is, buffer room will come without a relief.
+    host_programs: u32,
 }
 
 impl HostStreams {
@@ -45,6 +47,7 @@ impl HostStreams {
             timer_queued: vec![false; queues],
             held_pages: 0,
             flushed_pages: 0,
+            host_programs: 0,
         })
     }
 
@@ -95,11 +98,25 @@ impl Simulation {
         }
     }
 
-    /// A write waits for buffer room: every open stream's part-filled pages are programmed and
-    /// its held pages too, as they came. (The buffer's validation counts the open pages of
-    /// writes without a stream; those of the open streams, up to `max_open` times as many,
-    /// could otherwise fill it with pages none of which is full.)
+    /// A host program starts (+1) or ends (-1).
+    #[inline]
+    pub(super) fn count_host_program(&mut self, delta: i32) {
+        if let Some(h) = &mut self.host_streams {
+            h.host_programs = h.host_programs.saturating_add_signed(delta);
+        }
+    }
+
+    /// A write waits for buffer room, and none will come (no host program in flight or waiting
+    /// for a block): every open stream's part-filled pages are programmed and its held pages
+    /// too, as they came. (The buffer's validation counts the open pages of writes without a
+    /// stream; those of the open streams, up to `max_open` times as many, and the pages held
+    /// for their turn could otherwise fill it with nothing to program.) While programs are in
+    /// flight their ends free room and the layout is kept.
     pub(super) fn relieve_buffer(&mut self) {
+        let programs = self.host_streams.as_ref().map_or(0, |h| h.host_programs);
+        if programs > 0 || self.stalled_pages.iter().any(|q| !q.is_empty()) {
+            return;
+        }
         let slots = self.streams / self.placement_streams;
         for slot in 1..slots {
             self.release_slot(slot);

@@ -462,6 +462,9 @@ impl Simulation {
     }
 
     pub(super) fn new_program(&mut self, record: ProgramRecord) -> u32 {
+        if record.source == OpSource::Host {
+            self.count_host_program(1);
+        }
         self.programs.insert(record) as u32
     }
 
@@ -518,6 +521,7 @@ impl Simulation {
         }
         match source {
             OpSource::Host => {
+                self.count_host_program(-1);
                 self.ftl.buffer.release(units);
                 for w in waiters {
                     self.request_part_done(w, self.now);
@@ -543,11 +547,11 @@ impl Simulation {
                 w.next_unit = left;
                 w.since_ns = self.now;
                 self.write_waiters.push_front(w);
-                if self.host_streams.is_some() {
-                    self.relieve_buffer();
-                }
                 break;
             }
+        }
+        if self.host_streams.is_some() && !self.write_waiters.is_empty() {
+            self.relieve_buffer();
         }
         // A program frees a page's worth of room, about half a write, so the write behind the
         // first is admitted at one of the next programs' ends. It has waited long enough for its
