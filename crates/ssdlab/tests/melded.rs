@@ -122,6 +122,21 @@ fn melding_one_bit_cells_or_without_a_wordline_time_is_refused_naming_the_key() 
     assert!(e.contains("`timing.tlc.tr_melded_ns`"), "{e}");
 }
 
+/// `pages` 4 KiB writes of stream 1, 10 ms apart, then `reads` reads of equal parts of them in
+/// order, 10 ms apart (untagged: NVMe's streams directive tags writes).
+fn stream_then_reads(pages: u64, reads: u64) -> String {
+    let mut trace = String::from("arrival_ns,offset_bytes,size_bytes,op,stream\n");
+    for k in 0..pages {
+        trace += &format!("{},{},4096,write,1\n", k * 10_000_000, k * 4096);
+    }
+    let size = pages / reads * 4096;
+    for w in 0..reads {
+        let t = (pages + 8 + w) * 10_000_000;
+        trace += &format!("{t},{},{size},read,0\n", w * size);
+    }
+    trace
+}
+
 /// §2.2, Fig. 4: a stream's pages reordered so that its k-th page lands on wordline k / 3. Twelve
 /// 4 KiB writes of stream 1 fill a shadow-ordered block of four wordlines; each 12 KiB read
 /// then wants one whole wordline and is one melded command. Without reordering (stream ids
@@ -129,17 +144,7 @@ fn melding_one_bit_cells_or_without_a_wordline_time_is_refused_naming_the_key() 
 /// blocks apart, no reordering) lay the pages out as they came.
 #[test]
 fn a_reordered_stream_lands_on_shared_wordlines() {
-    let mut trace = String::from("arrival_ns,offset_bytes,size_bytes,op,stream\n");
-    for k in 0..12 {
-        trace += &format!("{},{},4096,write,1\n", k * 10_000_000, k * 4096);
-    }
-    for w in 0..4 {
-        trace += &format!(
-            "{},{},12288,read,0\n",
-            200_000_000 + w * 10_000_000,
-            w * 12288
-        );
-    }
+    let trace = stream_then_reads(12, 4);
     let t = PAGE_TRANSFER_NS;
     let block = "geometry.pages_per_block=12";
     let reorder = "ftl.host_streams={policy=\"wordlines\", max_open=1}";
@@ -165,17 +170,7 @@ fn a_reordered_stream_lands_on_shared_wordlines() {
 /// commands.
 #[test]
 fn a_reordered_stream_shares_wordlines_on_every_parallel_unit() {
-    let mut trace = String::from("arrival_ns,offset_bytes,size_bytes,op,stream\n");
-    for k in 0..24 {
-        trace += &format!("{},{},4096,write,1\n", k * 10_000_000, k * 4096);
-    }
-    for w in 0..4 {
-        trace += &format!(
-            "{},{},24576,read,0\n",
-            300_000_000 + w * 10_000_000,
-            w * 24576
-        );
-    }
+    let trace = stream_then_reads(24, 4);
     let sets = [
         "geometry.pages_per_block=12",
         "geometry.channels=2",
