@@ -211,6 +211,16 @@ pub struct Chart {
     pub normalized_to: Option<String>,
 }
 
+impl Chart {
+    /// Whether parameters `params` have the values the chart's `where` gives those of
+    /// `columns` (a config's or a workload's parameter names).
+    fn selects(&self, columns: &[String], params: &toml::Table) -> bool {
+        (self.where_.iter())
+            .filter(|(k, _)| columns.contains(k))
+            .all(|(k, v)| params.get(k) == Some(v))
+    }
+}
+
 /// A string, or a list of them (a chart's `series`).
 fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     #[derive(Deserialize)]
@@ -651,13 +661,7 @@ impl Experiment {
         let columns = params::columns(&self.configs);
         chosen
             .into_iter()
-            .filter(|c| {
-                chart
-                    .where_
-                    .iter()
-                    .filter(|(k, _)| columns.contains(k))
-                    .all(|(k, v)| c.params.get(k) == Some(v))
-            })
+            .filter(|c| chart.selects(&columns, &c.params))
             .collect()
     }
 
@@ -667,13 +671,7 @@ impl Experiment {
         let columns = self.workload_param_columns();
         self.workloads
             .iter()
-            .filter(|w| {
-                chart
-                    .where_
-                    .iter()
-                    .filter(|(k, _)| columns.contains(k))
-                    .all(|(k, v)| w.params.get(k) == Some(v))
-            })
+            .filter(|w| chart.selects(&columns, &w.params))
             .collect()
     }
 
