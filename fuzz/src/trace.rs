@@ -73,6 +73,9 @@ impl Setup {
                     OutOfRange::Error
                 },
                 blkparse_event: bit(3).then_some(BlkparseEvent::D),
+                // (A flow's stream rule numbers requests by address after parsing; the parsers
+                // are what this target fuzzes.)
+                stream: None,
             },
             framing: match (b >> 4) & 3 {
                 1 => Framing::Gzip,
