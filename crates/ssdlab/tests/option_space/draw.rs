@@ -773,18 +773,25 @@ pub fn draw(seed: u64) -> Draw {
     s.set("ftl.read_policy", read_policy);
     // The host's streams (melded pages §2.2–2.3): ids ignored, streams apart, or apart and laid
     // out along wordlines; now and then no stream open (refused).
+    // (Each stream kept apart holds a block open on every plane, which a small device's spare
+    // blocks often cannot give: mostly one or two, so that the draws are not mostly refused.)
     let max_open = match chance(m, 0.02) {
         true => 0,
-        false => pick(m, &[1u32, 2, 4, 16]),
+        false => pick(m, &[1u32, 1, 1, 2, 4, 16]),
+    };
+    // (Wordlines on one-bit cells are refused: drawn there now and then only.)
+    let layout = match mode != "slc" || chance(m, 0.1) {
+        true => "wordlines",
+        false => "separate",
     };
     let host_streams = match m.gen_range(0..10) {
-        0..=5 => table(&[("policy", "shared".into())]),
-        6 | 7 => table(&[
+        0..=6 => table(&[("policy", "shared".into())]),
+        7 => table(&[
             ("policy", "separate".into()),
             ("max_open", int(max_open as u64)),
         ]),
         _ => table(&[
-            ("policy", "wordlines".into()),
+            ("policy", layout.into()),
             ("max_open", int(max_open as u64)),
         ]),
     };

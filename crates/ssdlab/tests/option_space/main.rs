@@ -39,7 +39,7 @@ use report::Report;
 
 /// Draws the CI sample runs: 90 s in the test profile on one core of a quiet machine (CI has
 /// 2 to 3 minutes for it).
-const CI_SAMPLE: u64 = 1500;
+const CI_SAMPLE: u64 = 2500;
 
 /// Draws the coverage tests look at (no run: a draw is cheap).
 const COVERAGE_DRAWS: u64 = 3000;
