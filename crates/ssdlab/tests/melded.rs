@@ -238,3 +238,34 @@ fn reordered_streams_are_verify_clean_on_every_committed_trace_and_under_gc() {
         }
     }
 }
+
+/// Reordering onto wordlines needs wordlines of several pages that the program order does not
+/// already fill one after another. (Without a workload a valid config stops at `flows`.)
+#[test]
+fn reordering_where_it_changes_nothing_is_refused_naming_the_key() {
+    let wordlines = "ftl.host_streams={policy=\"wordlines\", max_open=1}";
+    let refusal = |sets: &[&str]| {
+        let mut args = vec!["run", "--preset", "melded", "--set", wordlines];
+        for s in sets {
+            args.extend(["--set", s]);
+        }
+        let (code, _, e) = ssdlab(&args);
+        assert_eq!(code, 2, "{e}");
+        e
+    };
+    let e = refusal(&["geometry.program_order=\"one_shot\""]);
+    assert!(
+        e.contains("`ftl.host_streams.policy`") && e.contains("one after another"),
+        "{e}"
+    );
+    let e = refusal(&["geometry.program_order=\"shadow\""]);
+    assert!(e.contains("`flows`"), "accepted: {e}");
+    let e = refusal(&[
+        "geometry.cell_mode=\"slc\"",
+        "timing.slc={tr_ns=25000, tprog_ns=300000, tbers_ns=2000000}",
+    ]);
+    assert!(
+        e.contains("`ftl.host_streams.policy`") && e.contains("one bit"),
+        "{e}"
+    );
+}

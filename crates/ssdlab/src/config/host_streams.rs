@@ -93,6 +93,27 @@ impl Needs for HostStreamsConfig {
             super::PlacementConfig::Oblivious { .. } => (0..regions.len()).collect(),
             _ => vec![d.host_region],
         };
+        // Where the program order fills wordlines one after another (one-shot), a stream's
+        // pages land on shared wordlines as they come: reordering would change nothing.
+        let in_order = |r: usize| {
+            let (wl, pages) = (&regions[r].wordlines, regions[r].pages_per_block);
+            (0..pages).all(|p| wl.rank(p) == p)
+        };
+        if written
+            .iter()
+            .all(|&r| regions[r].wordlines.levels() >= 2 && in_order(r))
+        {
+            return Err(Error::config(
+                "ftl.host_streams.policy",
+                format!(
+                    "\"wordlines\" reorders a stream's pages onto wordlines, and region `{}`, \
+                     where host writes go, programs its wordlines one after another \
+                     (geometry.program_order): pages written in order already share them (use \
+                     \"separate\")",
+                    d.region_name(written[0])
+                ),
+            ));
+        }
         if written.iter().all(|&r| regions[r].wordlines.levels() < 2) {
             return Err(Error::config(
                 "ftl.host_streams.policy",

@@ -221,6 +221,12 @@ impl Chart {
     }
 }
 
+/// A table workload `label` holds under `key`, as its flow's TOML.
+fn table_of<T: Serialize>(label: &str, key: &str, v: &T) -> Result<toml::Value, Error> {
+    toml::Value::try_from(v)
+        .map_err(|e| Error::config(&format!("workloads `{label}`.{key}"), e.to_string()))
+}
+
 /// A string, or a list of them (a chart's `series`).
 fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     #[derive(Deserialize)]
@@ -893,13 +899,7 @@ impl ConfigSpec {
             flow.insert("format".into(), f.name().into());
         }
         if let Some(c) = &workload.columns {
-            let table = toml::Value::try_from(c).map_err(|e| {
-                Error::config(
-                    &format!("workloads `{}`.columns", workload.label),
-                    e.to_string(),
-                )
-            })?;
-            flow.insert("columns".into(), table);
+            flow.insert("columns".into(), table_of(&workload.label, "columns", c)?);
         }
         if let Some(e) = workload.blkparse_event {
             flow.insert("blkparse_event".into(), e.name().into());
@@ -925,13 +925,7 @@ impl ConfigSpec {
             flow.insert("time_scale".into(), t.into());
         }
         if let Some(rule) = &workload.stream {
-            let table = toml::Value::try_from(rule).map_err(|e| {
-                Error::config(
-                    &format!("workloads `{}`.stream", workload.label),
-                    e.to_string(),
-                )
-            })?;
-            flow.insert("stream".into(), table);
+            flow.insert("stream".into(), table_of(&workload.label, "stream", rule)?);
         }
         let flows = match workload.flows.is_empty() {
             true => vec![toml::Value::Table(flow)],

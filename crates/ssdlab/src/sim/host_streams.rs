@@ -80,15 +80,24 @@ impl Simulation {
         slot
     }
 
+    /// The write buffer's stream of placement stream `stream` of host stream slot `slot` in
+    /// `region`.
+    #[inline]
+    pub(super) fn stream_key(&self, region: usize, slot: usize, stream: usize) -> usize {
+        region * self.streams + slot * self.placement_streams + stream
+    }
+
     /// Program what a released stream left: its open pages, then its held pages as they came.
     fn release_slot(&mut self, slot: usize) {
         let lanes = self.ftl.buffer.lanes();
         let regions = self.ftl.geometry.regions.len();
         for region in 0..regions {
             for stream in 0..self.placement_streams {
-                let stream_key = region * self.streams + slot * self.placement_streams + stream;
+                let stream_key = self.stream_key(region, slot, stream);
                 for lane in 0..lanes {
-                    self.seal_and_program(stream_key * lanes + lane);
+                    for key in self.ftl.buffer.lane_keys(stream_key, lane) {
+                        self.seal_and_program(key);
+                    }
                 }
             }
         }

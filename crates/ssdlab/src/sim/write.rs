@@ -129,7 +129,7 @@ impl Simulation {
             s if s > 0 && self.ftl.geometry.regions[dest.region].medium != Medium::Pcm => s,
             _ => 0,
         };
-        let stream_key = dest.region * self.streams + slot * self.placement_streams + dest.stream;
+        let stream_key = self.stream_key(dest.region, slot, dest.stream);
         if let Some(hot) = self.hot_stream {
             self.device.placed_units += 1;
             self.device.hot_units += u64::from(dest.stream == hot);
