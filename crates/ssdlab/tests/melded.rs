@@ -137,6 +137,13 @@ fn stream_then_reads(pages: u64, reads: u64) -> String {
     trace
 }
 
+/// Melded reads of what queued reads want only (no read-ahead): the stream's reads below are in
+/// order, and ahead of them the pages of their wordlines would be melded however they lie.
+const QUEUED_ONLY: &str = "ftl.read_policy={policy=\"melded\", read_ahead_kib=0}";
+
+/// One stream at a time, reordered onto wordlines.
+const REORDER_ONE: &str = "ftl.host_streams={policy=\"wordlines\", max_open=1}";
+
 /// §2.2, Fig. 4: a stream's pages reordered so that its k-th page lands on wordline k / 3. Twelve
 /// 4 KiB writes of stream 1 fill a shadow-ordered block of four wordlines; each 12 KiB read
 /// then wants one whole wordline and is one melded command. Without reordering (stream ids
@@ -147,8 +154,8 @@ fn a_reordered_stream_lands_on_shared_wordlines() {
     let trace = stream_then_reads(12, 4);
     let t = PAGE_TRANSFER_NS;
     let block = "geometry.pages_per_block=12";
-    let reorder = "ftl.host_streams={policy=\"wordlines\", max_open=1}";
-    let (lat, s) = latencies("reorder", "melded", &trace, &[block, reorder]);
+    let reorder = REORDER_ONE;
+    let (lat, s) = latencies("reorder", "melded", &trace, &[block, reorder, QUEUED_ONLY]);
     assert_eq!(s["melded_reads"]["commands"], 4, "{}", s["host_streams"]);
     for (r, &l) in lat.iter().enumerate().skip(12) {
         assert_eq!(l, 166_000 + 3 * t, "read {r}");
@@ -157,10 +164,10 @@ fn a_reordered_stream_lands_on_shared_wordlines() {
     assert_eq!(s["host_streams"]["opened"], 1);
     assert!(s["host_streams"]["held_pages"].as_u64().unwrap() > 0);
     assert_eq!(s["host_streams"]["flushed_pages"], 0);
-    let (_, s) = latencies("reorder", "melded", &trace, &[block]);
+    let (_, s) = latencies("reorder", "melded", &trace, &[block, QUEUED_ONLY]);
     assert_eq!(s["melded_reads"]["commands"], 0);
     let apart = "ftl.host_streams={policy=\"separate\", max_open=1}";
-    let (_, s) = latencies("reorder", "melded", &trace, &[block, apart]);
+    let (_, s) = latencies("reorder", "melded", &trace, &[block, apart, QUEUED_ONLY]);
     assert_eq!(s["melded_reads"]["commands"], 0);
     assert_eq!(s["host_streams"]["held_pages"], 0);
 }
@@ -175,13 +182,124 @@ fn a_reordered_stream_shares_wordlines_on_every_parallel_unit() {
         "geometry.pages_per_block=12",
         "geometry.channels=2",
         "ftl.allocation={policy=\"static\", order=\"PCWD\"}",
-        "ftl.host_streams={policy=\"wordlines\", max_open=1}",
+        QUEUED_ONLY,
+        REORDER_ONE,
     ];
     let (_, s) = latencies("units", "melded", &trace, &sets);
     assert_eq!(s["melded_reads"]["commands"], 8, "{}", s["host_streams"]);
     assert_eq!(s["melded_reads"]["pages"], 24);
-    let (_, s) = latencies("units", "melded", &trace, &sets[..3]);
+    let (_, s) = latencies("units", "melded", &trace, &sets[..4]);
     assert_eq!(s["melded_reads"]["commands"], 0);
+}
+
+/// §2.2: "the scheduler can predict read patterns". A stream of 12 pages reordered onto the
+/// four wordlines of one block, then read back 4 KiB at a time in order, 10 ms apart: no read
+/// finds a wordline's other pages queued. With read-ahead, a read that continues the stream and
+/// starts a wordline (its LSB page, the next two of the stream ahead) melds it: 166 µs and three
+/// pages over the bus, and the stream's next two reads find their pages in controller memory. The
+/// first wordline is read page by page (the stream is in order from its second read, which is
+/// past the LSB page). Without read-ahead every read senses its page alone.
+#[test]
+fn a_stream_read_in_order_melds_the_wordlines_it_will_read() {
+    let trace = stream_then_reads(12, 12);
+    let t = PAGE_TRANSFER_NS;
+    let block = "geometry.pages_per_block=12";
+    let reorder = REORDER_ONE;
+    let (ahead, s) = latencies("ahead", "melded", &trace, &[block, reorder]);
+    let reads = &ahead[12..];
+    assert_eq!(reads[..3], [58_000 + t, 78_000 + t, 107_000 + t]);
+    for w in 1..4 {
+        assert_eq!(reads[3 * w], 166_000 + 3 * t, "wordline {w} melded");
+        assert_eq!(reads[3 * w + 1..3 * w + 3], [0, 0], "then read ahead");
+    }
+    let m = &s["melded_reads"];
+    assert_eq!(
+        (m["commands"].as_u64(), m["pages"].as_u64()),
+        (Some(3), Some(9))
+    );
+    assert_eq!(
+        (m["ahead_pages"].as_u64(), m["ahead_hits"].as_u64()),
+        (Some(6), Some(6))
+    );
+    let off = "ftl.read_policy={policy=\"melded\", read_ahead_kib=0}";
+    let (page_by_page, s) = latencies("ahead", "melded", &trace, &[block, reorder, off]);
+    for w in 0..4 {
+        let wordline = &page_by_page[12 + 3 * w..15 + 3 * w];
+        assert_eq!(
+            wordline,
+            [58_000 + t, 78_000 + t, 107_000 + t],
+            "wordline {w}"
+        );
+    }
+    assert_eq!(s["melded_reads"]["commands"], 0);
+    assert!(
+        s["melded_reads"].get("ahead_pages").is_none(),
+        "reported only when on"
+    );
+    // Read out of order (backwards), the stream is never in order: nothing is read ahead.
+    let mut backwards = String::from("arrival_ns,offset_bytes,size_bytes,op,stream\n");
+    for k in 0..12u64 {
+        backwards += &format!("{},{},4096,write,1\n", k * 10_000_000, k * 4096);
+    }
+    for k in 0..12u64 {
+        backwards += &format!(
+            "{},{},4096,read,0\n",
+            (20 + k) * 10_000_000,
+            (11 - k) * 4096
+        );
+    }
+    let (_, s) = latencies("backwards", "melded", &backwards, &[block, reorder]);
+    assert_eq!(s["melded_reads"]["ahead_pages"], 0);
+}
+
+/// §2.3: "Stream identifiers and allocated blocks are released after the SSD completes writing
+/// an entire HDFS block". A 1 MiB stream (256 pages) reordered on one die: the shadow order
+/// holds its last pages for wordlines it never writes. Complete after 1 MiB, it is closed at its
+/// last write and what it held is programmed then, so a read of it a second later finds every
+/// page on flash; left open, the held pages wait in the write buffer until the input ends.
+#[test]
+fn a_stream_that_has_written_its_block_is_closed_and_its_held_pages_programmed() {
+    let trace = stream_then_reads(256, 1);
+    let (_, open) = latencies("complete", "melded", &trace, &[REORDER_ONE]);
+    let h = &open["host_streams"];
+    assert_eq!(
+        (h["completed"].as_u64(), h["released"].as_u64()),
+        (Some(0), Some(0))
+    );
+    let held = open["read_units"]["buffer_hit"].as_u64().unwrap();
+    assert!(held > 0, "the last pages wait: {h}");
+    let complete = "ftl.host_streams={policy=\"wordlines\", max_open=1, complete_after_mib=1}";
+    let (_, closed) = latencies("complete", "melded", &trace, &[complete]);
+    let h = &closed["host_streams"];
+    assert_eq!(
+        (h["completed"].as_u64(), h["released"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(h["flushed_pages"].as_u64(), Some(held), "{h}");
+    assert_eq!(closed["read_units"]["buffer_hit"], 0);
+}
+
+/// Read-ahead's window is at least a page, its streams only with a window.
+#[test]
+fn a_read_ahead_window_too_small_or_streams_without_one_are_refused() {
+    let (code, _, e) = ssdlab(&[
+        "run",
+        "--preset",
+        "melded",
+        "--set",
+        "ftl.read_policy={policy=\"melded\", read_ahead_kib=2}",
+    ]);
+    assert_eq!(code, 2, "{e}");
+    assert!(e.contains("`ftl.read_policy.read_ahead_kib`"), "{e}");
+    let (code, _, e) = ssdlab(&[
+        "run",
+        "--preset",
+        "melded",
+        "--set",
+        "ftl.read_policy={policy=\"melded\", read_ahead_kib=0, read_ahead_streams=4}",
+    ]);
+    assert_eq!(code, 2, "{e}");
+    assert!(e.contains("`ftl.read_policy.read_ahead_streams`"), "{e}");
 }
 
 /// The melded preset shrunk, with melded reads and every stream reordered onto wordlines.
@@ -243,7 +361,7 @@ fn reordered_streams_are_verify_clean_on_every_committed_trace_and_under_gc() {
 /// already fill one after another. (Without a workload a valid config stops at `flows`.)
 #[test]
 fn reordering_where_it_changes_nothing_is_refused_naming_the_key() {
-    let wordlines = "ftl.host_streams={policy=\"wordlines\", max_open=1}";
+    let wordlines = REORDER_ONE;
     let refusal = |sets: &[&str]| {
         let mut args = vec!["run", "--preset", "melded", "--set", wordlines];
         for s in sets {

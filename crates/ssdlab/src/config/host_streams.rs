@@ -25,6 +25,12 @@ pub enum HostStreamsConfig {
         /// its blocks go on with the next stream it takes.
         #[serde(default = "default_max_open")]
         max_open: u32,
+        /// A stream is complete once it has written so many MiB (§2.3: "Stream identifiers and
+        /// allocated blocks are released after the SSD completes writing an entire HDFS block";
+        /// HDFS's block is 128 MiB): its open pages are programmed, and its slot freed. 0: a
+        /// stream stays open until another needs its slot, or the input ends.
+        #[serde(default)]
+        complete_after_mib: u32,
     },
     /// Separate streams whose pages are reordered (§2.2, Figs. 4–6): a stream's k-th page on a
     /// parallel unit goes to wordline k / levels at level k % levels of its block, so that the
@@ -36,6 +42,9 @@ pub enum HostStreamsConfig {
     Wordlines {
         #[serde(default = "default_max_open")]
         max_open: u32,
+        /// As for `separate`; the pages held for their turn are programmed as they came.
+        #[serde(default)]
+        complete_after_mib: u32,
     },
 }
 
@@ -56,8 +65,21 @@ impl HostStreamsConfig {
     pub fn max_open(&self) -> u32 {
         match *self {
             HostStreamsConfig::Shared => 0,
-            HostStreamsConfig::Separate { max_open }
-            | HostStreamsConfig::Wordlines { max_open } => max_open,
+            HostStreamsConfig::Separate { max_open, .. }
+            | HostStreamsConfig::Wordlines { max_open, .. } => max_open,
+        }
+    }
+
+    /// Bytes a stream writes before it is complete (0: never).
+    pub fn complete_bytes(&self) -> u64 {
+        match *self {
+            HostStreamsConfig::Shared => 0,
+            HostStreamsConfig::Separate {
+                complete_after_mib, ..
+            }
+            | HostStreamsConfig::Wordlines {
+                complete_after_mib, ..
+            } => complete_after_mib as u64 * 1024 * 1024,
         }
     }
 

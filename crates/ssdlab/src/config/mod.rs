@@ -49,7 +49,7 @@ pub use pcm::{PcmConfig, PcmTiming, PCM_REGION, PCM_SETS};
 pub use placement::{MigrationConfig, PlacementConfig, LEVEL_STREAMS};
 pub use precondition::{FillPattern, PreconditionConfig};
 pub use presets::{preset_names, preset_source};
-pub use read_policy::ReadPolicyConfig;
+pub use read_policy::{ReadPolicyConfig, DEFAULT_READ_AHEAD_STREAMS};
 pub use reduction::ReductionConfig;
 pub use reliability::{PowerLawConfig, RberParams, ReliabilityConfig};
 pub use scheduler::SchedulerConfig;

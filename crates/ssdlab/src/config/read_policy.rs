@@ -49,8 +49,33 @@ pub enum ReadPolicyConfig {
         /// The policy of the reads that are not melded (§2.4: small reads lose with melding).
         #[serde(default = "default_melded_pages")]
         pages: Box<ReadPolicyConfig>,
+        /// How far ahead of a stream read in order (a read that starts where one of the
+        /// stream's ended) a wordline's pages count as wanted: a wordline whose pages queued
+        /// reads want in part is melded when this stream will read the rest within so many KiB,
+        /// and those pages wait in controller memory for its reads (§2.2: "the scheduler can
+        /// predict read patterns"). 0: only queued reads count.
+        #[serde(default = "default_read_ahead_kib")]
+        read_ahead_kib: u32,
+        /// Streams read in order tracked at once (default 8); controller memory holds
+        /// `read_ahead_kib` for each. Only with `read_ahead_kib` > 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        read_ahead_streams: Option<u32>,
     },
 }
+
+/// Ours (the paper is silent): 2 MiB, two stripes of the widest page the paper sweeps (64
+/// parallel units × 16 KiB = 1 MiB a stripe): a stream written by `ftl.host_streams =
+/// "wordlines"` has a wordline's other pages one and two stripes further on.
+fn default_read_ahead_kib() -> u32 {
+    2048
+}
+
+/// Ours: as many streams as a DataNode serves HDFS blocks to at once, with room to spare.
+pub const DEFAULT_READ_AHEAD_STREAMS: u32 = 8;
+/// Most read-ahead streams tracked (each read compares its start with every one's).
+pub const MAX_READ_AHEAD_STREAMS: u32 = 64;
+/// Most KiB read ahead of one stream: a 256 MiB HDFS block.
+pub const MAX_READ_AHEAD_KIB: u32 = 256 * 1024;
 
 tagged_table!("policy": ReadPolicyConfig);
 
@@ -81,7 +106,13 @@ fn default_melded_pages() -> Box<ReadPolicyConfig> {
 impl Needs for ReadPolicyConfig {
     fn needs(&self, d: &Device) -> Result<(), Error> {
         let (page_bytes, codeword_bytes) = (d.page_bytes(), d.geometry.codeword_bytes as u64);
-        if let ReadPolicyConfig::Melded { pages } = self {
+        if let ReadPolicyConfig::Melded {
+            pages,
+            read_ahead_kib,
+            read_ahead_streams,
+        } = self
+        {
+            read_ahead_needs(*read_ahead_kib, *read_ahead_streams, page_bytes)?;
             if let ReadPolicyConfig::Melded { .. } = **pages {
                 return Err(Error::config(
                     "ftl.read_policy.pages.policy",
@@ -161,6 +192,40 @@ impl Needs for ReadPolicyConfig {
             }
         }
     }
+}
+
+/// Read-ahead: off, or a window of at least a page and at most [`MAX_READ_AHEAD_KIB`], over 1 to
+/// [`MAX_READ_AHEAD_STREAMS`] streams; the stream count only where there is a window.
+fn read_ahead_needs(kib: u32, streams: Option<u32>, page_bytes: u64) -> Result<(), Error> {
+    let key = "ftl.read_policy.read_ahead_kib";
+    if kib == 0 {
+        if let Some(n) = streams {
+            return Err(Error::config(
+                "ftl.read_policy.read_ahead_streams",
+                format!(
+                    "tracks streams read in order for the pages read ahead of them, and                      read_ahead_kib = 0 reads none ahead (got {n} streams): set read_ahead_kib                      or leave the streams out"
+                ),
+            ));
+        }
+        return Ok(());
+    }
+    if (kib as u64 * 1024) < page_bytes || kib > MAX_READ_AHEAD_KIB {
+        return Err(Error::config(
+            key,
+            format!(
+                "must be 0 (no read-ahead) or from a page ({} KiB) to {MAX_READ_AHEAD_KIB} KiB:                  a stream's pages ahead within the window are sensed with the wordline it                  reads, got {kib}",
+                page_bytes / 1024
+            ),
+        ));
+    }
+    let n = streams.unwrap_or(DEFAULT_READ_AHEAD_STREAMS);
+    if !(1..=MAX_READ_AHEAD_STREAMS).contains(&n) {
+        return Err(Error::config(
+            "ftl.read_policy.read_ahead_streams",
+            format!("must be 1 to {MAX_READ_AHEAD_STREAMS} (streams read in order tracked at once), got {n}"),
+        ));
+    }
+    Ok(())
 }
 
 /// A melded read senses the pages of one wordline at once: some flash region must hold more

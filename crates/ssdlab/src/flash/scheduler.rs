@@ -110,9 +110,9 @@ pub trait OpShaper {
     fn wordline(&self, _op: &FlashOp) -> Option<u64> {
         None
     }
-    /// Whether the die senses `first`'s whole wordline in one command when queued reads
-    /// (`first` among them) want `wanted` of its pages.
-    fn melds(&self, _first: &FlashOp, _wanted: u32) -> bool {
+    /// Whether the die senses `first`'s whole wordline in one command when queued reads want
+    /// `first`'s page and the `queued` pages of it.
+    fn melds(&self, _first: &FlashOp, _queued: &[u32]) -> bool {
         false
     }
     /// Told of a melded command, the reads of one wordline, as its die starts it (instead of
@@ -287,7 +287,8 @@ impl Scheduler {
                     })
                     .map(|(i, _)| i)
                     .collect();
-                if shaper.melds(&first, 1 + siblings.len() as u32) {
+                let queued: Vec<u32> = siblings.iter().map(|&i| queue[i].target).collect();
+                if shaper.melds(&first, &queued) {
                     for &i in siblings.iter().rev() {
                         if let Some(op) = queue.remove(i) {
                             die.current.push(op);

@@ -17,19 +17,47 @@ pub struct StreamSlots {
     /// When each slot was last written, to release the least recent.
     last_use: Vec<u64>,
     slot_of: HashMap<u16, u32>,
+    /// Bytes each slot's stream has written since it opened.
+    written: Vec<u64>,
+    /// A stream that has written this many bytes is complete (0: never).
+    complete_bytes: u64,
     pub opened: u64,
+    /// Streams released for another (the least recently written).
     pub released: u64,
+    /// Streams closed once complete.
+    pub completed: u64,
 }
 
 impl StreamSlots {
-    pub fn new(max_open: u32) -> StreamSlots {
+    /// `max_open` streams, each closed once it has written `complete_bytes` (0: never).
+    pub fn new(max_open: u32, complete_bytes: u64) -> StreamSlots {
         StreamSlots {
             ids: vec![0; max_open as usize + 1],
             last_use: vec![0; max_open as usize + 1],
             slot_of: HashMap::new(),
+            written: vec![0; max_open as usize + 1],
+            complete_bytes,
             opened: 0,
             released: 0,
+            completed: 0,
         }
+    }
+
+    /// Slot `slot`'s stream wrote `bytes`: whether that completed it (its slot is free then,
+    /// and a later write of its id opens it again).
+    pub fn wrote(&mut self, slot: u32, bytes: u64) -> bool {
+        let s = slot as usize;
+        if s == 0 || self.complete_bytes == 0 || self.ids[s] == 0 {
+            return false;
+        }
+        self.written[s] += bytes;
+        if self.written[s] < self.complete_bytes {
+            return false;
+        }
+        self.slot_of.remove(&self.ids[s]);
+        self.ids[s] = 0;
+        self.completed += 1;
+        true
     }
 
     /// The slot of stream `id`, opening one if it has none (at `now`); and the slot whose
@@ -55,6 +83,7 @@ impl StreamSlots {
         });
         self.ids[s] = id;
         self.last_use[s] = now;
+        self.written[s] = 0;
         self.slot_of.insert(id, s as u32);
         (s as u32, released)
     }
@@ -272,7 +301,7 @@ mod tests {
 
     #[test]
     fn slots_release_the_least_recently_written_stream() {
-        let mut s = StreamSlots::new(2);
+        let mut s = StreamSlots::new(2, 0);
         assert_eq!(s.slot(0, 0), (0, None), "no stream id: slot 0");
         assert_eq!(s.slot(7, 1), (1, None));
         assert_eq!(s.slot(9, 2), (2, None));
@@ -281,5 +310,23 @@ mod tests {
         assert_eq!(s.slot(5, 4), (2, Some(2)));
         assert_eq!(s.slot(9, 5), (1, Some(1)));
         assert_eq!((s.opened, s.released), (4, 2));
+    }
+
+    #[test]
+    fn a_stream_that_has_written_its_block_is_closed() {
+        let mut s = StreamSlots::new(2, 100);
+        assert_eq!(s.slot(7, 0), (1, None));
+        assert!(!s.wrote(1, 60));
+        assert!(s.wrote(1, 40), "100 bytes: complete");
+        assert_eq!(s.completed, 1);
+        // Its slot is free: another stream takes it without a release; 7 opens anew.
+        assert_eq!(s.slot(8, 1), (1, None));
+        assert_eq!(s.slot(7, 2), (2, None));
+        assert!(!s.wrote(2, 99), "counted from its reopening");
+        assert!(!s.wrote(0, 1000), "no stream id: never complete");
+        assert_eq!((s.opened, s.released, s.completed), (3, 0, 1));
+        let mut never = StreamSlots::new(1, 0);
+        never.slot(7, 0);
+        assert!(!never.wrote(1, u64::MAX / 2));
     }
 }

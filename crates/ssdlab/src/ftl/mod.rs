@@ -13,6 +13,7 @@ pub mod page_units;
 pub mod partial_program;
 pub mod placement;
 pub mod precondition;
+pub mod read_ahead;
 pub mod read_counts;
 pub mod read_policy;
 pub mod reduction;

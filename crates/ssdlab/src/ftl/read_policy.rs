@@ -5,7 +5,7 @@
 //! the codewords every requester of the page wants (see `sim/read.rs`), when the die starts the
 //! command.
 
-use crate::config::ReadPolicyConfig;
+use crate::config::{ReadPolicyConfig, DEFAULT_READ_AHEAD_STREAMS};
 
 /// What the read path knows about one page read.
 #[derive(Clone, Copy, Debug)]
@@ -42,6 +42,18 @@ pub trait ReadPolicy: Send {
     fn melds(&self, _wanted: u32, _pages: u32) -> bool {
         false
     }
+    /// The window (KiB) ahead of a stream read in order whose pages count as wanted, and the
+    /// streams tracked at once; None: only queued reads count (every policy but `melded`).
+    fn read_ahead(&self) -> Option<ReadAheadWindow> {
+        None
+    }
+}
+
+/// How far the read path looks ahead of streams read in order (`ftl/read_ahead.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadAheadWindow {
+    pub kib: u32,
+    pub streams: u32,
 }
 
 /// Melded pages (melded-pages.txt §2): a wordline whose every page queued reads want is sensed
@@ -50,6 +62,8 @@ pub trait ReadPolicy: Send {
 /// entire melded-page when only a part of it is used ... has a negative impact").
 pub struct MeldedRead {
     pub pages: Box<dyn ReadPolicy>,
+    /// A stream read in order wants the pages ahead of it too (§2.2), if set.
+    pub read_ahead: Option<ReadAheadWindow>,
 }
 
 impl ReadPolicy for MeldedRead {
@@ -58,6 +72,9 @@ impl ReadPolicy for MeldedRead {
     }
     fn melds(&self, wanted: u32, pages: u32) -> bool {
         pages > 1 && wanted == pages
+    }
+    fn read_ahead(&self) -> Option<ReadAheadWindow> {
+        self.read_ahead
     }
 }
 
@@ -175,8 +192,16 @@ pub fn build(config: &ReadPolicyConfig, codeword_bytes: u32) -> Box<dyn ReadPoli
             tr_by_codewords_ns: tr_by_codewords_ns.clone(),
             fixed_current_share: *fixed_current_share,
         }),
-        ReadPolicyConfig::Melded { pages } => Box::new(MeldedRead {
+        ReadPolicyConfig::Melded {
+            pages,
+            read_ahead_kib,
+            read_ahead_streams,
+        } => Box::new(MeldedRead {
             pages: build(pages, codeword_bytes),
+            read_ahead: (*read_ahead_kib > 0).then(|| ReadAheadWindow {
+                kib: *read_ahead_kib,
+                streams: read_ahead_streams.unwrap_or(DEFAULT_READ_AHEAD_STREAMS),
+            }),
         }),
     }
 }

@@ -231,6 +231,7 @@ impl Simulation {
             let r = &self.requests[id as usize];
             (r.first_lpn, r.units)
         };
+        self.reads.observe_host_read(first, units);
         let unit_bytes = self.ftl.geometry.unit_bytes;
         // Gather (page, codeword bitmap) for units on flash.
         let mut groups = std::mem::take(&mut self.scratch_groups);

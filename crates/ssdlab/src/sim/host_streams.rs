@@ -34,7 +34,7 @@ impl HostStreams {
         if h.is_shared() {
             return None;
         }
-        let slots = StreamSlots::new(h.max_open());
+        let slots = StreamSlots::new(h.max_open(), h.complete_bytes());
         let queues = if h.reorders() {
             slots.slots() * pools
         } else {
@@ -60,6 +60,7 @@ impl HostStreams {
         json!({
             "opened": self.slots.opened,
             "released": self.slots.released,
+            "completed": self.slots.completed,
             "held_pages": self.held_pages,
             "flushed_pages": self.flushed_pages,
         })
@@ -78,6 +79,18 @@ impl Simulation {
             self.release_slot(old as usize);
         }
         slot
+    }
+
+    /// Request `id`'s units are all in the write buffer: a stream that has now written its whole
+    /// block (`complete_after_mib`) is closed, what it left programmed (§2.3).
+    pub(super) fn host_stream_wrote(&mut self, id: u32) {
+        let Some(h) = &mut self.host_streams else {
+            return;
+        };
+        let r = &self.requests[id as usize];
+        if h.slots.wrote(u32::from(r.stream_slot), r.bytes) {
+            self.release_slot(r.stream_slot as usize);
+        }
     }
 
     /// The write buffer's stream of placement stream `stream` of host stream slot `slot` in

@@ -339,11 +339,13 @@ impl Simulation {
             read_policy::build(&config.ftl.read_policy, config.geometry.codeword_size_bytes);
         // (Whether the policy melds at all: a wordline of two pages, both wanted.)
         let meld = read_policy.melds(2, 2);
+        let ahead = (read_policy.read_ahead()).map(|w| read::ReadAhead::new(w, &ftl.geometry));
         let mut sim = Simulation {
             read_policy,
             reads: read::ReadCommands::new(
                 config.scheduler.merge_reads,
                 meld,
+                ahead,
                 ftl.geometry.dies(),
                 ftl.geometry.blocks() as u64 * ftl.geometry.max_pages_per_block as u64,
             ),

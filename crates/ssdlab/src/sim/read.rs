@@ -10,7 +10,9 @@ use std::collections::HashMap;
 
 use crate::config::EnergyConfig;
 use crate::flash::{FlashOp, Geometry, OpKind, OpShaper, OpSource, Timing};
-use crate::ftl::read_policy::{PageRead, ReadPolicy};
+use crate::ftl::read_ahead::{Lookup, ReadAheadPages, SequentialReads};
+use crate::ftl::read_policy::{PageRead, ReadAheadWindow, ReadPolicy};
+use crate::ftl::Ftl;
 use crate::stats::DeviceStats;
 
 use super::event::Event;
@@ -52,6 +54,33 @@ pub(super) struct ReadCommands {
     merge: bool,
     /// The read policy senses whole wordlines when queued reads want all their pages.
     meld: bool,
+    /// Streams read in order and the pages sensed ahead of them, if the policy reads ahead.
+    ahead: Option<ReadAhead>,
+}
+
+/// The read path's read-ahead (`ftl/read_ahead.rs`): a melded read also senses the pages of its
+/// wordline that no queued read wants but a stream read in order will, and keeps them in
+/// controller memory for its reads.
+pub(super) struct ReadAhead {
+    streams: SequentialReads,
+    pages: ReadAheadPages,
+    /// Per melded command running (by its first operation's page), the pages it senses ahead.
+    sensing: HashMap<u32, Vec<u32>>,
+}
+
+impl ReadAhead {
+    /// `window`'s streams, each wanting `window.kib` past its last read, with room for as many
+    /// pages as their windows hold.
+    pub(super) fn new(window: ReadAheadWindow, g: &Geometry) -> ReadAhead {
+        let bytes = window.kib as u64 * 1024;
+        let window_units = (bytes / g.unit_bytes as u64).clamp(1, u32::MAX as u64) as u32;
+        let pages = (bytes / g.page_bytes as u64).max(1) * window.streams as u64;
+        ReadAhead {
+            streams: SequentialReads::new(window.streams, window_units),
+            pages: ReadAheadPages::new(pages as usize),
+            sensing: HashMap::new(),
+        }
+    }
 }
 
 /// The queued read commands of one die whose pages fall in one bucket.
@@ -77,7 +106,13 @@ struct Joined {
 }
 
 impl ReadCommands {
-    pub(super) fn new(merge: bool, meld: bool, dies: u32, pages: u64) -> ReadCommands {
+    pub(super) fn new(
+        merge: bool,
+        meld: bool,
+        ahead: Option<ReadAhead>,
+        dies: u32,
+        pages: u64,
+    ) -> ReadCommands {
         ReadCommands {
             queued_buckets: vec![[EMPTY; PAGE_BUCKETS]; if merge { dies as usize } else { 0 }],
             queued_pages: vec![
@@ -92,12 +127,25 @@ impl ReadCommands {
             joined_running: HashMap::new(),
             merge,
             meld,
+            ahead,
+        }
+    }
+
+    /// A host read of `units` units from `first` (streams read in order are told by them).
+    pub(super) fn observe_host_read(&mut self, first: u32, units: u32) {
+        if let Some(a) = &mut self.ahead {
+            a.streams.observe(first, units);
         }
     }
 
     /// Whether read commands may be melded (the summary reports them).
     pub(super) fn melds(&self) -> bool {
         self.meld
+    }
+
+    /// Whether melded reads sense pages ahead of streams read in order.
+    pub(super) fn reads_ahead(&self) -> bool {
+        self.ahead.is_some()
     }
 
     fn bit(&self, page: u32) -> bool {
@@ -159,6 +207,9 @@ impl Simulation {
     /// Ask for `codewords` of `page` on behalf of a host request or a GC / WL job.
     pub(super) fn read_page(&mut self, page: u32, codewords: u64, source: OpSource, owner: u32) {
         debug_assert!(codewords != 0);
+        if self.reads.ahead.is_some() && self.read_ahead_hit(page, source, owner) {
+            return;
+        }
         let a = self.ftl.geometry.page_addr(page);
         if self.reads.merge {
             if self.reads.is_queued(a.die, page) {
@@ -185,6 +236,25 @@ impl Simulation {
         });
     }
 
+    /// Whether `page` was read ahead: its requester is served from controller memory, or with
+    /// the melded read that is sensing it.
+    #[inline(never)]
+    fn read_ahead_hit(&mut self, page: u32, source: OpSource, owner: u32) -> bool {
+        let block = self.ftl.geometry.block_of_page(page);
+        let erase_count = self.ftl.blocks[block as usize].erase_count;
+        let Some(a) = &mut self.reads.ahead else {
+            return false;
+        };
+        let r = Requester { source, owner };
+        match a.pages.lookup(page, erase_count) {
+            Lookup::Miss => return false,
+            Lookup::InFlight => self.reads.joined_running.entry(page).or_default().push(r),
+            Lookup::Ready(at) => self.serve(r, page, at.max(self.now)),
+        }
+        self.device.read_ahead_hits += 1;
+        true
+    }
+
     /// Read `groups`' pages for host request `id`, which waits for each: a host read, or a
     /// write's merge reads (`source`).
     pub(super) fn read_groups(&mut self, id: u32, groups: &PageGroups, source: OpSource) {
@@ -207,14 +277,25 @@ impl Simulation {
             owner: op.owner,
         };
         self.serve(first, op.target, decoded);
+        self.serve_joined(op.target, decoded);
+        if let Some(a) = &mut self.reads.ahead {
+            // The pages a melded command sensed ahead are in controller memory with its own.
+            if let Some(pages) = a.sensing.remove(&op.target) {
+                for &page in &pages {
+                    a.pages.sensed(page, decoded);
+                }
+                for page in pages {
+                    self.serve_joined(page, decoded);
+                }
+            }
+        }
+    }
+
+    /// Serve the requesters that joined the running read of `page`.
+    fn serve_joined(&mut self, page: u32, decoded: u64) {
         if !self.reads.joined_running.is_empty() {
-            for r in self
-                .reads
-                .joined_running
-                .remove(&op.target)
-                .unwrap_or_default()
-            {
-                self.serve(r, op.target, decoded);
+            for r in self.reads.joined_running.remove(&page).unwrap_or_default() {
+                self.serve(r, page, decoded);
             }
         }
     }
@@ -271,6 +352,7 @@ impl Simulation {
             policy: self.read_policy.as_ref(),
             timing: &self.timing,
             geometry: &self.ftl.geometry,
+            ftl: &self.ftl,
             energy: &self.config.energy,
             device: &mut self.device,
         };
@@ -286,6 +368,8 @@ struct ReadShaper<'a> {
     policy: &'a dyn ReadPolicy,
     timing: &'a Timing,
     geometry: &'a Geometry,
+    /// What the pages of a wordline hold, for the read-ahead.
+    ftl: &'a Ftl,
     energy: &'a EnergyConfig,
     device: &'a mut DeviceStats,
 }
@@ -301,7 +385,8 @@ impl ReadShaper<'_> {
                 if let Some(joined) = r.joined_queued.remove(&op.target) {
                     op.codewords |= joined.codewords;
                     serves_host |= joined.requesters.iter().any(|j| j.source == OpSource::Host);
-                    r.joined_running.insert(op.target, joined.requesters);
+                    // (Requesters of a page read ahead may have joined it already.)
+                    (r.joined_running.entry(op.target).or_default()).extend(joined.requesters);
                 }
             }
         }
@@ -319,6 +404,25 @@ impl ReadShaper<'_> {
             d.host_sensed_bytes += sensed_bytes;
             d.energy.host_read_sense_pj += sense_pj;
         }
+    }
+
+    /// Whether a stream read in order will want `page` (a page no queued read wants): it is
+    /// programmed and one of its valid units lies within a stream's window.
+    fn wanted_ahead(&self, page: u32) -> bool {
+        let Some(a) = &self.reads.ahead else {
+            return false;
+        };
+        let valid = self.ftl.valid_slots(page);
+        self.ftl.page_programmed(page)
+            && valid != 0
+            && (self.ftl.units_in_slots(page, valid)).any(|(_, lpn)| a.streams.wants(lpn))
+    }
+
+    /// The pages of `op`'s wordline.
+    fn wordline_pages(&self, op: &FlashOp) -> impl Iterator<Item = u32> + '_ {
+        let (region, block, wordline) = self.wordline_of(op);
+        let first = self.geometry.page_id(block, 0);
+        (self.geometry.regions[region].wordlines.pages(wordline)).map(move |p| first + p)
     }
 
     /// The region and wordline (its block, its index) of a read's page.
@@ -372,10 +476,20 @@ impl OpShaper for ReadShaper<'_> {
             .then_some((block as u64) << 32 | wordline as u64)
     }
 
-    fn melds(&self, first: &FlashOp, wanted: u32) -> bool {
+    /// Every page queued reads want, or a stream read in order will (§2.2).
+    fn melds(&self, first: &FlashOp, queued: &[u32]) -> bool {
         let (region, _, wordline) = self.wordline_of(first);
         let pages = self.geometry.regions[region].wordlines.page_count(wordline);
-        self.policy.melds(wanted, pages)
+        let wanted = 1 + queued.len() as u32;
+        if self.policy.melds(wanted, pages) {
+            return true;
+        }
+        let ahead = || {
+            self.wordline_pages(first)
+                .filter(|p| *p != first.target && !queued.contains(p))
+                .all(|p| self.wanted_ahead(p))
+        };
+        self.reads.ahead.is_some() && self.policy.melds(pages, pages) && ahead()
     }
 
     /// melded-pages.txt §2, §3.1.1: the wordline's read levels applied once (X + 7Y for TLC),
@@ -393,9 +507,29 @@ impl OpShaper for ReadShaper<'_> {
             op.array_ns = sense_ns;
             op.transfer_ns = page_transfer_ns;
         }
-        let bytes = page_bytes * ops.len() as u64;
+        // The wordline's pages no queued read wants are sensed for a stream's reads ahead: they
+        // cross the bus with the rest and wait in controller memory.
+        let ahead: Vec<u32> = match self.reads.ahead.is_some() {
+            true => (self.wordline_pages(&ops[0]))
+                .filter(|p| ops.iter().all(|op| op.target != *p))
+                .collect(),
+            false => Vec::new(),
+        };
+        if !ahead.is_empty() {
+            ops[0].transfer_ns += page_transfer_ns * ahead.len() as u64;
+            self.device.read_ahead_pages += ahead.len() as u64;
+            let block = self.geometry.block_of_page(ops[0].target);
+            let erase_count = self.ftl.blocks[block as usize].erase_count;
+            let a = (self.reads.ahead.as_mut()).unwrap_or_else(|| unreachable!("pages ahead"));
+            for &page in &ahead {
+                a.pages.sensing(page, erase_count);
+            }
+            a.sensing.insert(ops[0].target, ahead.clone());
+        }
+        let read = (ops.len() + ahead.len()) as u64;
+        let bytes = page_bytes * read;
         self.device.melded_reads += 1;
-        self.device.melded_pages += ops.len() as u64;
+        self.device.melded_pages += read;
         let sense_pj = self.energy.read_power_mw * sense_ns as f64;
         self.count(bytes, bytes, sense_pj, serves_host);
     }
@@ -407,7 +541,7 @@ mod tests {
 
     #[test]
     fn queued_pages_are_told_apart_within_a_bucket() {
-        let mut r = ReadCommands::new(true, false, 2, 4096);
+        let mut r = ReadCommands::new(true, false, None, 2, 4096);
         let (a, b, c) = (5, 5 + PAGE_BUCKETS as u32, 5 + 2 * PAGE_BUCKETS as u32);
         r.mark(0, a, true);
         assert!(r.is_queued(0, a) && !r.is_queued(0, b));

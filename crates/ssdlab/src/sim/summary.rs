@@ -154,6 +154,10 @@ impl Simulation {
                 "commands": d.melded_reads,
                 "pages": d.melded_pages,
             });
+            if self.reads.reads_ahead() {
+                s["melded_reads"]["ahead_pages"] = json!(d.read_ahead_pages);
+                s["melded_reads"]["ahead_hits"] = json!(d.read_ahead_hits);
+            }
         }
         if self.ftl.geometry.pcm_first_die != u32::MAX {
             s["pcm"] = json!({

@@ -75,6 +75,9 @@ impl Simulation {
             }
             encode_ns += self.admit_unit(id, first + i);
         }
+        if self.host_streams.is_some() {
+            self.host_stream_wrote(id);
+        }
         // All units are in: drop the admission guard (and acknowledge, for write_ack = "buffer").
         self.request_part_done(id, self.now + encode_ns);
         None

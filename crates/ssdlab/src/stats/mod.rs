@@ -210,6 +210,10 @@ pub struct DeviceStats {
     /// Melded read commands (a wordline sensed at once) and the pages they read.
     pub melded_reads: u64,
     pub melded_pages: u64,
+    /// Pages melded reads sensed for a stream's reads ahead, and reads that found their page
+    /// read ahead (in controller memory, or with the melded read sensing it).
+    pub read_ahead_pages: u64,
+    pub read_ahead_hits: u64,
     pub energy: Energy,
     pub reduction: ReductionStats,
     pub reliability: ReliabilityStats,
