@@ -476,20 +476,25 @@ impl OpShaper for ReadShaper<'_> {
             .then_some((block as u64) << 32 | wordline as u64)
     }
 
-    /// Every page queued reads want, or a stream read in order will (§2.2).
+    /// The pages queued reads want (several reads of one page are one), and those a stream
+    /// read in order will (§2.2), against the policy.
     fn melds(&self, first: &FlashOp, queued: &[u32]) -> bool {
         let (region, _, wordline) = self.wordline_of(first);
         let pages = self.geometry.regions[region].wordlines.page_count(wordline);
-        let wanted = 1 + queued.len() as u32;
+        let unqueued = || {
+            self.wordline_pages(first)
+                .filter(|p| *p != first.target && !queued.contains(p))
+        };
+        let wanted = pages - unqueued().count() as u32;
         if self.policy.melds(wanted, pages) {
             return true;
         }
-        let ahead = || {
-            self.wordline_pages(first)
-                .filter(|p| *p != first.target && !queued.contains(p))
-                .all(|p| self.wanted_ahead(p))
-        };
-        self.reads.ahead.is_some() && self.policy.melds(pages, pages) && ahead()
+        self.reads.ahead.is_some()
+            && self.policy.melds(pages, pages)
+            && self.policy.melds(
+                wanted + unqueued().filter(|&p| self.wanted_ahead(p)).count() as u32,
+                pages,
+            )
     }
 
     /// melded-pages.txt §2, §3.1.1: the wordline's read levels applied once (X + 7Y for TLC),
@@ -503,9 +508,12 @@ impl OpShaper for ReadShaper<'_> {
         let sense_ns = self.timing.region(region).tr_melded_ns;
         let page_bytes = self.geometry.page_bytes as u64;
         let page_transfer_ns = self.timing.transfer_ns(page_bytes);
-        for op in ops.iter_mut() {
-            op.array_ns = sense_ns;
-            op.transfer_ns = page_transfer_ns;
+        // Each page crosses the bus once, however many reads of it are queued (without
+        // `merge_reads` they are not joined).
+        for i in 0..ops.len() {
+            let again = ops[..i].iter().any(|o| o.target == ops[i].target);
+            ops[i].array_ns = sense_ns;
+            ops[i].transfer_ns = if again { 0 } else { page_transfer_ns };
         }
         // The wordline's pages no queued read wants are sensed for a stream's reads ahead: they
         // cross the bus with the rest and wait in controller memory.
@@ -526,7 +534,7 @@ impl OpShaper for ReadShaper<'_> {
             }
             a.sensing.insert(ops[0].target, ahead.clone());
         }
-        let read = (ops.len() + ahead.len()) as u64;
+        let read = self.wordline_pages(&ops[0]).count() as u64;
         let bytes = page_bytes * read;
         self.device.melded_reads += 1;
         self.device.melded_pages += read;

@@ -536,6 +536,21 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         maybe(s, "host_streams.opened") > 0,
         || "a write carries a stream id, 0 streams opened".to_string(),
     );
+    let (opened, completed) = (
+        maybe(s, "host_streams.opened"),
+        maybe(s, "host_streams.completed"),
+    );
+    v.expect(
+        "host streams complete only when a block is set, and only once opened",
+        !ftl.host_streams.is_shared(),
+        completed <= opened && (completed == 0 || ftl.host_streams.complete_bytes() > 0),
+        || {
+            format!(
+                "complete after {} bytes: {opened} opened, {completed} completed",
+                ftl.host_streams.complete_bytes()
+            )
+        },
+    );
 
     let level1_summary = s.get("level1_gc");
     v.expect(
@@ -678,13 +693,30 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
             },
         ),
         // A melded command reads a whole wordline: two pages (MLC) or three (TLC).
-        ReadPolicyConfig::Melded { .. } => {
+        ReadPolicyConfig::Melded { read_ahead_kib, .. } => {
             let (commands, pages) = (n(s, "melded_reads.commands"), n(s, "melded_reads.pages"));
             v.expect(
                 "melded reads read whole wordlines",
                 s.get("melded_reads").is_some(),
                 (2 * commands..=3 * commands).contains(&pages),
                 || format!("{commands} melded commands read {pages} pages"),
+            );
+            // Pages read ahead are a melded command's pages no queued read wanted: at most all
+            // but one of each; a read finds a page read ahead only if some was.
+            let ahead = s["melded_reads"]
+                .get("ahead_pages")
+                .and_then(|a| a.as_u64());
+            let hits = maybe(s, "melded_reads.ahead_hits");
+            v.expect(
+                "pages are read ahead only with a window, and within melded reads",
+                s.get("melded_reads").is_some(),
+                ahead.is_some() == (*read_ahead_kib > 0)
+                    && ahead.is_none_or(|a| a <= pages - commands && (a > 0 || hits == 0)),
+                || {
+                    format!(
+                        "read_ahead_kib = {read_ahead_kib}: {ahead:?} pages read ahead, {hits}                          hits, by {commands} melded commands of {pages} pages"
+                    )
+                },
             )
         }
     }

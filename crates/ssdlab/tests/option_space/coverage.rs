@@ -49,15 +49,19 @@ pub const HELD: [(&str, &str); 8] = [
 ];
 
 /// Keys drawn though no preset sets them or a prefix of `HELD` holds them: PCM's timing and
-/// energy forms (each has its own validation) and oblivious placement's runs. Each must be drawn
-/// with two values or more.
-pub const ALSO_DRAWN: [&str; 6] = [
+/// energy forms (each has its own validation), oblivious placement's runs, and the melded
+/// read's and the host streams' parameters. Each must be drawn with two values or more.
+pub const ALSO_DRAWN: [&str; 10] = [
     "timing.pcm.set",
     "timing.pcm.read_ns",
     "timing.pcm.write_ns",
     "energy.pcm_read_pj_per_bit",
     "energy.pcm_write_pj_per_bit",
     "ftl.placement.run_units",
+    "ftl.read_policy.read_ahead_kib",
+    "ftl.read_policy.read_ahead_streams",
+    "ftl.host_streams.max_open",
+    "ftl.host_streams.complete_after_mib",
 ];
 
 /// Keys outside the device's option space: the workloads (committed excerpts, the harness's

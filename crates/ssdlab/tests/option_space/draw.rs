@@ -766,7 +766,16 @@ pub fn draw(seed: u64) -> Draw {
                 true => table(&[("policy", "melded".into())]),
                 false => page_policy,
             };
-            table(&[("policy", "melded".into()), ("pages", pages)])
+            let mut melded = vec![("policy", "melded".into()), ("pages", pages)];
+            // Read-ahead of streams read in order: the default window, none, one of a few
+            // pages, or a wide one; streams tracked now and then (without a window: refused).
+            if chance(m, 0.5) {
+                melded.push(("read_ahead_kib", int(pick(m, &[0u64, 16, 64, 2048]))));
+            }
+            if chance(m, 0.2) {
+                melded.push(("read_ahead_streams", int(pick(m, &[1u64, 2, 8]))));
+            }
+            table(&melded)
         }
         false => page_policy,
     };
@@ -784,15 +793,19 @@ pub fn draw(seed: u64) -> Draw {
         true => "wordlines",
         false => "separate",
     };
+    // A stream complete after its block (§2.3): mostly never, else after a MiB or a few.
+    let complete = int(pick(m, &[0u64, 0, 1, 4]));
     let host_streams = match m.gen_range(0..10) {
         0..=6 => table(&[("policy", "shared".into())]),
         7 => table(&[
             ("policy", "separate".into()),
             ("max_open", int(max_open as u64)),
+            ("complete_after_mib", complete),
         ]),
         _ => table(&[
             ("policy", layout.into()),
             ("max_open", int(max_open as u64)),
+            ("complete_after_mib", complete),
         ]),
     };
     s.set("ftl.host_streams", host_streams);
