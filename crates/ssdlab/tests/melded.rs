@@ -97,6 +97,35 @@ fn a_whole_wordline_is_sensed_in_one_command_and_a_part_of_one_is_not() {
     assert_eq!(shadow[1], 58_000 + t + 58_000 + t + 78_000 + t);
 }
 
+/// Without `merge_reads` two reads of one page queue apart; they want one page of the
+/// wordline, not two. Pages 0 and 0 and 1 of wordline 0 (one-shot) are two of its three: not
+/// melded. With page 2 too it is melded, each page sensed and moved once.
+#[test]
+fn two_reads_of_one_page_want_one_page_of_its_wordline() {
+    let one_shot = "geometry.program_order=\"one_shot\"";
+    let apart = "scheduler.merge_reads=false";
+    let reads = |pages: &[u64]| {
+        let mut trace = String::from("arrival_ns,offset_bytes,size_bytes,op\n0,0,12288,write\n");
+        for p in pages {
+            trace += &format!("100000000,{},4096,read\n", p * 4096);
+        }
+        trace
+    };
+    // (Queued reads only: the read of page 1 continues the first of page 0, and would have page 2
+    // read ahead.)
+    let sets = [one_shot, apart, QUEUED_ONLY];
+    let (_, s) = latencies("twice", "melded", &reads(&[0, 0, 1]), &sets);
+    assert_eq!(s["melded_reads"]["commands"], 0);
+    let (lat, s) = latencies("twice", "melded", &reads(&[0, 0, 1, 2]), &sets);
+    assert_eq!(s["melded_reads"]["commands"], 1);
+    assert_eq!(s["melded_reads"]["pages"], 3);
+    assert_eq!(
+        lat[1..],
+        [166_000 + 3 * PAGE_TRANSFER_NS; 4],
+        "three pages over the bus"
+    );
+}
+
 /// A melded read needs cells of more than one bit, and the time to sense a whole wordline.
 #[test]
 fn melding_one_bit_cells_or_without_a_wordline_time_is_refused_naming_the_key() {

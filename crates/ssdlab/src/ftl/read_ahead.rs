@@ -2,8 +2,8 @@
 //! operations in large chunks and in a sequential manner, the scheduler can predict read
 //! patterns"). Two pure parts the read path (`sim/read.rs`) puts together:
 //! - [`SequentialReads`] tells which logical units streams read in order will want next: a read
-//!   that starts where a tracked stream's last read ended continues it, and from its second read
-//!   on the stream wants the units within its window past its last read's end;
+//!   that starts at the byte where a tracked stream's last read ended continues it, and from its
+//!   second read on the stream wants the units within its window past its last read's end;
 //! - [`ReadAheadPages`] holds the pages a melded read sensed beyond what queued reads wanted, in
 //!   controller memory, until a read takes them or newer ones push them out (least recently
 //!   used first).
@@ -25,36 +25,40 @@ pub struct SequentialReads {
     streams: Vec<Stream>,
     /// Most streams tracked.
     capacity: usize,
-    /// Units past a stream's last read that it wants.
-    window_units: u32,
+    /// Bytes past a stream's last read that it wants.
+    window_bytes: u64,
+    /// The mapping unit, to tell which units a window holds.
+    unit_bytes: u64,
     /// Reads seen, the clock of `last_read`.
     reads: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Stream {
-    /// The unit after its last read.
-    next: u32,
+    /// The byte after its last read. (Bytes, not units: a stream's reads need not start on a
+    /// unit, and one that ends inside a unit is continued by a read that starts there.)
+    next: u64,
     /// Whether its last read continued an earlier one.
     in_order: bool,
     last_read: u64,
 }
 
 impl SequentialReads {
-    pub fn new(streams: u32, window_units: u32) -> SequentialReads {
+    pub fn new(streams: u32, window_bytes: u64, unit_bytes: u32) -> SequentialReads {
         SequentialReads {
             streams: Vec::with_capacity(streams as usize),
             capacity: streams as usize,
-            window_units,
+            window_bytes,
+            unit_bytes: unit_bytes as u64,
             reads: 0,
         }
     }
 
-    /// A host read of `units` units from `first`.
-    pub fn observe(&mut self, first: u32, units: u32) {
+    /// A host read of `bytes` bytes from byte `offset`.
+    pub fn observe(&mut self, offset: u64, bytes: u64) {
         self.reads += 1;
-        let next = first.saturating_add(units);
-        if let Some(s) = self.streams.iter_mut().find(|s| s.next == first) {
+        let next = offset.saturating_add(bytes);
+        if let Some(s) = self.streams.iter_mut().find(|s| s.next == offset) {
             *s = Stream {
                 next,
                 in_order: true,
@@ -74,11 +78,13 @@ impl SequentialReads {
         }
     }
 
-    /// Whether a stream read in order will read unit `lpn` within its window.
+    /// Whether a stream read in order will read some of unit `lpn` within its window.
     pub fn wants(&self, lpn: u32) -> bool {
+        let start = lpn as u64 * self.unit_bytes;
+        let end = start + self.unit_bytes;
         self.streams
             .iter()
-            .any(|s| s.in_order && lpn >= s.next && lpn - s.next < self.window_units)
+            .any(|s| s.in_order && end > s.next && start < s.next + self.window_bytes)
     }
 }
 
@@ -154,28 +160,42 @@ impl ReadAheadPages {
 mod tests {
     use super::*;
 
+    /// Units of 1 KiB, so that unit n is bytes n·1024 ….
+    const K: u64 = 1024;
+
     #[test]
     fn a_stream_is_in_order_from_its_second_contiguous_read() {
-        let mut s = SequentialReads::new(2, 8);
-        s.observe(100, 4);
+        let mut s = SequentialReads::new(2, 8 * K, 1024);
+        s.observe(100 * K, 4 * K);
         assert!(!s.wants(104), "one read is no stream yet");
-        s.observe(104, 4);
-        assert!(
-            s.wants(108) && s.wants(115),
-            "its window: 8 units past its last read"
-        );
-        assert!(
-            !s.wants(116) && !s.wants(107),
-            "nor past the window, nor behind it"
-        );
+        s.observe(104 * K, 4 * K);
+        let window = s.wants(108) && s.wants(115);
+        assert!(window, "its window: 8 units past its last read");
+        let outside = s.wants(116) || s.wants(107);
+        assert!(!outside, "nor past the window, nor behind it");
         // A read elsewhere starts another stream; the first keeps its window.
-        s.observe(500, 4);
+        s.observe(500 * K, 4 * K);
         assert!(s.wants(108) && !s.wants(504));
         // A third stream pushes out the least recently read (the first).
-        s.observe(900, 4);
+        s.observe(900 * K, 4 * K);
         assert!(!s.wants(108));
-        s.observe(504, 4);
+        s.observe(504 * K, 4 * K);
         assert!(s.wants(508));
+    }
+
+    /// Reads that start inside a unit continue a stream that ended there: the unit they share
+    /// is the last one's and the next's, and is wanted.
+    #[test]
+    fn a_stream_of_reads_off_the_unit_boundaries_is_in_order() {
+        let mut s = SequentialReads::new(1, 8 * K, 4096);
+        s.observe(K, 128 * K);
+        s.observe(129 * K, 128 * K);
+        // Its last read ended 1 KiB into unit 64 (bytes 256 KiB … 260 KiB).
+        assert!(
+            s.wants(64) && s.wants(65),
+            "the unit it ends in, and the next"
+        );
+        assert!(!s.wants(63) && !s.wants(67));
     }
 
     #[test]

@@ -231,7 +231,8 @@ impl Simulation {
             let r = &self.requests[id as usize];
             (r.first_lpn, r.units)
         };
-        self.reads.observe_host_read(first, units);
+        let r = &self.requests[id as usize];
+        self.reads.observe_host_read(r.offset_bytes, r.bytes);
         let unit_bytes = self.ftl.geometry.unit_bytes;
         // Gather (page, codeword bitmap) for units on flash.
         let mut groups = std::mem::take(&mut self.scratch_groups);

@@ -73,10 +73,9 @@ impl ReadAhead {
     /// pages as their windows hold.
     pub(super) fn new(window: ReadAheadWindow, g: &Geometry) -> ReadAhead {
         let bytes = window.kib as u64 * 1024;
-        let window_units = (bytes / g.unit_bytes as u64).clamp(1, u32::MAX as u64) as u32;
         let pages = (bytes / g.page_bytes as u64).max(1) * window.streams as u64;
         ReadAhead {
-            streams: SequentialReads::new(window.streams, window_units),
+            streams: SequentialReads::new(window.streams, bytes, g.unit_bytes),
             pages: ReadAheadPages::new(pages as usize),
             sensing: HashMap::new(),
         }
@@ -131,10 +130,11 @@ impl ReadCommands {
         }
     }
 
-    /// A host read of `units` units from `first` (streams read in order are told by them).
-    pub(super) fn observe_host_read(&mut self, first: u32, units: u32) {
+    /// A host read of `bytes` bytes from byte `offset` (streams read in order are told by
+    /// them).
+    pub(super) fn observe_host_read(&mut self, offset: u64, bytes: u64) {
         if let Some(a) = &mut self.ahead {
-            a.streams.observe(first, units);
+            a.streams.observe(offset, bytes);
         }
     }
 
