@@ -308,6 +308,37 @@ fn a_stream_that_has_written_its_block_is_closed_and_its_held_pages_programmed()
     assert_eq!(closed["read_units"]["buffer_hit"], 0);
 }
 
+/// A stream is told by device addresses: a flow placed 1 MiB into the device reads its stream in
+/// order as one at the device's start does (the same melds and reads from memory).
+#[test]
+fn a_stream_read_in_order_is_told_at_its_flows_offset() {
+    use ssdlab::config::FlowConfig;
+    use ssdlab::trace::{Caller, TraceFormat};
+    let file = scratch("melded", "offset.csv", &stream_then_reads(12, 12));
+    let ahead = |offset_bytes: u64| {
+        let sets: Vec<String> = [
+            "geometry.channels=1",
+            "geometry.ways_per_channel=1",
+            "geometry.dies_per_way=1",
+            "geometry.blocks_per_plane=64",
+            "geometry.pages_per_block=12",
+            "host_interface.protocol=\"none\"",
+            "ftl.read_policy={policy=\"melded\"}",
+            REORDER_ONE,
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut c = ssdlab::config::Config::resolve("melded", None, &sets).unwrap();
+        let mut flow = FlowConfig::trace(file.clone(), Some(TraceFormat::Native), Caller::Toml);
+        flow.offset_bytes = offset_bytes;
+        c.flows.push(flow);
+        common::verified(&c)["melded_reads"].clone()
+    };
+    let at_start = ahead(0);
+    assert_eq!(at_start["ahead_hits"], 6, "{at_start}");
+    assert_eq!(ahead(1 << 20), at_start);
+}
+
 /// Read-ahead's window is at least a page, its streams only with a window.
 #[test]
 fn a_read_ahead_window_too_small_or_streams_without_one_are_refused() {

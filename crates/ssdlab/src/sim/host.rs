@@ -231,9 +231,11 @@ impl Simulation {
             let r = &self.requests[id as usize];
             (r.first_lpn, r.units)
         };
-        let r = &self.requests[id as usize];
-        self.reads.observe_host_read(r.offset_bytes, r.bytes);
         let unit_bytes = self.ftl.geometry.unit_bytes;
+        // (By device address: flows' offsets apart, `offset_bytes` is the flow's.)
+        let r = &self.requests[id as usize];
+        let device_offset = r.first_lpn as u64 * unit_bytes as u64 + r.head_bytes as u64;
+        self.reads.observe_host_read(device_offset, r.bytes);
         // Gather (page, codeword bitmap) for units on flash.
         let mut groups = std::mem::take(&mut self.scratch_groups);
         groups.clear();
