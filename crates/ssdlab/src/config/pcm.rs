@@ -167,8 +167,10 @@ impl super::Config {
         if !matches!(f.reduction, ReductionConfig::Identity) {
             return Err(Error::config(
                 "ftl.reduction.policy",
-                "PCM rewrites a unit in its own place, which a compressed unit whose size changed \
-                 does not fit: use `identity` with PCM",
+                "the data-reduction policy acts on every region, and units on PCM are stored \
+                 as written, one a page, rewritten in their place (compressing them would pack \
+                 nothing, and the engine does not store compressed units on PCM; nor does it \
+                 compress the flash regions alone): use `identity` with PCM",
             ));
         }
         if !matches!(self.reliability, ReliabilityConfig::Fixed) {
