@@ -975,6 +975,25 @@ fn what_cannot_act_is_refused_naming_the_key() {
         assert_eq!(code, 2, "{e}");
         assert!(e.contains(key), "{e}");
     }
+    // Writes acknowledged on program, no buffer timeout, and a closed-loop flow (here a
+    // generator's closed arrivals, the host open): its outstanding writes can all wait in partly
+    // filled pages for writes it holds back.
+    let (code, _, e) = ssdlab(&[
+        "run",
+        "--preset",
+        "default",
+        "--set",
+        "ftl.write_ack=\"program\"",
+        "--set",
+        "ftl.write_buffer_timeout_ns=0",
+        "--set",
+        "flows=[{ generator = { arrival = { kind = \"closed\", queue_depth = 8 }, requests = 100, read_fraction = 0.0, working_set_bytes = 1048576, size = { kind = \"fixed\", bytes = 4096 } } }]",
+    ]);
+    assert_eq!(code, 2, "{e}");
+    assert!(
+        e.contains("`ftl.write_buffer_timeout_ns`") && e.contains("closed-loop"),
+        "{e}"
+    );
     // Pages of one unit never wait for more: closed-loop replay acknowledged on program needs no
     // buffer timeout there (it was refused), and acts.
     Config::resolve("rosa", None, &["host.mode=\"closed\"".to_string()]).expect("rosa, closed");

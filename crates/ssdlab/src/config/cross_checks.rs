@@ -380,11 +380,9 @@ impl Config {
     /// pages of one slot are never left partly filled).
     fn validate_closed_loop(&self, slots_per_page: u32) -> Result<(), Error> {
         let h = &self.host;
+        // (A flow is closed-loop by its own mode, the host's, or a generator's closed arrivals.)
         let closed_loop = h.mode == ReplayMode::Closed
-            || self
-                .flows
-                .iter()
-                .any(|fl| fl.mode == Some(ReplayMode::Closed));
+            || (self.flows.iter()).any(|fl| fl.replay(h).0 == ReplayMode::Closed);
         if self.ftl.write_ack == WriteAck::Program
             && self.ftl.write_buffer_timeout_ns == 0
             && slots_per_page > 1

@@ -60,9 +60,12 @@ impl Simulation {
                 let lane = self.reduction.lane_of(UnitShape::raw(partial_bytes));
                 let key = self.ftl.buffer.keys(stream_key, lane).start;
                 let pages = self.ftl.unsplit(entries, key);
+                // Counted again as raw: at most what this statistics window counted as split
+                // (units admitted before the window opened were counted in what it reset).
                 let r = &mut self.device.reduction;
-                r.split_units -= pages.len() as u64;
-                r.raw_units += pages.len() as u64;
+                let moved = (pages.len() as u64).min(r.split_units);
+                r.split_units -= moved;
+                r.raw_units += moved;
                 let waiters = self.share_waiters(waiters, pages.len() as u32);
                 for mut page in pages {
                     page.waiters = waiters.clone();
