@@ -16,6 +16,8 @@ Usage, from anywhere, with the package of this tree installed (``pip install -e 
 
 ``DIR`` is a folder as the README names it (``docs/reproductions/pr-ssd/channels``); without
 one, every committed reproduction. ``tests/python/test_reproductions.py`` runs the check.
+Regenerating also rebuilds the site of the reproductions (``docs/site``, ``ssdlab report``),
+which ``tests/python/test_report.py`` compares with what it builds from the committed folders.
 
 What a check compares: the set of file names (a plot or a run too many or missing fails), and
 every file byte for byte, except the ``wall_time_s`` line of ``runs/*.json`` (the summary's only
@@ -30,6 +32,7 @@ import argparse
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REPRODUCTIONS = Path("docs") / "reproductions"
+SITE = Path("docs") / "site"
 
 # A README's command line: `ssdlab reproduce NAME ... --out DIR ...` (options in any order).
 _COMMAND = re.compile(r"^\s*ssdlab\s+reproduce\s+(?P<args>[^#]*)")
@@ -133,9 +137,10 @@ def installed_package_problem(root: Path = ROOT) -> str | None:
     installed = Path(next(iter(spec.submodule_search_locations)))
     source = root / "python" / "ssdlab"
     stale = [
-        p.name
-        for p in sorted(source.glob("*.py"))
-        if not (installed / p.name).is_file() or (installed / p.name).read_bytes() != p.read_bytes()
+        str(rel)
+        for rel in sorted(p.relative_to(source) for p in source.rglob("*.py"))
+        if not (installed / rel).is_file()
+        or (installed / rel).read_bytes() != (source / rel).read_bytes()
     ]
     if stale:
         return (
@@ -157,6 +162,15 @@ def run(repro: Reproduction, workdir: Path, jobs: int, root: Path = ROOT) -> Pat
     cmd = [sys.executable, "-m", "ssdlab", "reproduce", repro.name, "--out", repro.out]
     subprocess.run([*cmd, "--jobs", str(jobs)], cwd=workdir, check=True)
     return workdir / repro.out
+
+
+def rebuild_site(root: Path = ROOT) -> None:
+    """Build the committed site anew from the committed reproductions (nothing of an earlier
+    build stays), as ``ssdlab report --out docs/site`` run from the root does."""
+    from ssdlab.report import build_site
+
+    shutil.rmtree(root / SITE, ignore_errors=True)
+    build_site(root / REPRODUCTIONS, root / SITE)
 
 
 def clear(folder: Path) -> None:
@@ -239,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
             found = differences(ROOT / r.out, run(r, Path(scratch), a.jobs))
         print(f"{r.out}: " + ("as committed" if not found else "STALE\n" + listing(found)))
         stale += bool(found)
+    if not a.check:
+        rebuild_site()
     return 1 if stale else 0
 
 

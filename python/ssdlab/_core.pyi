@@ -68,3 +68,7 @@ def run_experiment(
     jobs: int | None = None,
 ) -> str:
     """Run an experiment grid (a TOML file, or JSON text); the rows as JSON text."""
+
+def paper_comparison(out: _StrPath) -> str:
+    """The paper's figures of the experiment whose outputs are in ``out`` next to ours, as JSON
+    text (one object per figure: metric, config, workload, paper, ours, source, reason)."""

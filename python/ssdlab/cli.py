@@ -1,5 +1,6 @@
 """The ``ssdlab`` console script: the engine's own command line (run, presets, bench, …), plus
-the plots of ``experiment`` and ``reproduce``, which matplotlib draws once the engine is done."""
+the plots of ``experiment`` and ``reproduce``, which matplotlib draws once the engine is done,
+and ``report``, the site of the reproductions, which is Python's alone (:mod:`ssdlab.report`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ def main(argv: list[str] | None = None) -> None:
     if not args:
         args = ["ssdlab"]
     args[0] = os.path.basename(args[0]) or "ssdlab"
+    if args[1:2] == ["report"]:
+        # The engine's command line only lists it (in `--help`): plotly builds the site.
+        from ssdlab.report import main as report
+
+        sys.exit(report(args[2:], prog=f"{args[0]} report"))
     # The engine holds the process until it returns; let Ctrl-C end it as it ends the native
     # binary, instead of waiting for Python to see the signal afterwards.
     try:

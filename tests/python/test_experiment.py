@@ -219,15 +219,13 @@ def test_charts_draw_the_papers_layouts_with_an_average_group(tmp_path):
     # X2 is divided by its own baseline, so the sweep's axis names no single baseline.
     assert "normalized to each config" in (out / "plots" / "lat.svg").read_text()
     # The drawn bar heights are the report's numbers: X / base = 0.8, 0.6, AVG 0.7.
-    import pandas
-    from ssdlab.plots import _AVG, _Values
+    from ssdlab.outputs import AVG, Outputs
 
-    means = pandas.read_csv(out / "results.csv").groupby(["workload", "config"]).mean()
-    values = _Values(spec, means)
+    values = Outputs.read(out).values
     assert values.normalized("X", "w1", "lat") == pytest.approx(0.8)
-    assert values.normalized("X", _AVG, "lat") == pytest.approx(0.7)
-    assert values.normalized("X2", _AVG, "lat") == pytest.approx(0.75)
-    assert values.shares("X", _AVG, ["parts.a", "parts.b"]) == pytest.approx([0.625, 0.375])
+    assert values.normalized("X", AVG, "lat") == pytest.approx(0.7)
+    assert values.normalized("X2", AVG, "lat") == pytest.approx(0.75)
+    assert values.shares("X", AVG, ["parts.a", "parts.b"]) == pytest.approx([0.625, 0.375])
 
 
 def test_a_lines_chart_with_a_series_draws_a_panel_per_workload():
@@ -240,7 +238,8 @@ def test_a_lines_chart_with_a_series_draws_a_panel_per_workload():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ssdlab.plots import _lines, _Values
+    from ssdlab.outputs import Outputs
+    from ssdlab.plots import _lines
 
     configs = [
         {"label": c, "name": f"{c}[set={s},share={x}]", "params": {"share": float(x), "set": s}}
@@ -258,7 +257,7 @@ def test_a_lines_chart_with_a_series_draws_a_panel_per_workload():
         ["workload", "config"]
     ).mean()
     chart = {"x": "share", "series": "set", "metrics": ["lat"], "normalized_to": "B[set=p2,share=0]"}
-    fig = _lines(plt, _Values(spec, means), spec, chart, configs, "Fig. 2")
+    fig = _lines(plt, Outputs(spec, means), chart, "Fig. 2")
     panels = [ax for ax in fig.axes if ax.get_lines()]
     assert [ax.get_title() for ax in panels] == ["w1", "w2"]
     for ax in panels:
@@ -283,7 +282,8 @@ def test_lines_against_a_workload_parameter_and_labels_standing_for_the_same_poi
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ssdlab.plots import _AVG, _lines, _Values
+    from ssdlab.outputs import AVG, Outputs
+    from ssdlab.plots import _lines
 
     configs = [
         {"label": c, "name": f"{c}[bits={b},rate={r:g}]", "params": {"bits": b, "rate": r}}
@@ -315,16 +315,16 @@ def test_lines_against_a_workload_parameter_and_labels_standing_for_the_same_poi
     means = pandas.DataFrame(rows, columns=["config", "workload", "lat"]).groupby(
         ["workload", "config"]
     ).mean()
-    values = _Values(spec, means)
+    out = Outputs(spec, means)
+    values = out.values
     # The label baseline is the same point of `normal`; the AVG is over the workloads run.
     assert values.baseline["melded[bits=16,rate=400]"] == "normal[bits=16,rate=400]"
-    assert values.normalized("melded[bits=16,rate=400]", _AVG, "lat") == pytest.approx(0.5)
-    assert values.normalized("melded[bits=8,rate=800]", _AVG, "lat") == pytest.approx(
+    assert values.normalized("melded[bits=16,rate=400]", AVG, "lat") == pytest.approx(0.5)
+    assert values.normalized("melded[bits=8,rate=800]", AVG, "lat") == pytest.approx(
         (1 + 1 + 0.5 + 1) / 4
     )
     by_size = {"x": "kib", "metrics": ["lat"], "where": base, "log": ["x", "y"]}
-    chosen = [c for c in configs if c["params"] == base]
-    fig = _lines(plt, values, spec, by_size, chosen, "Table 3")
+    fig = _lines(plt, out, by_size, "Table 3")
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     drawn = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata())) for line in ax.get_lines()}
@@ -337,9 +337,9 @@ def test_lines_against_a_workload_parameter_and_labels_standing_for_the_same_poi
         "metrics": ["lat"],
         "where": {"kib": 131072},
         "normalized_to": "normal",
+        "configs": ["melded"],
     }
-    melded = [c for c in configs if c["label"] == "melded"]
-    fig = _lines(plt, values, spec, gain, melded, "Fig. 7")
+    fig = _lines(plt, out, gain, "Fig. 7")
     drawn = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].get_lines()}
     assert drawn["bits=8, kib=131072"] == pytest.approx([0.5, 0.5])
     assert drawn["bits=16, kib=131072"] == pytest.approx([0.5, 0.5])

@@ -375,6 +375,21 @@ mod _core {
         .map_err(py_err)
     }
 
+    /// The paper's figures of the experiment whose outputs are in `out` (its `experiment.json`
+    /// and `runs/`) next to ours, as JSON text: one object per `[[paper.figures]]` entry, in
+    /// order, with the report's `metric`, `config` and `workload` texts, `paper`, `ours` (its
+    /// `value`, the `config` and `workload` it was found at, and `found`, or null), `source`
+    /// and `reason`. Nothing is run.
+    #[pyfunction]
+    fn paper_comparison(py: Python<'_>, out: PathBuf) -> PyResult<String> {
+        py.detach(|| {
+            let (e, results) = ssdlab::experiment::read_outputs(&out)?;
+            let rows = ssdlab::experiment::report::comparisons(&e, &results);
+            Ok(serde_json::to_string(&rows).unwrap_or_default())
+        })
+        .map_err(py_err)
+    }
+
     /// Names of the presets compiled into the engine.
     #[pyfunction]
     fn presets() -> Vec<&'static str> {

@@ -397,6 +397,12 @@ fn cli_usage_errors_and_help() {
     let (code, out, _) = ssdlab(&["presets", "--show", "spread"]);
     assert_eq!(code, 0);
     assert!(out.contains("[geometry]"));
+    // `report` is listed, and built by the Python package: the bare binary says where.
+    let (_, out, _) = ssdlab(&["--help"]);
+    assert!(out.contains("report"), "{out}");
+    let (code, _, err) = ssdlab(&["report", "--out", "site"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("python -m ssdlab.report"), "{err}");
 }
 
 #[test]

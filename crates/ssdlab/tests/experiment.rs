@@ -60,6 +60,8 @@ normalized_to = "greedy"
 best = "lowest"
 value = 1.0
 source = "nowhere"
+reason = """Made up | on
+two lines."""
 "#
     );
     let path = dir.join("grid.toml");
@@ -125,14 +127,28 @@ fn a_grid_runs_every_cell_and_reruns_only_what_changed() {
         "gen"
     };
     let figure = &e.paper.as_ref().unwrap().figures[1];
-    let (ours, at) = experiment::report::ours(&e, &first, figure).unwrap();
-    assert_eq!((ours, at.as_str()), (ratio(lowest), lowest));
+    let ours = experiment::report::ours(&e, &first, figure).unwrap();
+    assert_eq!((ours.value, ours.found.as_str()), (ratio(lowest), lowest));
+    assert_eq!(
+        (ours.config.as_deref(), ours.workload.as_deref()),
+        (Some("random"), Some(lowest))
+    );
     assert!(
         report.contains(&format!(
             "| latency_ns.read.mean / greedy | random | best, lowest ({lowest}) |"
         )),
         "{report}"
     );
+    // A reason goes beside its figure, on one line, and only figures with one say one.
+    assert!(
+        report.contains("| paper's source | why ours differ |\n"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| nowhere | Made up \\| on two lines. |\n"),
+        "{report}"
+    );
+    assert!(report.contains("| nowhere |  |\n"), "{report}");
     // The plots read which metrics are drawn absolute from experiment.json.
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("experiment.json")).unwrap())
@@ -140,6 +156,28 @@ fn a_grid_runs_every_cell_and_reruns_only_what_changed() {
     assert_eq!(
         json["absolute_metrics"],
         serde_json::json!(["gc.invocations"])
+    );
+    assert_eq!(
+        json["paper"]["figures"][1]["reason"],
+        "Made up | on\ntwo lines."
+    );
+    assert!(json["paper"]["figures"][0].get("reason").is_none());
+
+    // The folder read back (as `ssdlab report` does) gives the report's comparison; a run file
+    // the experiment no longer has (an earlier grid's, in the cache) is left out.
+    let stale = out.join("runs").join("gone--hm_0--seed1.json");
+    std::fs::copy(out.join("runs").join("greedy--hm_0--seed1.json"), &stale).unwrap();
+    let text = std::fs::read_to_string(&stale).unwrap();
+    std::fs::write(&stale, text.replace("\"greedy\"", "\"gone\"")).unwrap();
+    let (read, results) = experiment::read_outputs(&out).unwrap();
+    assert_eq!(results.len(), first.len());
+    let rows = |e: &Experiment, r: &[experiment::RunResult]| {
+        serde_json::to_value(experiment::report::comparisons(e, r)).unwrap()
+    };
+    assert_eq!(rows(&read, &results), rows(&e, &first));
+    assert_eq!(
+        rows(&read, &results)[1]["ours"]["workload"],
+        serde_json::json!(lowest)
     );
 
     // Same file again: everything is reused, with identical results.
@@ -215,6 +253,10 @@ fn bad_experiments_are_rejected_by_key() {
         (
             "name = \"x\"\nmetrics = [\"iops\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n[paper]\nsource = \"s\"\n[[paper.figures]]\nmetric = \"iops\"\nconfig = \"a\"\nworkload = \"w\"\nbest = \"lowest\"\nvalue = 1.0\nsource = \"s\"\n",
             "paper.figures[0].best",
+        ),
+        (
+            "name = \"x\"\nmetrics = [\"iops\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n[paper]\nsource = \"s\"\n[[paper.figures]]\nmetric = \"iops\"\nconfig = \"a\"\nvalue = 1.0\nsource = \"s\"\nreason = \" \"\n",
+            "paper.figures[0].reason",
         ),
     ];
     for (text, key) in bad {
@@ -398,21 +440,22 @@ fn charts_averages_and_per_config_baselines_follow_the_papers_arithmetic() {
     );
 
     let figures = &e.paper.as_ref().unwrap().figures;
-    let (v, at) = ours(&e, &r, &figures[0]).unwrap();
-    assert!(close(v, 0.7) && at == "average");
+    let o = ours(&e, &r, &figures[0]).unwrap();
+    assert!(close(o.value, 0.7) && o.found == "average");
+    assert_eq!((o.config.as_deref(), o.workload), (Some("X"), None));
     // PR − SP style gap: (0.5 − 0.7) on w1 and (0.75 − 0.5) on w2, averaged.
-    let (v, _) = ours(&e, &r, &figures[1]).unwrap();
+    let v = ours(&e, &r, &figures[1]).unwrap().value;
     assert!(close(v, (-0.2 + 0.25) / 2.0), "{v}");
     // Y's share of b on w2 is 1, X's 0.5.
-    let (v, at) = ours(&e, &r, &figures[2]).unwrap();
-    assert!(close(v, 0.5) && at == "w2");
+    let o = ours(&e, &r, &figures[2]).unwrap();
+    assert!(close(o.value, 0.5) && o.found == "w2");
     // A workload without the metric (no reads, no read error rate) leaves the average to the
     // others, and says so; none at all leaves no figure.
     let mut partial = charted_results();
     partial.retain(|x| !(x.config_label == "X" && x.workload_label == "w2"));
-    let (v, at) = ours(&e, &partial, &figures[0]).unwrap();
-    assert!(close(v, 0.8), "{v}");
-    assert_eq!(at, "average of the 1 of 2 workloads with it");
+    let o = ours(&e, &partial, &figures[0]).unwrap();
+    assert!(close(o.value, 0.8), "{}", o.value);
+    assert_eq!(o.found, "average of the 1 of 2 workloads with it");
     partial.retain(|x| x.config_label != "X");
     assert!(ours(&e, &partial, &figures[0]).is_none());
 
@@ -943,9 +986,16 @@ fn sweeps_with_overrides_workload_parameters_and_where_shape_the_grid() {
         .all(|r| r.summary["flash_ops"]["program"]["total"] == 0));
     // The whole block read melded wordlines, and faster (the figure is the best point).
     use experiment::report::ours;
-    let (v, at) = ours(&e, &results, &e.paper.as_ref().unwrap().figures[0]).unwrap();
-    assert!(v < 0.9, "{v}");
-    assert!(at.starts_with("melded[") && at.ends_with(", big"), "{at}");
+    let o = ours(&e, &results, &e.paper.as_ref().unwrap().figures[0]).unwrap();
+    assert!(o.value < 0.9, "{}", o.value);
+    assert!(
+        o.found.starts_with("melded[") && o.found.ends_with(", big"),
+        "{}",
+        o.found
+    );
+    // Where, apart: the sweep's point and the workload.
+    assert_eq!(o.workload.as_deref(), Some("big"));
+    assert!(o.found.starts_with(o.config.as_deref().unwrap_or("none")));
     let report = std::fs::read_to_string(dir.join("out/report.md")).unwrap();
     for line in [
         "(8 configs, 2 workloads (1 of them on the configs their `where` selects), 1 seeds;",

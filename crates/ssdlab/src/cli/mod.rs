@@ -56,6 +56,17 @@ enum Command {
     CodecStudy(codec_study::CodecStudyArgs),
     /// Write the content of N mapping units, as the `[content]` section makes it, for inspection.
     ContentSample(content::ContentSampleArgs),
+    /// Build a static HTML site of the committed reproductions (the Python package's command).
+    Report(ReportArgs),
+}
+
+/// `ssdlab report` is built by the Python package (plotly draws the site), whose console script
+/// takes it before this command line sees it; here it is listed in `--help`, and explained.
+#[derive(clap::Args, Debug)]
+struct ReportArgs {
+    /// `--out DIR [--reproductions DIR]` (see `ssdlab report --help` of the console script).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
 }
 
 /// Run the CLI with these arguments (the first is the program name); returns the exit code.
@@ -79,6 +90,13 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
         Command::Bench(a) => bench::bench(a),
         Command::CodecStudy(a) => codec_study::run(a),
         Command::ContentSample(a) => content::content_sample(a),
+        Command::Report(_) => {
+            eprintln!(
+                "ssdlab: error: `report` is the Python package's command: run it with the \
+                 `ssdlab` console script (pip install .) or `python -m ssdlab.report`"
+            );
+            Ok(2)
+        }
     };
     match result {
         Ok(code) => code,

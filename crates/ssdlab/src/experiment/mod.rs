@@ -56,6 +56,80 @@ pub fn write_outputs(
     std::fs::write(&path, text).map_err(|err| Error::io(&path, err))
 }
 
+/// The experiment and the results an output folder holds (`experiment.json` and `runs/*.json`,
+/// as [`write_outputs`] and the grid left them), to report on them again without running
+/// anything: the site of `ssdlab report` puts the paper's figures next to ours with
+/// [`report::comparisons`] of these. Run files of configs, workloads or seeds the experiment no
+/// longer has (left in the cache by an earlier grid) are not among the results.
+pub fn read_outputs(out: &Path) -> Result<(Experiment, Vec<RunResult>), Error> {
+    let json = |path: &Path| -> Result<serde_json::Value, Error> {
+        let text = std::fs::read_to_string(path).map_err(|err| Error::io(path, err))?;
+        serde_json::from_str(&text).map_err(|err| Error::Toml {
+            origin: path.display().to_string(),
+            message: err.to_string(),
+        })
+    };
+    let path = out.join("experiment.json");
+    let mut spec = json(&path)?;
+    // A config's `name` is written for the plots and never read back: the experiment is
+    // prepared again, which names its configs.
+    if let Some(configs) = spec.get_mut("configs").and_then(|c| c.as_array_mut()) {
+        for c in configs.iter_mut().filter_map(|c| c.as_object_mut()) {
+            c.remove("name");
+        }
+    }
+    let bad = |message: String| Error::Toml {
+        origin: path.display().to_string(),
+        message,
+    };
+    let e: Experiment = serde_json::from_value(spec).map_err(|err| bad(err.to_string()))?;
+    let e = e.prepare()?;
+    let dir = out.join("runs");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|err| Error::io(&dir, err))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut results = Vec::new();
+    for file in files {
+        let mut record = json(&file)?;
+        let field = |k: &str| record[k].as_str().unwrap_or_default().to_string();
+        let (label, workload, key) = (field("config_label"), field("workload"), field("key"));
+        let seed = record["seed"].as_u64();
+        let params: toml::Table = match record.get("params") {
+            Some(p) => serde_json::from_value(p.clone()).map_err(|err| Error::Toml {
+                origin: file.display().to_string(),
+                message: err.to_string(),
+            })?,
+            None => toml::Table::new(),
+        };
+        let config = e
+            .configs
+            .iter()
+            .find(|c| c.label == label && c.params == params);
+        let spec = e.workloads.iter().find(|w| w.label == workload);
+        let (Some(config), Some(spec), Some(seed)) = (config, spec, seed) else {
+            continue;
+        };
+        if !spec.runs_on(config) || !e.seeds.contains(&seed) {
+            continue;
+        }
+        results.push(RunResult {
+            config_label: label,
+            config_name: config.name(),
+            params,
+            workload_label: workload,
+            workload_params: spec.params.clone(),
+            seed,
+            key,
+            cached: true,
+            summary: record["summary"].take(),
+        });
+    }
+    Ok((e, results))
+}
+
 /// Threads to use by default: every core.
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use serde::Serialize;
+
 use super::params::text;
 use super::runner::{metric, RunResult};
 use super::spec::{
@@ -45,6 +47,19 @@ fn figure_cell(
     (total != 0.0).then(|| v / total)
 }
 
+/// Our value for a paper figure, and where it was found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ours {
+    pub value: f64,
+    /// The config's name it was found at; none for an average over several configs.
+    pub config: Option<String>,
+    /// The workload it was found on; none for an average over workloads.
+    pub workload: Option<String>,
+    /// Where, as the report says it: the workload, `config, workload` when the figure's config
+    /// is a label of several configs, or `average`.
+    pub found: String,
+}
+
 /// Our value for a paper figure: on the figure's workload, the mean over all workloads
 /// (`average`), or the best over all workloads for an "up to" figure (the largest, or the
 /// smallest with `best = "lowest"`), with where it was found. On one workload the value is the
@@ -52,7 +67,7 @@ fn figure_cell(
 /// `minus`. A figure whose `config` is a label takes the best over the configs with it too
 /// (each divided by, or less, its own counterpart of `normalized_to` and `minus`); where it was
 /// found is then the config's name and the workload.
-pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<(f64, String)> {
+pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<Ours> {
     let of = |config: &ConfigSpec, reference: &str, w: &str| {
         let c = e.counterpart(reference, config)?;
         let v = figure_cell(results, f, &c.name(), w)?;
@@ -70,19 +85,24 @@ pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<(f
     };
     let points = e.configs_called(&f.config);
     let several = points.len() > 1;
-    let all: Vec<(f64, String)> = points
+    let all: Vec<Ours> = points
         .iter()
         .flat_map(|c| {
             e.workloads
                 .iter()
                 .filter(|w| f.workload.as_ref().is_none_or(|x| x == &w.label))
                 .filter_map(move |w| {
-                    let v = at(c, &w.label)?;
+                    let value = at(c, &w.label)?;
                     let found = match several {
                         true => format!("{}, {}", c.name(), w.label),
                         false => w.label.clone(),
                     };
-                    Some((v, found))
+                    Some(Ours {
+                        value,
+                        config: Some(c.name()),
+                        workload: Some(w.label.clone()),
+                        found,
+                    })
                 })
         })
         .collect();
@@ -92,8 +112,8 @@ pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<(f
     if f.average {
         // Over the workloads that have the metric (a read error rate needs reads), saying how
         // many when some do not.
-        let v: Vec<f64> = all.iter().map(|(v, _)| *v).collect();
-        let label = match v.len() == e.workloads.len() {
+        let v: Vec<f64> = all.iter().map(|o| o.value).collect();
+        let found = match v.len() == e.workloads.len() {
             true => "average".into(),
             false => format!(
                 "average of the {} of {} workloads with it",
@@ -101,12 +121,82 @@ pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<(f
                 e.workloads.len()
             ),
         };
-        return (!v.is_empty()).then(|| (mean(&v), label));
+        let config = (!several).then(|| points[0].name());
+        return (!v.is_empty()).then(|| Ours {
+            value: mean(&v),
+            config,
+            workload: None,
+            found,
+        });
     }
     match f.best {
-        Best::Highest => all.into_iter().max_by(|a, b| a.0.total_cmp(&b.0)),
-        Best::Lowest => all.into_iter().min_by(|a, b| a.0.total_cmp(&b.0)),
+        Best::Highest => all.into_iter().max_by(|a, b| a.value.total_cmp(&b.value)),
+        Best::Lowest => all.into_iter().min_by(|a, b| a.value.total_cmp(&b.value)),
     }
+}
+
+/// One of the paper's figures next to ours: a row of the report's table, and of the site's
+/// fidelity table (`ssdlab report`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// The metric as the figure takes it: `m share of (a + b)`, `m per n`, `m / config`.
+    pub metric: String,
+    /// The figure's config, `config − minus` for a difference.
+    pub config: String,
+    /// Its workload, or how ours was chosen over the workloads: `average`, `best (KV)`.
+    pub workload: String,
+    pub paper: f64,
+    pub ours: Option<Ours>,
+    pub source: String,
+    pub reason: Option<String>,
+}
+
+/// The experiment's paper figures next to ours, in the order of `[[paper.figures]]`.
+pub fn comparisons(e: &Experiment, results: &[RunResult]) -> Vec<Comparison> {
+    let Some(p) = &e.paper else {
+        return Vec::new();
+    };
+    p.figures
+        .iter()
+        .map(|f| {
+            let mut metric = f.metric.clone();
+            if !f.share_of.is_empty() {
+                metric = format!("{metric} share of ({})", f.share_of.join(" + "));
+            }
+            if let Some(per) = &f.per {
+                metric = format!("{metric} per {per}");
+            }
+            if let Some(n) = &f.normalized_to {
+                metric = format!("{metric} / {n}");
+            }
+            let config = match &f.minus {
+                Some(m) => format!("{} − {m}", f.config),
+                None => f.config.clone(),
+            };
+            let ours = ours(e, results, f);
+            let w = match &ours {
+                Some(o) => o.found.clone(),
+                None => f.workload.clone().unwrap_or_default(),
+            };
+            let one = f.workload.is_some() && e.configs_called(&f.config).len() == 1;
+            let workload = match (one, f.average, f.best) {
+                (true, _, _) => w,
+                (false, true, _) if w.is_empty() => "average".into(),
+                (false, true, _) => w,
+                (false, false, Best::Highest) => format!("best ({w})"),
+                (false, false, Best::Lowest) => format!("best, lowest ({w})"),
+            };
+            Comparison {
+                metric,
+                config,
+                workload,
+                paper: f.value,
+                ours,
+                source: f.source.clone(),
+                reason: f.reason.clone(),
+            }
+        })
+        .collect()
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -423,43 +513,34 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
             "## The paper's figures and ours\n\nSource: {}.\n",
             p.source
         );
+        // The column of reasons only once some figure gives one: reports of experiments
+        // without any stay as they were.
+        let rows = comparisons(e, results);
+        let why = rows.iter().any(|r| r.reason.is_some());
         let _ = writeln!(
             o,
-            "| metric | config | workload | paper | ssdlab | paper's source |\n|---|---|---|---:|---:|---|"
+            "| metric | config | workload | paper | ssdlab | paper's source |{}\n|---|---|---|---:|---:|---|{}",
+            if why { " why ours differ |" } else { "" },
+            if why { "---|" } else { "" },
         );
-        for f in &p.figures {
-            let mut what = f.metric.clone();
-            if !f.share_of.is_empty() {
-                what = format!("{what} share of ({})", f.share_of.join(" + "));
-            }
-            if let Some(per) = &f.per {
-                what = format!("{what} per {per}");
-            }
-            if let Some(n) = &f.normalized_to {
-                what = format!("{what} / {n}");
-            }
-            let config = match &f.minus {
-                Some(m) => format!("{} − {m}", f.config),
-                None => f.config.clone(),
-            };
-            let (ours, w) = match ours(e, results, f) {
-                Some((v, w)) => (num(v), w),
-                None => ("—".into(), f.workload.clone().unwrap_or_default()),
-            };
-            let one = f.workload.is_some() && e.configs_called(&f.config).len() == 1;
-            let w = match (one, f.average, f.best) {
-                (true, _, _) => w,
-                (false, true, _) if w.is_empty() => "average".into(),
-                (false, true, _) => w,
-                (false, false, Best::Highest) => format!("best ({w})"),
-                (false, false, Best::Lowest) => format!("best, lowest ({w})"),
-            };
-            let _ = writeln!(
+        for r in &rows {
+            let ours = r.ours.as_ref().map_or_else(|| "—".into(), |o| num(o.value));
+            let _ = write!(
                 o,
-                "| {what} | {config} | {w} | {} | {ours} | {} |",
-                num(f.value),
-                f.source
+                "| {} | {} | {} | {} | {ours} | {} |",
+                r.metric,
+                r.config,
+                r.workload,
+                num(r.paper),
+                r.source
             );
+            if why {
+                // One line, and no cell boundary inside: a reason may span lines in its TOML.
+                let reason = r.reason.as_deref().unwrap_or_default();
+                let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+                let _ = write!(o, " {} |", reason.replace('|', "\\|"));
+            }
+            o.push('\n');
         }
         o.push('\n');
     }

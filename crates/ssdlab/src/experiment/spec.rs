@@ -316,6 +316,11 @@ pub struct PaperFigure {
     pub best: Best,
     /// Where the number is in the paper (e.g. "Fig. 6(a)").
     pub source: String,
+    /// Why ours differ from `value`, in a sentence or two (markdown), taken from the
+    /// reproduction's README, which gives the longer argument: the report and the site's
+    /// fidelity table print it beside the two numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// The direction of an "up to" figure.
@@ -491,6 +496,12 @@ impl Experiment {
                 }
                 if f.per.as_deref() == Some("") {
                     return Err(Error::config(&key("per"), "must name a metric"));
+                }
+                if f.reason.as_deref().is_some_and(|r| r.trim().is_empty()) {
+                    return Err(Error::config(
+                        &key("reason"),
+                        "must say why (leave the key out where ours agree)",
+                    ));
                 }
                 if f.average && f.workload.is_some() {
                     return Err(Error::config(
