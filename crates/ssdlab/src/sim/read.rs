@@ -351,7 +351,6 @@ impl Simulation {
             reads: &mut self.reads,
             policy: self.read_policy.as_ref(),
             timing: &self.timing,
-            geometry: &self.ftl.geometry,
             ftl: &self.ftl,
             energy: &self.config.energy,
             device: &mut self.device,
@@ -367,8 +366,7 @@ struct ReadShaper<'a> {
     reads: &'a mut ReadCommands,
     policy: &'a dyn ReadPolicy,
     timing: &'a Timing,
-    geometry: &'a Geometry,
-    /// What the pages of a wordline hold, for the read-ahead.
+    /// The device's geometry, and what the pages of a wordline hold (for the read-ahead).
     ftl: &'a Ftl,
     energy: &'a EnergyConfig,
     device: &'a mut DeviceStats,
@@ -421,14 +419,14 @@ impl ReadShaper<'_> {
     /// The pages of `op`'s wordline.
     fn wordline_pages(&self, op: &FlashOp) -> impl Iterator<Item = u32> + '_ {
         let (region, block, wordline) = self.wordline_of(op);
-        let first = self.geometry.page_id(block, 0);
-        (self.geometry.regions[region].wordlines.pages(wordline)).map(move |p| first + p)
+        let first = self.ftl.geometry.page_id(block, 0);
+        (self.ftl.geometry.regions[region].wordlines.pages(wordline)).map(move |p| first + p)
     }
 
     /// The region and wordline (its block, its index) of a read's page.
     fn wordline_of(&self, op: &FlashOp) -> (usize, u32, u32) {
-        let a = self.geometry.page_addr(op.target);
-        let wordline = self.geometry.regions[a.region]
+        let a = self.ftl.geometry.page_addr(op.target);
+        let wordline = self.ftl.geometry.regions[a.region]
             .wordlines
             .of_page(a.page_in_block);
         (a.region, a.block, wordline)
@@ -443,19 +441,19 @@ impl OpShaper for ReadShaper<'_> {
         let serves_host = self.take_joined(op);
         let plan = self.policy.plan(&PageRead {
             tr_full_ns: op.array_ns,
-            page_bytes: self.geometry.page_bytes,
-            codeword_bytes: self.geometry.codeword_bytes,
+            page_bytes: self.ftl.geometry.page_bytes,
+            codeword_bytes: self.ftl.geometry.codeword_bytes,
             wanted: op.codewords,
         });
         op.array_ns = plan.sense_ns;
         op.transfer_ns = self.timing.transfer_ns(plan.transfer_bytes as u64);
         // mW × ns = pJ; PCM's cells cost energy per bit read.
-        let sense_pj = match op.die >= self.geometry.pcm_first_die {
+        let sense_pj = match op.die >= self.ftl.geometry.pcm_first_die {
             false => self.energy.read_power_mw * plan.sense_ns as f64 * plan.sense_current,
             true => {
                 self.device.pcm_reads += 1;
-                let (page_pj, _) = self.energy.pcm_page_pj(self.geometry.page_bytes);
-                page_pj * plan.sensed_bytes as f64 / self.geometry.page_bytes as f64
+                let (page_pj, _) = self.energy.pcm_page_pj(self.ftl.geometry.page_bytes);
+                page_pj * plan.sensed_bytes as f64 / self.ftl.geometry.page_bytes as f64
             }
         };
         self.count(
@@ -472,7 +470,7 @@ impl OpShaper for ReadShaper<'_> {
         }
         let (region, block, wordline) = self.wordline_of(op);
         // (A wordline of one page, SLC mode or PCM, has nothing to meld.)
-        (self.geometry.regions[region].wordlines.levels() > 1)
+        (self.ftl.geometry.regions[region].wordlines.levels() > 1)
             .then_some((block as u64) << 32 | wordline as u64)
     }
 
@@ -480,7 +478,9 @@ impl OpShaper for ReadShaper<'_> {
     /// read in order will (§2.2), against the policy.
     fn melds(&self, first: &FlashOp, queued: &[u32]) -> bool {
         let (region, _, wordline) = self.wordline_of(first);
-        let pages = self.geometry.regions[region].wordlines.page_count(wordline);
+        let pages = self.ftl.geometry.regions[region]
+            .wordlines
+            .page_count(wordline);
         let unqueued = || {
             self.wordline_pages(first)
                 .filter(|p| *p != first.target && !queued.contains(p))
@@ -490,7 +490,6 @@ impl OpShaper for ReadShaper<'_> {
             return true;
         }
         self.reads.ahead.is_some()
-            && self.policy.melds(pages, pages)
             && self.policy.melds(
                 wanted + unqueued().filter(|&p| self.wanted_ahead(p)).count() as u32,
                 pages,
@@ -506,7 +505,7 @@ impl OpShaper for ReadShaper<'_> {
         }
         let (region, _, _) = self.wordline_of(&ops[0]);
         let sense_ns = self.timing.region(region).tr_melded_ns;
-        let page_bytes = self.geometry.page_bytes as u64;
+        let page_bytes = self.ftl.geometry.page_bytes as u64;
         let page_transfer_ns = self.timing.transfer_ns(page_bytes);
         // Each page crosses the bus once, however many reads of it are queued (without
         // `merge_reads` they are not joined).
@@ -526,7 +525,7 @@ impl OpShaper for ReadShaper<'_> {
         if !ahead.is_empty() {
             ops[0].transfer_ns += page_transfer_ns * ahead.len() as u64;
             self.device.read_ahead_pages += ahead.len() as u64;
-            let block = self.geometry.block_of_page(ops[0].target);
+            let block = self.ftl.geometry.block_of_page(ops[0].target);
             let erase_count = self.ftl.blocks[block as usize].erase_count;
             let a = (self.reads.ahead.as_mut()).unwrap_or_else(|| unreachable!("pages ahead"));
             for &page in &ahead {
