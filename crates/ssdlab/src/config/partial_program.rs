@@ -46,7 +46,8 @@ tagged_table!("policy": PartialProgramConfig);
 
 /// Partial programs fill the erased slots of pages host writes left partly filled: they need
 /// such pages (more than one unit to a page, a write buffer that programs a page before it is
-/// full) in a region whose pages take more than one program, with units stored as written.
+/// full) in a region whose pages take more than one program, and subpages that hold whole
+/// codewords.
 impl Needs for PartialProgramConfig {
     fn needs(&self, d: &Device) -> Result<(), Error> {
         if self.is_none() {
@@ -80,15 +81,47 @@ impl Needs for PartialProgramConfig {
                 ),
             ));
         }
-        if d.config.ftl.reduction.codec().is_some() || d.config.ftl.max_units_per_page != 0 {
-            return Err(Error::config(
-                key,
-                "partial programs fill a page's slots as subpages: use units stored as written \
-                 (ftl.reduction.policy = \"identity\", ftl.max_units_per_page = 0)",
-            ));
+        // A program writes whole subpages, each a run of codewords with their ECC: the unit
+        // when units are stored as written, the partial unit when they are shaped (compressed
+        // units are packed into a program's subpages as into a page).
+        let reduction = &d.config.ftl.reduction;
+        if let Some(subpage) = reduction.partial_unit_bytes() {
+            let subpages = d.page_bytes() / subpage;
+            if subpages < 2 {
+                return Err(Error::config(
+                    "ftl.reduction.partial_unit_kib",
+                    format!(
+                        "partial programs write whole subpages, a partial unit ({} KiB) each \
+                         when units are compressed, and the {} KiB page holds one: no page is \
+                         ever programmed in part; use a smaller partial unit",
+                        subpage / 1024,
+                        d.page_bytes() / 1024
+                    ),
+                ));
+            }
+            if let Some(align) = reduction.align_bytes().filter(|&a| subpage % a as u64 != 0) {
+                return Err(Error::config(
+                    "ftl.reduction.align_bytes",
+                    format!(
+                        "{align} does not divide the {subpage}-byte partial unit, the subpage a \
+                         later partial program packs its units from: they would lose their \
+                         alignment"
+                    ),
+                ));
+            }
+            if let PartialProgramConfig::Share {
+                merge_threshold_pages: 1..,
+            } = self
+            {
+                return Err(Error::config(
+                    "ftl.partial_program.merge_threshold_pages",
+                    "MGA's merging gathers a logical page's units, stored as written, into one \
+                     page, but compressed units pack in any number a page: use 0 (no merging) \
+                     with compression, or ftl.reduction.policy = \"identity\"",
+                ));
+            }
         }
-        let units = d.units_per_page();
-        if units < 2 {
+        if d.geometry.slots_per_page < 2 {
             return Err(Error::config(
                 key,
                 format!(
@@ -109,6 +142,7 @@ impl Needs for PartialProgramConfig {
                  `ipu` preset's 1 ns programs each request's units as they arrive)",
             ));
         }
+        let units = d.units_per_page();
         match self {
             PartialProgramConfig::Share {
                 merge_threshold_pages,

@@ -95,6 +95,14 @@ impl ReductionConfig {
             } => Some(*partial_unit_kib as u64 * 1024),
         }
     }
+
+    /// The byte boundary compressed units are packed at, when units are compressed.
+    pub fn align_bytes(&self) -> Option<u32> {
+        match self {
+            ReductionConfig::Identity => None,
+            ReductionConfig::Compress { align_bytes, .. } => Some(*align_bytes),
+        }
+    }
 }
 
 /// The policy's values against the mapping unit and the page they live in, and the merge limit

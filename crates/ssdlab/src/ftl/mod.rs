@@ -210,9 +210,9 @@ pub struct Ftl {
     /// less the demotions GC gave it; empty unless a policy asks ([`Ftl::keep_update_counts`]).
     /// Cells, so that GC can demote a unit while it walks its victim's units.
     update_counts: Vec<std::cell::Cell<u8>>,
-    /// Per block, the slots its pages programmed in part left erased; empty unless a region
-    /// takes partial programs.
-    erased_slots: Vec<u32>,
+    /// Per block, the space (`valid_space`'s measure) its pages programmed in part left
+    /// erased; empty unless a region takes partial programs.
+    erased_space: Vec<u32>,
     /// Pages programmed in part (`partial_program.rs`); empty unless a region takes partial
     /// programs.
     partial_pages: HashMap<PageId, partial_program::PartialPage, FixedState>,
@@ -331,7 +331,7 @@ impl Ftl {
             partial_pages: HashMap::default(),
             pcm_programs: HashMap::default(),
             read_counts: read_counts::ReadCounts::default(),
-            erased_slots: match g.regions.iter().any(|r| r.nop > 1) {
+            erased_space: match g.regions.iter().any(|r| r.nop > 1) {
                 true => vec![0; g.blocks() as usize],
                 false => Vec::new(),
             },
@@ -518,6 +518,10 @@ impl Ftl {
                 // holding data, which the logical space bounds, however long the run.
                 if self.valid_space[block as usize] == 0
                     && self.blocks[block as usize].state == BlockState::Full
+                    && self
+                        .erased_space
+                        .get(block as usize)
+                        .is_none_or(|&e| e == 0)
                 {
                     self.p2l.release(&self.geometry, block);
                 }
@@ -703,6 +707,20 @@ impl Ftl {
     /// in the page given by the packing); every remaining slot is padding. The caller has
     /// already unmapped each unit's old copy.
     pub fn fill_page(&mut self, page: PageId, units: &PageUnits) {
+        self.fill(page, units, false);
+    }
+
+    /// [`Ftl::fill_page`], in a region whose pages take partial programs: the subpages the
+    /// units leave erased stay so for later programs (`partial_program.rs`). Returns the bytes
+    /// the program writes.
+    pub fn fill_page_in_part(&mut self, page: PageId, units: &PageUnits) -> u32 {
+        self.fill(page, units, true);
+        self.note_first_program(page, units)
+    }
+
+    /// Fill `page` with `units`; `in_part`: keep room in the reverse map for units later
+    /// programs write into its other slots.
+    fn fill(&mut self, page: PageId, units: &PageUnits, in_part: bool) {
         let block = self.geometry.block_of_page(page);
         let pool = self.pool_of_block(block);
         let mut valid = 0;
@@ -713,7 +731,7 @@ impl Ftl {
             !shaped || units.shapes.len() == units.len(),
             "shapes missing"
         );
-        self.p2l.fill(&self.geometry, page, &units.units);
+        self.p2l.fill(&self.geometry, page, &units.units, in_part);
         for (i, &(lpn, version)) in units.units.iter().enumerate() {
             let slot = self.geometry.slot_id(page, i as u32);
             if lpn == NO_LPN {
@@ -930,7 +948,7 @@ impl Ftl {
                     block: b,
                     valid_space: self.valid_space[b as usize],
                     capacity_space: cap,
-                    erased_space: self.erased_slots.get(b as usize).copied().unwrap_or(0),
+                    erased_space: self.erased_space.get(b as usize).copied().unwrap_or(0),
                     last_write_ns: info.last_write_ns,
                     erase_count: info.erase_count,
                 });

@@ -74,6 +74,23 @@ impl PageUnits {
         self.units.is_empty()
     }
 
+    /// `(lpn, version, shape)` of each unit, padding left out (units stored as written: a raw
+    /// shape of no length, which nothing reads).
+    pub fn live_shaped(&self) -> impl Iterator<Item = (u32, u32, UnitShape)> + Clone + '_ {
+        let shape = |i: usize| self.shapes.get(i).copied().unwrap_or(UnitShape::raw(0));
+        (self.units.iter().enumerate())
+            .filter(|(_, &(lpn, _))| lpn != NO_LPN)
+            .map(move |(i, &(lpn, version))| (lpn, version, shape(i)))
+    }
+
+    /// Where the packing of a shaped page ends: the end of its last unit's bytes.
+    pub fn packed_end(&self) -> u32 {
+        (self.shapes.iter())
+            .map(|s| s.offset + s.len)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// `(lpn, version)` of each unit, padding left out.
     pub fn live(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.units.iter().copied().filter(|&(lpn, _)| lpn != NO_LPN)

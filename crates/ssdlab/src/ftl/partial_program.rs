@@ -1,10 +1,17 @@
 //! Partial programming: a page of a region whose `nop` is above 1 may be programmed again after
-//! its first program, each program filling some of its still-erased slots (subpages), at most
-//! `nop` programs between erases (an SLC datasheet's "number of partial programs", typically 4).
-//! The FTL remembers, for every page programmed in part, which slots are still erased, how many
-//! programs it has had and which slots a program is still writing; a policy
-//! ([`PartialProgram`]) names the page a sealed page of few units goes into.
+//! its first program, each program writing some of its still-erased subpages, at most `nop`
+//! programs between erases (an SLC datasheet's "number of partial programs", typically 4). A
+//! subpage is a run of whole codewords, each with its ECC, so it is written by one program: the
+//! mapping unit when units are stored as written (IPU's 4 KiB subpages of a 16 KiB page), the
+//! partial unit (`ftl.reduction.partial_unit_kib`) when they are shaped. Nothing requires the
+//! bytes of a subpage to be one unit as written: compressed units are packed into a program's
+//! subpages from the first erased one, as into a fresh page from its start. The FTL remembers,
+//! for every page programmed in part, which subpages are still erased, its next free slot (a
+//! mapping entry of the page), how many programs it has had and which slots a program is still
+//! writing; a policy ([`PartialProgram`]) names the page a sealed page of few units goes into.
 
+use super::page_units::PageUnits;
+use super::shape::UnitShape;
 use super::{BlockState, Ftl};
 use crate::config::PartialProgramConfig;
 use crate::flash::{BlockId, PageId};
@@ -12,85 +19,183 @@ use crate::flash::{BlockId, PageId};
 /// A page programmed in part.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PartialPage {
-    /// Slots still erased (programmable).
+    /// Subpages still erased (programmable): always the page's last ones.
     pub erased: u64,
+    /// The first slot no program has written (units stored as written: the first erased
+    /// subpage's).
+    pub next_slot: u8,
     /// Programs since the erase.
     pub programs: u8,
     /// Slots a later program is still writing: their units are read from controller memory.
     pub in_flight: u64,
 }
 
+/// The slots and bytes one program of a page in part wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartialWrite {
+    pub slots: u64,
+    pub bytes: u64,
+}
+
 impl Ftl {
-    /// `page`, just filled (by `fill_page`) with units in its first `used` slots, is in a region
-    /// whose pages take partial programs: remember the slots left erased.
-    pub fn note_first_program(&mut self, page: PageId, used: u32) {
-        let g = &self.geometry;
-        if g.regions[g.region_of(g.block_of_page(page))].nop < 2 || used >= g.slots_per_page {
-            return;
+    /// Subpages of `bytes` from a page's start (or from a subpage boundary).
+    pub fn subpages_of(&self, bytes: u32) -> u32 {
+        bytes.div_ceil(self.partial_bytes)
+    }
+
+    /// The bytes the live `units` of a sealed page take in a later program of a page in part,
+    /// from a subpage boundary: the end of the last one as packed, or a unit each.
+    pub fn live_bytes(&self, units: &PageUnits) -> u32 {
+        match self.keeps_shapes() {
+            true => (units.live_shaped())
+                .map(|(_, _, s)| s.offset + s.len)
+                .max()
+                .unwrap_or(0),
+            false => units.live().count() as u32 * self.geometry.unit_bytes,
         }
-        let erased = g.all_slots() & !mask_of(used);
-        self.erased_slots[g.block_of_page(page) as usize] += erased.count_ones();
+    }
+
+    /// `page`, just filled (by `fill_page`) with `units`, is in a region whose pages take
+    /// partial programs: remember the subpages left erased (counted as padding, invalid, until
+    /// written) and return the bytes the program writes (the page's, when none is left).
+    pub fn note_first_program(&mut self, page: PageId, units: &PageUnits) -> u32 {
+        let used = units.len() as u32;
+        let bytes = match self.keeps_shapes() {
+            true => units.packed_end(),
+            false => used * self.geometry.unit_bytes,
+        };
+        let g = &self.geometry;
+        let block = g.block_of_page(page);
+        let subpages = g.page_bytes / self.partial_bytes;
+        let written = self.subpages_of(bytes);
+        if g.regions[g.region_of(block)].nop < 2 || used >= g.slots_per_page || written >= subpages
+        {
+            return g.page_bytes;
+        }
+        let erased = mask_of(subpages) & !mask_of(written);
+        let space = self.erased_space_of(erased);
+        if let Some(slack) = self.page_slack.get_mut(page as usize) {
+            // Shaped units: the erased bytes are not the packing's slack, which counts as valid
+            // while a unit of the page is.
+            if slack.live_units > 0 {
+                slack.slack_bytes -= space as u16;
+                let pool = self.pool_of_block(block);
+                self.valid_space[block as usize] -= space;
+                self.pools[pool].valid_space -= space as u64;
+                self.pools[pool].invalid_space += space as u64;
+            }
+        }
+        self.erased_space[block as usize] += space;
         self.partial_pages.insert(
             page,
             PartialPage {
                 erased,
+                next_slot: used as u8,
                 programs: 1,
                 in_flight: 0,
             },
         );
+        written * self.partial_bytes
     }
 
-    /// Can `page` take `units` more units in one more program?
+    /// Erased subpages `mask`, in [`Ftl::space_per_page`] measure: a slot each when units are
+    /// stored as written (a subpage is a unit), their bytes when shaped.
+    fn erased_space_of(&self, mask: u64) -> u32 {
+        match self.keeps_shapes() {
+            true => mask.count_ones() * self.partial_bytes,
+            false => mask.count_ones(),
+        }
+    }
+
+    /// Can `page` take `slots` more units, `bytes` of them from a subpage boundary, in one more
+    /// program?
     ///
     /// Not once its block is a GC (or wear-levelling) victim: the job has fixed which pages it
     /// reads, and may already have read this one, so a unit programmed into it now would be left
     /// behind in a block about to be erased.
-    pub fn partial_room(&self, page: PageId, units: u32) -> bool {
+    pub fn partial_room(&self, page: PageId, slots: u32, bytes: u32) -> bool {
         let g = &self.geometry;
         let block = g.block_of_page(page);
         let nop = g.regions[g.region_of(block)].nop;
         self.blocks[block as usize].state != BlockState::Victim
-            && self
-                .partial_pages
-                .get(&page)
-                .is_some_and(|p| p.programs < nop && p.erased.count_ones() >= units)
+            && self.partial_pages.get(&page).is_some_and(|p| {
+                p.programs < nop
+                    && p.erased.count_ones() >= self.subpages_of(bytes)
+                    && p.next_slot as u32 + slots <= g.slots_per_page
+            })
     }
 
-    /// Program `units` (`(lpn, version)`, each unit's old copy already unmapped) into the first
-    /// erased slots of `page`, which [`Ftl::partial_room`] said can take them; returns the slots,
-    /// whose reads wait for [`Ftl::complete_partial`].
-    pub fn fill_erased_slots(&mut self, page: PageId, units: &[(u32, u32)]) -> u64 {
+    /// Program the live `units` (each unit's old copy already unmapped; shaped: offsets as
+    /// packed from a page's start) into `page`'s next slots and first erased subpages, which
+    /// [`Ftl::partial_room`] said can take them; returns the slots, whose reads wait for
+    /// [`Ftl::complete_partial`], and the bytes programmed.
+    pub fn fill_erased_slots(&mut self, page: PageId, units: &PageUnits) -> PartialWrite {
         let g = &self.geometry;
         let block = g.block_of_page(page);
         let pool = self.pool_of_block(block);
-        let p = self
+        let shaped = self.keeps_shapes();
+        let p = *self
             .partial_pages
-            .get_mut(&page)
+            .get(&page)
             .expect("a page programmed in part");
-        let mut mask = 0;
-        for &(lpn, version) in units {
-            let i = p.erased.trailing_zeros();
-            let slot = g.slot_id(page, i);
-            mask |= 1 << i;
-            p.erased &= !(1 << i);
-            self.p2l.set(slot, lpn);
+        let base = p.erased.trailing_zeros() * self.partial_bytes;
+        let live = units.live_shaped();
+        let bytes = match shaped {
+            true => (live.clone()).map(|(_, _, s)| s.offset + s.len).max(),
+            false => Some(live.clone().count() as u32 * g.unit_bytes),
+        };
+        let written =
+            p.erased & mask_of(p.erased.trailing_zeros() + self.subpages_of(bytes.unwrap_or(0)));
+        let mut slots = 0;
+        let mut valid = 0;
+        let mut n = 0;
+        for (lpn, version, shape) in live {
+            let index = p.next_slot as u32 + n;
+            n += 1;
+            let slot = self.geometry.slot_id(page, index);
+            slots |= 1 << index;
+            self.p2l.set(&self.geometry, slot, lpn);
             self.l2p[lpn as usize] = slot + 1;
+            if shaped {
+                let shape = UnitShape {
+                    offset: base + shape.offset,
+                    ..shape
+                };
+                self.shapes[lpn as usize] = shape.pack();
+                valid += shape.len;
+            } else {
+                valid += 1;
+            }
             if let Some(o) = &mut self.oracle {
                 o.slot_version[slot as usize] = version;
             }
-        }
-        p.programs += 1;
-        p.in_flight |= mask;
-        for &(lpn, _) in units {
             self.reads_join(lpn, block);
         }
-        // The slots were counted as padding (invalid) when the page was first filled.
-        let n = units.len() as u32;
-        self.erased_slots[block as usize] -= n;
-        self.valid_space[block as usize] += n;
-        self.pools[pool].valid_space += n as u64;
-        self.pools[pool].invalid_space -= n as u64;
-        mask
+        let space = self.erased_space_of(written);
+        if let Some(slack) = self.page_slack.get_mut(page as usize) {
+            // The subpages' bytes the units leave unused are the page's slack while a unit of
+            // it is valid (a page whose units had all left counted its old slack invalid then).
+            if slack.live_units == 0 {
+                slack.slack_bytes = 0;
+            }
+            slack.slack_bytes += (space - valid) as u16;
+            slack.live_units += n as u8;
+            valid = space;
+        }
+        let p = self.partial_pages.get_mut(&page).expect("checked above");
+        p.erased &= !written;
+        p.next_slot += n as u8;
+        p.programs += 1;
+        p.in_flight |= slots;
+        // The subpages were counted as padding (invalid) when the page was first filled.
+        self.erased_space[block as usize] -= space;
+        self.valid_space[block as usize] += valid;
+        self.pools[pool].valid_space += valid as u64;
+        self.pools[pool].invalid_space -= valid as u64;
+        PartialWrite {
+            slots,
+            bytes: (written.count_ones() * self.partial_bytes) as u64,
+        }
     }
 
     /// The program of slots `mask` of `page` completed.
@@ -121,7 +226,7 @@ impl Ftl {
 
     /// Forget the pages of an erased block.
     pub(super) fn forget_partial_pages(&mut self, block: BlockId) {
-        if let Some(n) = self.erased_slots.get_mut(block as usize) {
+        if let Some(n) = self.erased_space.get_mut(block as usize) {
             *n = 0;
         }
         if self.partial_pages.is_empty() {
@@ -134,7 +239,7 @@ impl Ftl {
     }
 }
 
-/// The mask of the first `n` slots.
+/// The mask of the first `n` slots (or subpages).
 fn mask_of(n: u32) -> u64 {
     match n {
         0 => 0,
@@ -144,15 +249,21 @@ fn mask_of(n: u32) -> u64 {
 
 /// Which page a sealed page of fewer units than slots goes into.
 pub trait PartialProgram: Send {
-    /// A page already programmed in part that `units` units of open page `key` go into, or
-    /// None for a fresh page.
-    fn target(&mut self, ftl: &Ftl, key: usize, units: u32) -> Option<PageId>;
+    /// A page already programmed in part that `units` units of open page `key`, taking
+    /// `bytes` as packed, go into, or None for a fresh page.
+    fn target(&mut self, ftl: &Ftl, key: usize, units: u32, bytes: u32) -> Option<PageId>;
     /// Open page `key`'s units went into fresh `page`.
     fn first_program(&mut self, ftl: &Ftl, key: usize, page: PageId);
     /// The page a host update of `lpn`, whose current copy is in `old_slot`, is programmed into
     /// at once (bypassing the write buffer), or None to buffer it as any write; `updates` counts
-    /// the unit's updates, this one included.
-    fn update_in_place(&mut self, _ftl: &Ftl, _old_slot: u32, _updates: u8) -> Option<PageId> {
+    /// the unit's updates, this one included, and `bytes` what it stores.
+    fn update_in_place(
+        &mut self,
+        _ftl: &Ftl,
+        _old_slot: u32,
+        _updates: u8,
+        _bytes: u32,
+    ) -> Option<PageId> {
         None
     }
     /// Does the policy need the FTL to count each unit's updates?
@@ -176,10 +287,10 @@ pub struct Share {
 }
 
 impl PartialProgram for Share {
-    fn target(&mut self, ftl: &Ftl, key: usize, units: u32) -> Option<PageId> {
+    fn target(&mut self, ftl: &Ftl, key: usize, units: u32, bytes: u32) -> Option<PageId> {
         let (page, erases) = self.last[key]?;
         let block = ftl.geometry.block_of_page(page);
-        (ftl.blocks[block as usize].erase_count == erases && ftl.partial_room(page, units))
+        (ftl.blocks[block as usize].erase_count == erases && ftl.partial_room(page, units, bytes))
             .then_some(page)
     }
     fn first_program(&mut self, ftl: &Ftl, key: usize, page: PageId) {
@@ -194,7 +305,7 @@ impl PartialProgram for Share {
 }
 
 /// IPU's intra-page update (Li et al., ICPP 2021, Design 1/3): an update of a unit whose old
-/// copy sits in a page with an erased slot and programs left is programmed into that same page,
+/// copy sits in a page with erased subpages enough and programs left is programmed into that same page,
 /// next to its old version, provided the old copy is itself an update (it lies in a Monitor or
 /// Hot block: techniques.md §3.2, "level(P.block) >= MONITOR"); other writes share pages as
 /// [`Share`] does.
@@ -203,15 +314,21 @@ pub struct IntraPageUpdate {
 }
 
 impl PartialProgram for IntraPageUpdate {
-    fn target(&mut self, ftl: &Ftl, key: usize, units: u32) -> Option<PageId> {
-        self.share.target(ftl, key, units)
+    fn target(&mut self, ftl: &Ftl, key: usize, units: u32, bytes: u32) -> Option<PageId> {
+        self.share.target(ftl, key, units, bytes)
     }
     fn first_program(&mut self, ftl: &Ftl, key: usize, page: PageId) {
         self.share.first_program(ftl, key, page)
     }
-    fn update_in_place(&mut self, ftl: &Ftl, old_slot: u32, updates: u8) -> Option<PageId> {
+    fn update_in_place(
+        &mut self,
+        ftl: &Ftl,
+        old_slot: u32,
+        updates: u8,
+        bytes: u32,
+    ) -> Option<PageId> {
         let page = ftl.geometry.page_of_slot(old_slot);
-        (updates >= 2 && ftl.partial_room(page, 1)).then_some(page)
+        (updates >= 2 && ftl.partial_room(page, 1, bytes)).then_some(page)
     }
     fn counts_updates(&self) -> bool {
         true

@@ -61,10 +61,10 @@ impl ReverseMap {
     }
 
     /// Record the units (`(lpn, version)`, `NO_LPN` for a dead entry) written into `page`'s
-    /// first slots; its other slots hold nothing. Pages of a block are filled in page order,
-    /// once per erase.
+    /// first slots; its other slots hold nothing (`in_part`: until later programs of the page
+    /// [`set`](Self::set) them). Pages of a block are filled in page order, once per erase.
     #[inline]
-    pub fn fill(&mut self, g: &Geometry, page: PageId, units: &[(u32, u32)]) {
+    pub fn fill(&mut self, g: &Geometry, page: PageId, units: &[(u32, u32)], in_part: bool) {
         match self {
             ReverseMap::Dense(p2l) => {
                 let first = g.slot_id(page, 0) as usize;
@@ -75,16 +75,20 @@ impl ReverseMap {
                 }
                 padding.fill(NO_LPN);
             }
-            ReverseMap::Packed(p) => p.fill(g, page, units),
+            ReverseMap::Packed(p) => p.fill(g, page, units, in_part),
         }
     }
 
-    /// Write `lpn` into `slot`, an erased slot of a page programmed in part (units stored as
-    /// written only: validation refuses partial programs of shaped units).
-    pub fn set(&mut self, slot: SlotId, lpn: u32) {
+    /// Write `lpn` into `slot`, a slot a later program of a page programmed in part writes
+    /// (filled `in_part`).
+    pub fn set(&mut self, g: &Geometry, slot: SlotId, lpn: u32) {
         match self {
             ReverseMap::Dense(p2l) => p2l[slot as usize] = lpn,
-            ReverseMap::Packed(_) => unreachable!("partial programs store units as written"),
+            ReverseMap::Packed(p) => {
+                let range = p.page_range(g, g.page_of_slot(slot));
+                let (block, _) = g.block_and_index(g.page_of_slot(slot));
+                p.units[block as usize][range][g.slot_in_page(slot) as usize] = lpn;
+            }
         }
     }
 
@@ -157,10 +161,13 @@ impl ReverseMap {
 // enough to inline theirs.)
 impl Packed {
     #[inline(never)]
-    fn fill(&mut self, g: &Geometry, page: PageId, units: &[(u32, u32)]) {
+    fn fill(&mut self, g: &Geometry, page: PageId, units: &[(u32, u32)], in_part: bool) {
         let (block, index) = g.block_and_index(page);
         let stored = &mut self.units[block as usize];
-        let n = units.len();
+        let n = match in_part {
+            true => g.slots_per_page as usize,
+            false => units.len(),
+        };
         debug_assert!(n <= g.slots_per_page as usize, "more units than slots");
         if index % GROUP_PAGES == 0 {
             self.group_start[(block * self.groups_per_block + index / GROUP_PAGES) as usize] =
@@ -180,12 +187,21 @@ impl Packed {
             stored.reserve_exact(target - stored.len());
         }
         stored.extend(units.iter().map(|&(lpn, _)| lpn));
+        stored.resize(stored.len() + n - units.len(), NO_LPN);
         // (A page holds at most 64 slots: validated.)
         self.counts[page as usize] = n as u8;
     }
 
     #[inline(never)]
     fn page(&self, g: &Geometry, page: PageId) -> &[u32] {
+        let (block, _) = g.block_and_index(page);
+        self.units[block as usize]
+            .get(self.page_range(g, page))
+            .unwrap_or_default()
+    }
+
+    /// Where `page`'s units lie in its block's `units`.
+    fn page_range(&self, g: &Geometry, page: PageId) -> std::ops::Range<usize> {
         let (block, index) = g.block_and_index(page);
         let in_group = index % GROUP_PAGES;
         let group = (block * self.groups_per_block + index / GROUP_PAGES) as usize;
@@ -195,10 +211,7 @@ impl Packed {
                 .iter()
                 .map(|&c| c as usize)
                 .sum::<usize>();
-        let n = counts[in_group as usize] as usize;
-        self.units[block as usize]
-            .get(start..start + n)
-            .unwrap_or_default()
+        start..start + counts[in_group as usize] as usize
     }
 }
 
@@ -233,8 +246,8 @@ mod tests {
                     })
                     .collect();
                 let page = g.page_id(block, index);
-                dense.fill(&g, page, &units);
-                packed.fill(&g, page, &units);
+                dense.fill(&g, page, &units, false);
+                packed.fill(&g, page, &units, false);
             }
         }
         for block in [3, 40] {
@@ -264,7 +277,7 @@ mod tests {
         let mut packed = ReverseMap::new(&g, true);
         // Units that fail to compress take a page each: one entry a page, not twelve.
         for index in 0..g.max_pages_per_block {
-            packed.fill(&g, g.page_id(5, index), &[(index, 0)]);
+            packed.fill(&g, g.page_id(5, index), &[(index, 0)], false);
         }
         let held = packed.unit_entry_bytes();
         let one_a_page = g.max_pages_per_block as usize * 4;
@@ -276,10 +289,29 @@ mod tests {
         packed.erase(&g, 5);
         assert!(packed.page(&g, g.page_id(5, 0)).is_empty());
         assert_eq!(packed.unit_entry_bytes(), held);
-        packed.fill(&g, g.page_id(5, 0), &[(7, 0), (8, 0)]);
+        packed.fill(&g, g.page_id(5, 0), &[(7, 0), (8, 0)], false);
         assert_eq!(packed.page(&g, g.page_id(5, 0)), [7, 8]);
         packed.release(&g, 5);
         assert_eq!(packed.unit_entry_bytes(), 0);
         assert!(packed.page(&g, g.page_id(5, 0)).is_empty());
+    }
+
+    #[test]
+    fn a_packed_page_filled_in_part_takes_later_units_in_its_next_slots() {
+        let g = twelve_slots();
+        let mut packed = ReverseMap::new(&g, true);
+        packed.fill(&g, g.page_id(5, 0), &[(7, 0), (8, 0)], true);
+        packed.fill(&g, g.page_id(5, 1), &[(9, 0)], false);
+        let page = packed.page(&g, g.page_id(5, 0));
+        assert_eq!((page.len(), &page[..3]), (12, &[7, 8, NO_LPN][..]));
+        packed.set(&g, g.slot_id(g.page_id(5, 0), 2), 11);
+        packed.set(&g, g.slot_id(g.page_id(5, 0), 3), 12);
+        assert_eq!(
+            packed.page(&g, g.page_id(5, 0))[..5],
+            [7, 8, 11, 12, NO_LPN]
+        );
+        // The next page's units are where they were.
+        assert_eq!(packed.page(&g, g.page_id(5, 1)), [9]);
+        assert_eq!(packed.unit(&g, g.slot_id(g.page_id(5, 0), 3)), 12);
     }
 }

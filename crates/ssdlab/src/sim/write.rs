@@ -138,10 +138,11 @@ impl Simulation {
             self.device.hot_units += u64::from(dest.stream == hot);
         }
         // (The mapping is looked up only when pages take partial programs.)
-        if let Some(policy) = &mut self.partial {
+        // (A split unit's parts go to pages of their own channels, never beside its old copy.)
+        if let (Some(policy), false) = (&mut self.partial, shape.kind == UnitKind::Split) {
             if let Location::Flash(old) = self.ftl.lookup(lpn) {
-                if let Some(page) = policy.update_in_place(&self.ftl, old, updates) {
-                    self.update_in_place(id, lpn, version, page);
+                if let Some(page) = policy.update_in_place(&self.ftl, old, updates, shape.len) {
+                    self.update_in_place(id, lpn, version, shape, page);
                     return reduced.encode_ns;
                 }
             }
@@ -339,9 +340,9 @@ impl Simulation {
         let mut units = std::mem::take(&mut self.scratch_units);
         self.ftl.sealed_units(&sealed, &mut units);
         if let Some(page) = self.partial_target(&sealed, &units) {
-            let live: Vec<(u32, u32)> = units.live().collect();
+            self.program_partial(page, sealed, &units);
             self.scratch_units = units;
-            return self.program_partial(page, sealed, &live);
+            return;
         }
         let (_, writer) = self.key_destination(sealed.key);
         let Some(page) = self.ftl.alloc_page(pool, writer, self.now) else {
@@ -351,17 +352,19 @@ impl Simulation {
         };
         let live = units.live().count() as u64;
         self.device.padded_slots += self.ftl.geometry.slots_per_page as u64 - live;
-        self.ftl.fill_page(page, &units);
-        let mut bytes = self.ftl.geometry.page_bytes as u64;
-        if let Some(policy) = &mut self.partial {
-            // The slots left stay erased for later partial programs, and only the slots
+        let bytes = match &mut self.partial {
+            // The subpages left stay erased for later partial programs, and only those
             // written are moved.
-            self.ftl.note_first_program(page, units.len() as u32);
-            policy.first_program(&self.ftl, sealed.key, page);
-            if self.ftl.partial_page(page).is_some() {
-                bytes = units.len() as u64 * self.ftl.geometry.unit_bytes as u64;
+            Some(policy) => {
+                let bytes = self.ftl.fill_page_in_part(page, &units);
+                policy.first_program(&self.ftl, sealed.key, page);
+                bytes
             }
-        }
+            None => {
+                self.ftl.fill_page(page, &units);
+                self.ftl.geometry.page_bytes
+            }
+        } as u64;
         self.scratch_units = units;
         let units = sealed.entries.len() as u32;
         self.ftl.buffer.retire(sealed.entries);
@@ -378,17 +381,18 @@ impl Simulation {
         self.maybe_start_gc(pool);
     }
 
-    /// Program version `version` of `lpn` (of request `id`) into an erased slot of `page`,
-    /// which holds its old copy, at once: a partial program of one unit, outside the write
-    /// buffer.
+    /// Program version `version` of `lpn` (of request `id`), stored as `shape`, into erased
+    /// subpages of `page`, which holds its old copy, at once: a partial program of one unit,
+    /// outside the write buffer.
     #[inline(never)]
-    fn update_in_place(&mut self, id: u32, lpn: u32, version: u32, page: u32) {
+    fn update_in_place(&mut self, id: u32, lpn: u32, version: u32, shape: UnitShape, page: u32) {
         self.ftl.unmap(lpn);
-        let slots = self.ftl.fill_erased_slots(page, &[(lpn, version)]);
+        let mut unit = PageUnits::new(self.ftl.keeps_shapes());
+        unit.push(lpn, version, || UnitShape { offset: 0, ..shape });
+        let written = self.ftl.fill_erased_slots(page, &unit);
         self.device.partial_programs += 1;
         self.device.in_place_updates += 1;
-        let bytes = self.ftl.geometry.unit_bytes as u64;
-        self.program_for_request(id, page, slots, bytes);
+        self.program_for_request(id, page, written.slots, written.bytes);
     }
 
     /// Program version `version` of `lpn` (of request `id`) over its old copy in `slot`, on a
@@ -436,18 +440,18 @@ impl Simulation {
         let policy = self.partial.as_mut()?;
         let live = units.live().count() as u32;
         (live > 0 && live < self.ftl.geometry.slots_per_page)
-            .then(|| policy.target(&self.ftl, sealed.key, live))
+            .then(|| policy.target(&self.ftl, sealed.key, live, self.ftl.live_bytes(units)))
             .flatten()
     }
 
-    /// Program `sealed`'s `live` units (`(lpn, version)`) into erased slots of `page` (on any
-    /// plane: no page is allocated): one more program of the page, moving only their bytes.
+    /// Program `sealed`'s live `units` into erased subpages of `page` (on any plane: no page is
+    /// allocated): one more program of the page, moving only their bytes.
     #[inline(never)]
-    fn program_partial(&mut self, page: u32, sealed: SealedPage, live: &[(u32, u32)]) {
+    fn program_partial(&mut self, page: u32, sealed: SealedPage, units: &PageUnits) {
         let pool = self
             .ftl
             .pool_of_block(self.ftl.geometry.block_of_page(page));
-        let slots = self.ftl.fill_erased_slots(page, live);
+        let written = self.ftl.fill_erased_slots(page, units);
         self.device.partial_programs += 1;
         let n = sealed.entries.len() as u32;
         self.ftl.buffer.retire(sealed.entries);
@@ -457,10 +461,9 @@ impl Simulation {
             waiters: sealed.waiters,
             source: OpSource::Host,
             pool,
-            partial_slots: slots,
+            partial_slots: written.slots,
         });
-        let bytes = live.len() as u64 * self.ftl.geometry.unit_bytes as u64;
-        let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
+        let op = self.program_op_bytes(page, OpSource::Host, owner, written.bytes);
         self.submit(op);
     }
 

@@ -215,3 +215,62 @@ fn levels_place_each_write_by_how_often_its_unit_was_rewritten() {
     assert_ne!(block(7), block(9));
     assert_ne!(block(8), block(9));
 }
+
+/// Compressed units share a page programmed in part: each program packs its units into the
+/// page's first erased 4 KiB subpage (the partial unit), from the subpage's start, so a page of
+/// four subpages takes four programs of two compressed units each, eight units where units
+/// stored as written take four; a ninth unit finds none left and opens a fresh page.
+#[test]
+fn compressed_units_are_packed_into_the_erased_subpages_of_a_page_programmed_in_part() {
+    let pairs = |n: u64| -> Vec<TraceRequest> {
+        (0..n)
+            .map(|i| TraceRequest {
+                arrival_ns: i * 1_000_000,
+                offset_bytes: i * 100 * 4096,
+                size_bytes: 2 * 4096,
+                op: Op::Write,
+                stream: 0,
+            })
+            .collect()
+    };
+    let compressed = |mut c: Config| {
+        c.ftl.reduction =
+            toml::from_str("policy = \"compress\"\ncodec = \"dpc\"\npartial_unit_kib = 4").unwrap();
+        c.ftl.max_units_per_page = 8;
+        c.content = toml::from_str(
+            "source = \"synthetic\"\nmix = [{ fraction = 1.0, compressibility = 0.75 }]",
+        )
+        .unwrap();
+        c.validate().unwrap();
+        c
+    };
+    let sim = run(compressed(slc_cache(4)), pairs(5));
+    let units: Vec<u32> = (0..5).flat_map(|i| [i * 100, i * 100 + 1]).collect();
+    let pages: Vec<u32> = units.iter().map(|&u| page_of(&sim, u)).collect();
+    assert!(pages[..8].iter().all(|&p| p == pages[0]), "{pages:?}");
+    assert_ne!(pages[8], pages[0], "no slot nor program left: a fresh page");
+    for (i, &u) in units[..8].iter().enumerate() {
+        let Location::Flash(slot) = sim.ftl.lookup(u) else {
+            unreachable!()
+        };
+        let shape = sim.ftl.shape_in_slot(u, slot);
+        assert_eq!(sim.ftl.geometry.slot_in_page(slot), i as u32);
+        assert!(sim.ftl.is_compressed(u), "unit {u}: {shape:?}");
+        // The pair's first unit starts its program's subpage; both lie within it.
+        if i % 2 == 0 {
+            assert_eq!(shape.offset, i as u32 / 2 * 4096, "unit {u}");
+        }
+        assert!(
+            shape.offset + shape.len <= (i as u32 / 2 + 1) * 4096,
+            "{shape:?}"
+        );
+    }
+    let d = &sim.device;
+    assert_eq!(d.partial_programs, 3);
+    // Each program moves one subpage (the fifth, a fresh page's first).
+    assert_eq!(d.programmed_bytes, 5 * 4096);
+    // Stored as written, the pairs take two subpages each: two pages of two programs.
+    let raw = run(slc_cache(4), pairs(4));
+    assert_ne!(page_of(&raw, 0), page_of(&raw, 200));
+    assert_eq!(raw.device.partial_programs, 2);
+}
