@@ -600,14 +600,17 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
             )
         });
         let timeout = ftl.write_buffer_timeout_ns;
-        // (MGA's merging rewrites a lone write's logical page with it: its page is not lone.)
+        // (MGA's merging rewrites a lone write's logical page with it: its page is not lone. A
+        // compressed unit may be all zero, stored nowhere, and a split one goes to pages of
+        // its own channels.)
+        let stored_alone = !stores_zero_units && ftl.split.width().is_none();
         let merges = matches!(
             ftl.partial_program,
             PartialProgramConfig::Share { merge_threshold_pages } if merge_threshold_pages > 0
         );
         v.expect(
             "partial programming acts",
-            whole && placed && can && !merges && f.open_loop && f.lone_writes >= 4,
+            whole && placed && can && stored_alone && !merges && f.open_loop && f.lone_writes >= 4,
             maybe(s, "flash_ops.program.partial") > 0,
             || {
                 format!(
@@ -623,6 +626,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
                 && placed
                 && policy == "intra_page_update"
                 && can
+                && stored_alone
                 && f.open_loop
                 && f.lone_writes_to_one_unit >= 4,
             maybe(s, "flash_ops.program.in_place_update") > 0,

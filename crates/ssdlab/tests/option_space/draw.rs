@@ -604,9 +604,9 @@ pub fn draw(seed: u64) -> Draw {
         false => plan.oblivious_flash && (regions.len() >= 2 || chance(q, 0.1)),
     };
     // (Partial programming takes pages of several units, and with oblivious placement a first
-    // region whose pages take it: the region validation holds host writes to.)
+    // region whose pages take it: the region validation holds host writes to. Compressed units
+    // are packed into its subpages; MGA's merging gathers units stored as written.)
     let partial_fits = nop_region.is_some()
-        && !compress
         && !plan.pcm
         && (!oblivious || regions.first().is_some_and(|g| g.nop > 1));
     let partial_on = partial_fits && chance(r, 0.5) || chance(r, 0.04);
@@ -614,7 +614,13 @@ pub fn draw(seed: u64) -> Draw {
         true => match chance(r, 0.5) {
             true => table(&[
                 ("policy", "share".into()),
-                ("merge_threshold_pages", int(pick(r, &[0u64, 0, 1, 2, 3]))),
+                (
+                    "merge_threshold_pages",
+                    int(match compress {
+                        true => 0,
+                        false => pick(r, &[0u64, 0, 1, 2, 3]),
+                    }),
+                ),
             ]),
             false => table(&[("policy", "intra_page_update".into())]),
         },
