@@ -36,9 +36,10 @@ impl Simulation {
         }
         self.ftl.victim_candidates(pool, &mut self.candidates);
         // Cleaning a block with no invalid unit gains nothing (unless its data leaves the
-        // region): offer the policy only blocks that free space. If there are none the data does
-        // not fit (or no full block has finished programming yet: a completing program retries),
-        // and the run reports what is stuck.
+        // region): offer the policy only blocks that free space. If there are none the pool
+        // waits (`park_gc`) until a completing program of its own or a rewrite of its data
+        // elsewhere gives it some; if none ever comes the data does not fit, and the run reports
+        // what is stuck.
         let evicts = self.migration.target(self.ftl.pools[pool].region).is_some();
         keep_worth_cleaning(&mut self.candidates, evicts);
         if self.candidates.is_empty() && self.ftl.keeps_shapes() {
@@ -58,11 +59,42 @@ impl Simulation {
             self.ftl.victim_candidates(pool, &mut self.candidates);
         }
         if self.candidates.is_empty() {
+            self.park_gc(pool);
             return;
         }
         let pick = self.candidates[self.victim.choose(&self.candidates, self.now)];
         self.start_gc(pool, pick.block, OpSource::Gc);
         self.gc[pool].spills = spills;
+    }
+
+    /// `pool` needs GC but holds nothing worth cleaning: note its invalid space, so that it is
+    /// asked again ([`Simulation::retry_parked_gc`]) once the host overwrites units of it. A
+    /// pool under its GC threshold takes no host page (its host block full, its last free
+    /// blocks kept for GC), so no program of its own would ask; and the rewrites, placed on
+    /// planes with room, may leave every block of it stale while it keeps its blocks from the
+    /// host for good.
+    fn park_gc(&mut self, pool: usize) {
+        let invalid = self.ftl.pools[pool].invalid_space;
+        match self.gc_parked.iter_mut().find(|(p, _)| *p == pool) {
+            Some(parked) => parked.1 = invalid,
+            None => self.gc_parked.push((pool, invalid)),
+        }
+    }
+
+    /// Ask again of each parked pool whose invalid space has grown since it was parked (a
+    /// program completed: its units may have been rewrites of the pool's). Asking may park it
+    /// again.
+    pub(super) fn retry_parked_gc(&mut self) {
+        let mut i = 0;
+        while i < self.gc_parked.len() {
+            let (pool, invalid) = self.gc_parked[i];
+            if self.ftl.pools[pool].invalid_space == invalid {
+                i += 1;
+                continue;
+            }
+            self.gc_parked.swap_remove(i);
+            self.maybe_start_gc(pool);
+        }
     }
 
     /// Whether another plane of `pool`'s region can take a victim's copies and stay above its

@@ -150,6 +150,9 @@ pub struct Simulation {
     gc: Vec<GcJob>,
     /// Sealed host pages waiting for a pool to have room (foreground GC), per pool.
     stalled_pages: Vec<VecDeque<SealedPage>>,
+    /// Pools that needed GC but held nothing worth cleaning, with their invalid space then
+    /// (`gc.rs` `park_gc`): asked again once units of theirs are overwritten.
+    gc_parked: Vec<(usize, u64)>,
     /// Write (and trim) requests waiting for buffer room, in arrival order.
     write_waiters: VecDeque<write::WaitingWrite>,
     candidates: Vec<Candidate>,
@@ -407,6 +410,7 @@ impl Simulation {
                 })
                 .collect(),
             stalled_pages: (0..pools).map(|_| VecDeque::new()).collect(),
+            gc_parked: Vec::new(),
             write_waiters: VecDeque::new(),
             candidates: Vec::new(),
             scratch_groups: page_groups::PageGroups::default(),

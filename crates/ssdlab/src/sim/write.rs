@@ -525,6 +525,11 @@ impl Simulation {
         if self.ftl.programmed[block as usize] == self.ftl.pools[block_pool].pages_per_block {
             self.maybe_start_gc(block_pool);
         }
+        // So may a block of a pool that found nothing worth cleaning, if this page's units
+        // overwrote units of it.
+        if !self.gc_parked.is_empty() {
+            self.retry_parked_gc();
+        }
         match source {
             OpSource::Host => {
                 self.count_host_program(-1);
