@@ -17,7 +17,7 @@ impl Config {
             self.timing.validate_mode(mode)?;
         }
         self.validate_slots(units_per_page)?;
-        self.validate_pcm(units_per_page)?;
+        self.validate_pcm()?;
         // Only now is the device's arithmetic (u32) safe to do.
         let geo = Geometry::new(self);
         let device = Device::new(self, &geo)?;

@@ -121,10 +121,12 @@ impl PcmTiming {
 }
 
 impl super::Config {
-    /// PCM in the device: its timing given (and only then), what it stores fits in place, and
-    /// host writes reach it. Each refusal says what PCM cannot do in the engine and why.
-    pub(super) fn validate_pcm(&self, units_per_page: u32) -> Result<(), Error> {
-        use super::{PlacementConfig, ReductionConfig, ReliabilityConfig};
+    /// PCM in the device: its timing given (and only then), its reads decoded by a model of
+    /// its own, and host writes reach it. Each refusal says what PCM cannot do and why. (PCM
+    /// stores each unit as written in a slot of its own, taken again once the unit leaves:
+    /// pages of any number of units, and compression on the flash, work; `ftl/pcm.rs`.)
+    pub(super) fn validate_pcm(&self) -> Result<(), Error> {
+        use super::{PlacementConfig, ReliabilityConfig};
         let f = &self.ftl;
         let Some(_) = &self.geometry.pcm else {
             let e = &self.energy;
@@ -148,29 +150,6 @@ impl super::Config {
                 "timing.pcm",
                 "missing: the device has PCM (geometry.pcm); give a set (pcm1 … pcm5) or read_ns \
                  and write_ns",
-            ));
-        }
-        // A PCM page is taken again as soon as its unit leaves (there is no GC to gather a
-        // page's stale slots): one unit a page.
-        if units_per_page.max(f.max_units_per_page) != 1 {
-            return Err(Error::config(
-                "ftl.mapping_unit_kib",
-                format!(
-                    "with PCM a page must hold one mapping unit ({} KiB), as PCM takes a page \
-                     again when its unit leaves and has no GC to gather the stale units of a \
-                     page of several (got {} units a page)",
-                    self.geometry.page_size_kib,
-                    units_per_page.max(f.max_units_per_page)
-                ),
-            ));
-        }
-        if !matches!(f.reduction, ReductionConfig::Identity) {
-            return Err(Error::config(
-                "ftl.reduction.policy",
-                "the data-reduction policy acts on every region, and units on PCM are stored \
-                 as written, one a page, rewritten in their place (compressing them would pack \
-                 nothing, and the engine does not store compressed units on PCM; nor does it \
-                 compress the flash regions alone): use `identity` with PCM",
             ));
         }
         if !matches!(self.reliability, ReliabilityConfig::Fixed) {

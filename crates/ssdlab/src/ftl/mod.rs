@@ -11,6 +11,7 @@ pub mod level1;
 pub mod migration;
 pub mod page_units;
 pub mod partial_program;
+pub mod pcm;
 pub mod placement;
 pub mod precondition;
 pub mod read_ahead;
@@ -120,11 +121,14 @@ pub struct Pool {
     pub gc_threshold_blocks: u32,
     /// Cleans in a row that freed no page (see [`Ftl::gc_finished`]).
     gc_without_gain: u32,
-    /// Pages written before whose units have all left, programmable again at once: PCM's, which
-    /// is written in place and never erased (empty in flash pools).
-    pub free_pages: Vec<PageId>,
-    /// The pool's pages are written in place and taken again once their unit leaves (PCM).
-    pub reuses_pages: bool,
+    /// Slots written before whose unit has left, programmable again at once: PCM's, which is
+    /// written in place and never erased (empty in flash pools; `pcm.rs`).
+    pub free_slots: Vec<SlotId>,
+    /// PCM's page whose slots are being taken, and its next slot.
+    pub open_slots: Option<(PageId, u32)>,
+    /// The pool is written in place, a unit at a time, its slots taken again once their unit
+    /// leaves (PCM).
+    pub in_place: bool,
     /// Free blocks host writes leave to GC (`ftl.gc_reserved_blocks`; none where nothing is
     /// cleaned).
     pub host_reserved_blocks: u32,
@@ -279,8 +283,9 @@ impl Ftl {
                         _ => 0,
                     },
                     gc_without_gain: 0,
-                    free_pages: Vec::new(),
-                    reuses_pages: r.medium == Medium::Pcm,
+                    free_slots: Vec::new(),
+                    open_slots: None,
+                    in_place: r.medium == Medium::Pcm,
                     host_reserved_blocks: match r.medium {
                         Medium::Flash(_) => config.ftl.gc_reserved_blocks,
                         Medium::Pcm => 0,
@@ -493,10 +498,9 @@ impl Ftl {
         self.pools[pool].valid_space -= space as u64;
         self.pools[pool].invalid_space += space as u64;
         self.reads_leave(lpn, block);
-        if self.pools[pool].reuses_pages {
-            // A PCM page holds one unit (validated): free to take again once it has left.
-            let page = self.geometry.page_of_slot(slot);
-            self.pools[pool].free_pages.push(page);
+        if self.pools[pool].in_place {
+            // PCM: the slot takes the next unit that goes there.
+            self.pools[pool].free_slots.push(slot);
         }
         // The page's last valid unit takes the page's slack with it. (Pages have slack only
         // when units are shaped: no page lookup otherwise.)
@@ -522,6 +526,7 @@ impl Ftl {
                         .erased_space
                         .get(block as usize)
                         .is_none_or(|&e| e == 0)
+                    && !self.pools[pool].in_place
                 {
                     self.p2l.release(&self.geometry, block);
                 }
@@ -648,8 +653,8 @@ impl Ftl {
                 return true;
             }
         }
-        if !p.free_pages.is_empty() {
-            return true;
+        if p.in_place {
+            return self.has_room_for_units(pool, 1);
         }
         match writer {
             Writer::Host { .. } => p.free.len() as u32 > p.host_reserved_blocks,
@@ -664,13 +669,6 @@ impl Ftl {
             return None;
         }
         let p = &mut self.pools[pool];
-        // PCM takes a page its unit has left before opening more of its blocks.
-        if let Some(page) = p.free_pages.pop() {
-            let g = &self.geometry;
-            self.pools[pool].invalid_space -= self.space_per_page as u64;
-            self.blocks[g.block_of_page(page) as usize].last_write_ns = now;
-            return Some(page);
-        }
         let active = match writer {
             Writer::Host { stream } => &mut p.host_active[stream],
             Writer::Gc => &mut p.gc_active,
@@ -680,7 +678,7 @@ impl Ftl {
             _ => {
                 let b = p.free.pop_front()?;
                 self.blocks[b as usize].state = BlockState::Open;
-                if p.reuses_pages {
+                if p.in_place {
                     // Counted programmed whole: `pcm_programs` says which pages are in flight.
                     self.programmed[b as usize] = p.pages_per_block;
                 }
@@ -778,9 +776,7 @@ impl Ftl {
         let p = &mut self.pools[pool];
         p.valid_space += valid as u64;
         p.invalid_space += (self.space_per_page - valid) as u64;
-        if p.reuses_pages {
-            *self.pcm_programs.entry(page).or_default() += 1;
-        }
+        debug_assert!(!p.in_place, "PCM takes units alone (fill_slot)");
     }
 
     /// Rewrite `lpn`, stored in `slot` of a page written in place (PCM), with version
@@ -799,7 +795,7 @@ impl Ftl {
 
     /// Is `slot` on a page written in place (PCM)?
     pub fn rewritable_in_place(&self, slot: SlotId) -> bool {
-        self.pools[self.pool_of_block(self.geometry.block_of_slot(slot))].reuses_pages
+        self.pools[self.pool_of_block(self.geometry.block_of_slot(slot))].in_place
     }
 
     /// A page's program completed.

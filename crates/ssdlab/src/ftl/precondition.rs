@@ -231,13 +231,18 @@ impl<'a> Preconditioner<'a> {
             self.ftl.map_zero(lpn, version);
             return Ok(());
         };
+        let dest = self.placement.place(lpn, updates);
+        let on_pcm = self.ftl.geometry.regions[dest.region].medium == crate::flash::Medium::Pcm;
+        if on_pcm {
+            // PCM stores units as written, a slot each (`pcm.rs`).
+            shape = UnitShape::raw(self.ftl.geometry.unit_bytes);
+        }
         // The split decision sees the write size preconditioning stands for (§4.3.1).
-        if let (UnitKind::Raw, Some(split)) = (shape.kind, &mut self.split) {
+        if let (UnitKind::Raw, Some(split), false) = (shape.kind, &mut self.split, on_pcm) {
             if split.split(lpn, self.split_request_bytes) {
                 shape.kind = UnitKind::Split;
             }
         }
-        let dest = self.placement.place(lpn, updates);
         let keys = self.ftl.buffer.keys(
             dest.region * self.streams + dest.stream,
             self.reduction.lane_of(shape),
@@ -372,14 +377,41 @@ impl<'a> Preconditioner<'a> {
     /// Place a sealed page and program it at once.
     fn program(&mut self, sealed: SealedPage) -> Result<(), Error> {
         let (region, writer) = self.destination(sealed.key);
-        let (pool, page) = self.page_for(region, writer)?;
         self.ftl.sealed_units(&sealed, &mut self.page_units);
         let units = sealed.entries.len() as u32;
         self.ftl.buffer.retire(sealed.entries);
         self.ftl.buffer.release(units);
+        if self.ftl.geometry.regions[region].medium == crate::flash::Medium::Pcm {
+            return self.program_units_alone(region);
+        }
+        let (pool, page) = self.page_for(region, writer)?;
         self.ftl.fill_page(page, &self.page_units);
         self.ftl.complete_program(page);
         self.gc_while_needed(pool)
+    }
+
+    /// Program the live units of `page_units` into PCM `region`, each alone into a slot of its
+    /// own (`pcm.rs`) on the plane the allocator picks.
+    fn program_units_alone(&mut self, region: usize) -> Result<(), Error> {
+        for (lpn, version) in self.page_units.live().collect::<Vec<_>>() {
+            let ftl = &*self.ftl;
+            let dies = ftl.geometry.regions[region].dies.index;
+            let plane = self.allocators[dies].next_plane(self.sched, &|p| {
+                ftl.has_room_for_units(ftl.pool_index(p, region), 1)
+            });
+            let pool = self.ftl.pool_index(plane, region);
+            if !self.ftl.has_room_for_units(pool, 1) {
+                return Err(Error::Simulation(format!(
+                    "preconditioning: PCM plane {plane} is full; the data does not fit (lower \
+                     precondition.fill_fraction or raise ftl.overprovisioning_ratio)"
+                )));
+            }
+            let slot = self.ftl.alloc_slot(pool, 0);
+            self.ftl.fill_slot(slot, lpn, version);
+            self.ftl
+                .complete_program(self.ftl.geometry.page_of_slot(slot));
+        }
+        Ok(())
     }
 
     /// A page for `writer` in `region`, on the plane the allocator picks (cleaned first if it

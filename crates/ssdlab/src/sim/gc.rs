@@ -101,7 +101,7 @@ impl Simulation {
     /// GC threshold (a flash region: PCM is never cleaned).
     fn region_has_room_beside(&self, pool: usize) -> bool {
         let p = &self.ftl.pools[pool];
-        if p.reuses_pages {
+        if p.in_place {
             return false;
         }
         (self.ftl.geometry.regions[p.region].dies.plane_ids())
@@ -162,7 +162,7 @@ impl Simulation {
         self.ftl.verify_block(victim);
         // A full flash block is erased once empty; PCM is never erased, and a block still
         // being written (level 1 may empty one) goes on being written.
-        let erases = !self.ftl.pools[pool].reuses_pages
+        let erases = !self.ftl.pools[pool].in_place
             && self.ftl.blocks[victim as usize].state == BlockState::Full;
         self.gc[pool].erases = erases;
         self.ftl.blocks[victim as usize].state = BlockState::Victim;
@@ -308,6 +308,11 @@ impl Simulation {
                     self.maybe_start_gc(dest_pool);
                     return;
                 }
+                if self.ftl.stores_units_alone(dest_pool) {
+                    // (What PCM has no room for goes where `copy_destination` sends it next.)
+                    self.copy_units_alone(job, list, dest_pool);
+                    continue;
+                }
                 // (Too few copies to fill a page: nothing to program yet, without packing them;
                 // GC asks after every read.)
                 let waiting = self.gc[job].copies[list].len();
@@ -384,6 +389,45 @@ impl Simulation {
                     self.maybe_start_gc(dest_pool);
                 }
             }
+        }
+    }
+
+    /// Program job `job`'s copies of list `list` into PCM `dest`, each alone into a slot of its
+    /// own (`ftl/pcm.rs`), while it has room.
+    fn copy_units_alone(&mut self, job: usize, list: usize, dest: usize) {
+        let source = self.gc[job].source;
+        while let Some(&c) = self.gc[job].copies[list].first() {
+            if !self.ftl.has_room_for_units(dest, 1) {
+                return;
+            }
+            self.gc[job].copies[list].remove(0);
+            // (Rewritten or trimmed by the host since it was read: not copied.)
+            if !self.ftl.maps_to(c.lpn, c.slot) {
+                continue;
+            }
+            let version = (self.ftl.oracle.as_ref()).map_or(0, |o| o.slot_version[c.slot as usize]);
+            self.ftl.invalidate_slot(c.slot, c.lpn);
+            let slot = self.ftl.alloc_slot(dest, self.now);
+            let bytes = self.ftl.fill_slot(slot, c.lpn, version);
+            match (source, &mut self.level1) {
+                (_, Some(l1)) if self.gc[job].level1 => {
+                    l1.count_moved(self.ftl.pools[dest].region, 1)
+                }
+                (OpSource::Wl, _) => self.device.wl_copied_units += 1,
+                _ => self.device.gc_copied_units += 1,
+            }
+            let page = self.ftl.geometry.page_of_slot(slot);
+            let owner = self.new_program(ProgramRecord {
+                page,
+                units: 0,
+                waiters: Vec::new(),
+                source,
+                pool: job,
+                partial_slots: 0,
+            });
+            let op = self.program_op_bytes(page, source, owner, bytes);
+            self.submit(op);
+            self.gc[job].programs_outstanding += 1;
         }
     }
 
@@ -516,7 +560,7 @@ impl Simulation {
         }
         match room_at {
             Some(p) => ftl.pool_index(p, region),
-            None if ftl.pools[ftl.pool_index(dies.first_plane, region)].reuses_pages => job,
+            None if ftl.pools[ftl.pool_index(dies.first_plane, region)].in_place => job,
             None => ftl.pool_index(stripe.plane(lpn as u64), region),
         }
     }

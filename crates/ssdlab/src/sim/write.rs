@@ -97,7 +97,7 @@ impl Simulation {
         };
         let updates = self.ftl.count_update(lpn);
         // A unit on PCM is rewritten where it is, only its bytes moved (no read-modify-write:
-        // PCM is written a byte at a time). Units are stored as written there (validated).
+        // PCM is written a byte at a time). Units are stored as written there (`ftl/pcm.rs`).
         if self.ftl.geometry.pcm_first_die != u32::MAX {
             if let Location::Flash(slot) = self.ftl.lookup(lpn) {
                 if self.ftl.rewritable_in_place(slot) {
@@ -118,18 +118,23 @@ impl Simulation {
             self.ftl.map_zero(lpn, version);
             return reduced.encode_ns;
         };
-        // A failed compression may be split across channels (§4.3.1).
-        if let (UnitKind::Raw, Some(split)) = (shape.kind, &mut self.split) {
+        let dest = self.placement.place(lpn, updates);
+        let on_pcm = self.ftl.geometry.regions[dest.region].medium == Medium::Pcm;
+        if on_pcm {
+            // PCM stores units as written, a slot each (`ftl/pcm.rs`).
+            shape = UnitShape::raw(unit_bytes);
+        }
+        // A failed compression may be split across channels of flash (§4.3.1).
+        if let (UnitKind::Raw, Some(split), false) = (shape.kind, &mut self.split, on_pcm) {
             if split.split(lpn, self.requests[id as usize].bytes) {
                 shape.kind = UnitKind::Split;
             }
         }
         self.device.reduction.count(unit_bytes, Some(shape));
-        let dest = self.placement.place(lpn, updates);
         // A host stream's own pages and blocks (`sim/host_streams.rs`) are flash's: PCM, written
         // in place a page at a time, has no block a stream could keep to itself.
         let slot = match self.requests[id as usize].stream_slot as usize {
-            s if s > 0 && self.ftl.geometry.regions[dest.region].medium != Medium::Pcm => s,
+            s if s > 0 && !on_pcm => s,
             _ => 0,
         };
         let stream_key = self.stream_key(dest.region, slot, dest.stream);
@@ -339,6 +344,9 @@ impl Simulation {
     pub(super) fn program_sealed(&mut self, pool: usize, sealed: SealedPage) {
         let mut units = std::mem::take(&mut self.scratch_units);
         self.ftl.sealed_units(&sealed, &mut units);
+        if self.ftl.stores_units_alone(pool) {
+            return self.program_units_alone(pool, sealed, units);
+        }
         if let Some(page) = self.partial_target(&sealed, &units) {
             self.program_partial(page, sealed, &units);
             self.scratch_units = units;
@@ -379,6 +387,49 @@ impl Simulation {
         let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
         self.submit(op);
         self.maybe_start_gc(pool);
+    }
+
+    /// Program the live `units` of `sealed` into PCM `pool`, each alone into a slot of its own
+    /// (`ftl/pcm.rs`), or hold the page until the pool has room for them all. The last program
+    /// (they complete in order, on one die) releases the page's buffer room and its waiters.
+    fn program_units_alone(&mut self, pool: usize, sealed: SealedPage, units: PageUnits) {
+        let live: Vec<(u32, u32)> = units.live().collect();
+        self.scratch_units = units;
+        if !self.ftl.has_room_for_units(pool, live.len() as u32) {
+            self.stalled_pages[pool].push_front(sealed);
+            return;
+        }
+        let entries = sealed.entries.len() as u32;
+        self.ftl.buffer.retire(sealed.entries);
+        if live.is_empty() {
+            // Every unit was rewritten or trimmed while buffered: nothing to program.
+            self.ftl.buffer.release(entries);
+            for w in sealed.waiters {
+                self.request_part_done(w, self.now);
+            }
+            return self.admit_waiting_writes();
+        }
+        let mut waiters = Some(sealed.waiters);
+        for (i, &(lpn, version)) in live.iter().enumerate() {
+            let slot = self.ftl.alloc_slot(pool, self.now);
+            let bytes = self.ftl.fill_slot(slot, lpn, version);
+            let last = i + 1 == live.len();
+            let page = self.ftl.geometry.page_of_slot(slot);
+            let owner = self.new_program(ProgramRecord {
+                page,
+                units: if last { entries } else { 0 },
+                waiters: if last {
+                    waiters.take().unwrap()
+                } else {
+                    Vec::new()
+                },
+                source: OpSource::Host,
+                pool,
+                partial_slots: 0,
+            });
+            let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
+            self.submit(op);
+        }
     }
 
     /// Program version `version` of `lpn` (of request `id`), stored as `shape`, into erased
@@ -481,7 +532,13 @@ impl Simulation {
     }
 
     /// A program command moving `bytes` of the page (fewer than a page: a partial program).
-    fn program_op_bytes(&mut self, page: u32, source: OpSource, owner: u32, bytes: u64) -> FlashOp {
+    pub(super) fn program_op_bytes(
+        &mut self,
+        page: u32,
+        source: OpSource,
+        owner: u32,
+        bytes: u64,
+    ) -> FlashOp {
         let g = &self.ftl.geometry;
         let a = g.page_addr(page);
         self.device.programmed_bytes += bytes;
