@@ -62,9 +62,15 @@ impl Config {
             true => compressed_page - 1 + units_per_page - 1 + split_short,
             false => units_per_page - 1,
         };
-        // (Oblivious placement writes a stream into every region.)
-        let streams = match f.placement {
-            PlacementConfig::Oblivious { .. } => self.geometry.region_names().len() as u32,
+        // (Oblivious placement writes a stream into every region, or into PCM and where its
+        // placement of the flash's share sends it.)
+        let streams = match &f.placement {
+            PlacementConfig::Oblivious { flash: None, .. } => {
+                self.geometry.region_names().len() as u32
+            }
+            PlacementConfig::Oblivious { flash: Some(_), .. } => {
+                f.placement.write_streams() + self.geometry.pcm.is_some() as u32
+            }
             _ => f.placement.write_streams(),
         };
         let needed = streams * lanes_short + 1;
@@ -274,9 +280,16 @@ impl Config {
         // destination (a source whose GC must send its data to a destination full of valid data
         // could free nothing). The region host writes go to keeps GC's threshold free for them;
         // a destination takes only GC's copies, which need the reserved and open blocks alone.
-        if let PlacementConfig::Oblivious { run_units } = self.ftl.placement {
-            return self.validate_oblivious(d, logical, run_units);
-        }
+        let logical = match &self.ftl.placement {
+            PlacementConfig::Oblivious { run_units, flash } => {
+                match self.validate_oblivious(d, logical, *run_units, flash.is_some())? {
+                    // The flash's share settles as its own placement and migration say.
+                    Some(flash_units) => flash_units,
+                    None => return Ok(()),
+                }
+            }
+            _ => logical,
+        };
         let (settles, moved_from, kept) = match d.migration {
             Some((from, to)) if from == d.host_region => (to, Some(from), reserved + 2),
             _ => {
@@ -320,21 +333,26 @@ impl Config {
     /// each must hold its share (and the most the address hashing may give it beyond: 2 + ln N
     /// runs of N, the three-distance bound's order, measured at most 0.42 ln N), less the
     /// blocks its GC keeps free; there must be runs enough for the shares to hold; and no
-    /// migration moves data out of the region placement chose for it.
+    /// migration moves data out of the region placement chose for it. With a placement of its
+    /// own for the flash (`flash`), the flash regions share one part of the addresses: PCM's
+    /// share is checked here, and the units of the flash's (with the hashing's spread) are
+    /// returned, to settle as that placement and the migration say.
     fn validate_oblivious(
         &self,
         d: &Device,
         logical: u64,
         run_units: Option<u32>,
-    ) -> Result<(), Error> {
+        flash_placed: bool,
+    ) -> Result<Option<u64>, Error> {
         let geo = d.geometry;
         let f = &self.ftl;
-        if d.migration.is_some() {
+        if d.migration.is_some() && !flash_placed {
             return Err(Error::config(
                 "ftl.migration.policy",
                 "oblivious placement spreads data over every region by capacity, and a \
                  migration would move one region's share into another for good, which it does \
-                 not leave room for: use `none` with `oblivious`",
+                 not leave room for: use `none` with `oblivious`, or give the flash a placement \
+                 of its own to migrate from (ftl.placement.flash)",
             ));
         }
         let run = run_units.unwrap_or(geo.max_pages_per_block * geo.units_per_page) as u64;
@@ -352,7 +370,14 @@ impl Config {
             ));
         }
         let slack = (2.0 + (runs as f64).ln()) * run as f64;
+        let pcm_share: f64 = (0..geo.regions.len())
+            .filter(|&i| geo.regions[i].medium == crate::flash::Medium::Pcm)
+            .map(|i| geo.capacity_share(i))
+            .sum();
         for (i, r) in geo.regions.iter().enumerate() {
+            if flash_placed && r.medium != crate::flash::Medium::Pcm {
+                continue;
+            }
             let kept = match r.medium {
                 crate::flash::Medium::Pcm => 0,
                 crate::flash::Medium::Flash(_) => f.kept_free_blocks(r.blocks_per_plane),
@@ -373,7 +398,7 @@ impl Config {
                 ));
             }
         }
-        Ok(())
+        Ok(flash_placed.then(|| (logical as f64 * (1.0 - pcm_share) + slack).ceil() as u64))
     }
 
     /// Closed-loop replay against the write path and the host's queue depth (`slots_per_page`:

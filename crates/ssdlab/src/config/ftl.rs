@@ -94,8 +94,17 @@ impl FtlConfig {
     /// with the geometry (`cross_checks.rs`).
     pub(super) fn validate(&self) -> Result<(), Error> {
         positive("ftl.mapping_unit_kib", self.mapping_unit_kib as u64)?;
-        if let PlacementConfig::Oblivious { run_units: Some(n) } = self.placement {
-            positive("ftl.placement.run_units", n as u64)?;
+        if let PlacementConfig::Oblivious { run_units, flash } = &self.placement {
+            if let Some(n) = run_units {
+                positive("ftl.placement.run_units", *n as u64)?;
+            }
+            if let Some(PlacementConfig::Oblivious { .. }) = flash.as_deref() {
+                return Err(Error::config(
+                    "ftl.placement.flash.policy",
+                    "places the flash's share of an oblivious placement: it cannot be \
+                     `oblivious` again (use single_region, cache or levels)",
+                ));
+            }
         }
         if self.max_units_per_page > 64 {
             return Err(Error::config("ftl.max_units_per_page", "at most 64"));

@@ -112,7 +112,9 @@ impl Needs for HostStreamsConfig {
         }
         let regions = &d.geometry.regions;
         let written = match d.config.ftl.placement {
-            super::PlacementConfig::Oblivious { .. } => (0..regions.len()).collect(),
+            super::PlacementConfig::Oblivious { flash: None, .. } => (0..regions.len()).collect(),
+            // (PCM's share is written a unit at a time, with no wordline.)
+            super::PlacementConfig::Oblivious { .. } => vec![d.host_region],
             _ => vec![d.host_region],
         };
         // Where the program order fills wordlines one after another (one-shot), a stream's

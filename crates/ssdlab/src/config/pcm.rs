@@ -129,6 +129,13 @@ impl super::Config {
         use super::{PlacementConfig, ReliabilityConfig};
         let f = &self.ftl;
         let Some(_) = &self.geometry.pcm else {
+            if f.placement.flash().is_some() {
+                return Err(Error::config(
+                    "ftl.placement.flash",
+                    "places the flash's share of the addresses apart from PCM's, and the device \
+                     has no PCM (geometry.pcm): use that placement as ftl.placement itself",
+                ));
+            }
             let e = &self.energy;
             let key = match (
                 &self.timing.pcm,

@@ -29,6 +29,13 @@ pub enum PlacementConfig {
         /// filling a block from one write stream keeps runs of consecutive writes together).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         run_units: Option<u32>,
+        /// Where the flash's share goes, when a policy places it among the flash regions
+        /// (`cache`, `levels`: an SLC-mode cache in front of the dense flash, IPU's levels): the
+        /// addresses split between PCM and the flash by their raw capacities, and the flash's
+        /// writes go where this placement sends them, GC migrating them on as it says. Absent:
+        /// every region, PCM and flash alike, takes its own share of the addresses.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        flash: Option<Box<PlacementConfig>>,
     },
 }
 
@@ -40,9 +47,20 @@ impl PlacementConfig {
     pub fn write_streams(&self) -> u32 {
         match self {
             PlacementConfig::Levels { .. } => LEVEL_STREAMS,
+            PlacementConfig::Oblivious {
+                flash: Some(flash), ..
+            } => flash.write_streams(),
             PlacementConfig::SingleRegion
             | PlacementConfig::Cache { .. }
             | PlacementConfig::Oblivious { .. } => 1,
+        }
+    }
+
+    /// The placement among the flash regions of an oblivious placement over PCM and flash.
+    pub fn flash(&self) -> Option<&PlacementConfig> {
+        match self {
+            PlacementConfig::Oblivious { flash, .. } => flash.as_deref(),
+            _ => None,
         }
     }
 }
@@ -71,9 +89,12 @@ tagged_table!("policy": PlacementConfig, MigrationConfig);
 
 impl PlacementConfig {
     /// The index of the region every host write goes to, among the geometry's `regions` (with
-    /// `oblivious`, the first: rewrites of flash data).
+    /// `oblivious`, the flash's: its placement's, or the first, where rewrites of flash data go).
     pub fn region(&self, regions: &[&str]) -> Result<usize, Error> {
         match self {
+            PlacementConfig::Oblivious {
+                flash: Some(flash), ..
+            } => flash.region(regions),
             PlacementConfig::SingleRegion | PlacementConfig::Oblivious { .. } => Ok(0),
             PlacementConfig::Cache { region } | PlacementConfig::Levels { region } => {
                 region_index(regions, region, "ftl.placement.region")

@@ -105,21 +105,42 @@ impl Placement for Levels {
 /// wherever the data lies. A later write
 /// stays where the unit is: rewritten in place if it is on PCM (the engine does that before
 /// asking), else in the flash region its address falls to, or the first one if that is PCM
-/// (a unit level-1 GC moved out of PCM).
+/// (a unit level-1 GC moved out of PCM). With a placement of its own for the flash (`flash`),
+/// the flash regions take their share of the addresses together, and that placement says where
+/// in the flash each write goes (an SLC-mode cache, IPU's levels), as it would on a device
+/// without PCM.
 pub struct Oblivious {
     run_units: u32,
     /// Per region, the upper end of its share of the 64-bit hash space (the last is `u64::MAX`).
     bounds: Vec<u64>,
     /// Per region, whether it is written in place (PCM).
     in_place: Vec<bool>,
+    /// Where the flash's share goes, if a policy places it.
+    flash: Option<Box<dyn Placement>>,
 }
 
 impl Oblivious {
-    pub fn new(g: &Geometry, run_units: Option<u32>) -> Oblivious {
+    pub fn new(
+        g: &Geometry,
+        run_units: Option<u32>,
+        flash: Option<Box<dyn Placement>>,
+    ) -> Oblivious {
         let mut sum = 0.0;
+        let first_flash = g.regions.iter().position(|r| r.medium != Medium::Pcm);
         let mut bounds: Vec<u64> = (0..g.regions.len())
             .map(|r| {
-                sum += g.capacity_share(r);
+                sum += match (&flash, g.regions[r].medium) {
+                    // The flash's share all at its first region's place (the others get none).
+                    (Some(_), Medium::Flash(_)) if Some(r) == first_flash => g
+                        .regions
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, x)| x.medium != Medium::Pcm)
+                        .map(|(i, _)| g.capacity_share(i))
+                        .sum(),
+                    (Some(_), Medium::Flash(_)) => 0.0,
+                    _ => g.capacity_share(r),
+                };
                 (sum * u64::MAX as f64) as u64
             })
             .collect();
@@ -130,6 +151,7 @@ impl Oblivious {
             run_units: run_units.unwrap_or(g.max_pages_per_block * g.units_per_page),
             bounds,
             in_place: g.regions.iter().map(|r| r.medium == Medium::Pcm).collect(),
+            flash,
         }
     }
 
@@ -143,17 +165,24 @@ impl Oblivious {
 
 impl Placement for Oblivious {
     fn streams(&self) -> usize {
-        1
+        self.flash.as_ref().map_or(1, |f| f.streams())
     }
     fn place(&mut self, lpn: u32, updates: u8) -> Destination {
         let region = match self.region_of(lpn) {
-            r if updates > 0 && self.in_place[r] => 0,
-            r => r,
+            r if self.in_place[r] && updates == 0 => r,
+            r => match &mut self.flash {
+                Some(flash) => return flash.place(lpn, updates),
+                None if self.in_place[r] => 0,
+                None => r,
+            },
         };
         Destination { region, stream: 0 }
     }
     fn counts_updates(&self) -> bool {
         true
+    }
+    fn hot_stream(&self) -> Option<usize> {
+        self.flash.as_ref().and_then(|f| f.hot_stream())
     }
 }
 
@@ -163,7 +192,10 @@ pub fn build(config: &PlacementConfig, g: &Geometry) -> Result<Box<dyn Placement
         PlacementConfig::SingleRegion => Box::new(SingleRegion),
         PlacementConfig::Cache { .. } => Box::new(Cache { region }),
         PlacementConfig::Levels { .. } => Box::new(Levels { region }),
-        PlacementConfig::Oblivious { run_units } => Box::new(Oblivious::new(g, *run_units)),
+        PlacementConfig::Oblivious { run_units, flash } => {
+            let flash = flash.as_deref().map(|f| build(f, g)).transpose()?;
+            Box::new(Oblivious::new(g, *run_units, flash))
+        }
     })
 }
 

@@ -78,10 +78,6 @@ enum PcmBreak {
     Timing,
     /// `geometry.pcm` outside its range, or too small a share for a block per PCM plane.
     Share,
-    /// A page of two mapping units (or two slots).
-    Unit,
-    /// Compression.
-    Reduction,
     /// The power-law error model.
     Reliability,
     /// A placement other than `oblivious`.
@@ -115,8 +111,6 @@ impl PcmPlan {
                 &[
                     PcmBreak::Timing,
                     PcmBreak::Share,
-                    PcmBreak::Unit,
-                    PcmBreak::Reduction,
                     PcmBreak::Reliability,
                     PcmBreak::Placement,
                     PcmBreak::RegionName,
@@ -441,10 +435,7 @@ pub fn draw(seed: u64) -> Draw {
     }
 
     // Data reduction first: the split FTL and the mapping unit follow from it.
-    let compress = match plan.pcm {
-        true => plan.breaks(PcmBreak::Reduction),
-        false => chance(r, 0.4),
-    };
+    let compress = chance(r, 0.4);
     let split = compress && channels >= 2 && chance(r, 0.45);
     let split_width = match split {
         true => {
@@ -459,15 +450,6 @@ pub fn draw(seed: u64) -> Draw {
     };
     let unit_kib = match split_width {
         Some(_) => page_kib,
-        // PCM takes a page of one unit (now and then two, refused).
-        None if plan.pcm => {
-            let half = page_kib / 2;
-            match plan.breaks(PcmBreak::Unit) && half >= 2 && (half * 1024).is_multiple_of(codeword)
-            {
-                true => half,
-                false => page_kib,
-            }
-        }
         None => {
             // (The codecs take whole 4 KiB input units.)
             let least = if compress { 4 } else { 2 };
@@ -532,11 +514,9 @@ pub fn draw(seed: u64) -> Draw {
             .into_iter()
             .filter(|m| *m >= least && *m <= 64)
             .collect();
-        slots = match (plan.pcm, chance(r, 0.95)) {
-            // (A page of one slot: PCM's refusal of compression is the one exercised.)
-            (true, _) => 1,
-            (false, true) => pick(r, &limits),
-            (false, false) => 0,
+        slots = match chance(r, 0.95) {
+            true => pick(r, &limits),
+            false => 0,
         };
         s.set("ftl.max_units_per_page", slots);
         slots = slots.max(per_page);
@@ -545,31 +525,26 @@ pub fn draw(seed: u64) -> Draw {
             "ftl.reduction",
             table(&[("policy", Value::from("identity"))]),
         );
-        // Now and then more slots than the page holds uncompressed (issue 30 §3); with PCM,
-        // two slots a page when its need of one unit a page is the one broken.
-        let limit = match plan.pcm {
-            true if plan.breaks(PcmBreak::Unit) && per_page == 1 => 2,
-            true => pick(r, &[0u32, 0, per_page]),
-            false => pick(
-                r,
-                &[
-                    0u32,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    per_page,
-                    2 * per_page,
-                ],
-            ),
-        };
+        // Now and then more slots than the page holds uncompressed (issue 30 §3).
+        let limit = pick(
+            r,
+            &[
+                0u32,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                per_page,
+                2 * per_page,
+            ],
+        );
         s.set("ftl.max_units_per_page", limit);
         slots = slots.max(limit);
     }
@@ -606,9 +581,8 @@ pub fn draw(seed: u64) -> Draw {
     // (Partial programming takes pages of several units, and with oblivious placement a first
     // region whose pages take it: the region validation holds host writes to. Compressed units
     // are packed into its subpages; MGA's merging gathers units stored as written.)
-    let partial_fits = nop_region.is_some()
-        && !plan.pcm
-        && (!oblivious || regions.first().is_some_and(|g| g.nop > 1));
+    let partial_fits =
+        nop_region.is_some() && (!oblivious || regions.first().is_some_and(|g| g.nop > 1));
     let partial_on = partial_fits && chance(r, 0.5) || chance(r, 0.04);
     let partial = match partial_on {
         true => match chance(r, 0.5) {
