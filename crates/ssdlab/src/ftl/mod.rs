@@ -881,6 +881,13 @@ impl Ftl {
             }
             CopyTo::Own => region,
         };
+        // A split unit's part moves with its own kind: PCM takes whole units (`pcm.rs`).
+        let dest = match shape.kind == UnitKind::Split
+            && self.geometry.regions[dest].medium == Medium::Pcm
+        {
+            true => region,
+            false => dest,
+        };
         (dest * lanes + lane, UnitCopy { lpn, slot, shape })
     }
 

@@ -12,6 +12,19 @@ use super::{Ftl, Writer};
 use crate::flash::SlotId;
 
 impl Ftl {
+    /// The PCM region of the open page `lpn` waits in, if it is buffered on its way to PCM (a
+    /// write of a buffered unit goes where its buffered copy was going, as one of a unit on
+    /// PCM is rewritten there: placement alone would take the rewrite for one of a unit moved
+    /// out of PCM). `streams`: the write streams per region.
+    pub fn buffered_for_pcm(&self, lpn: u32, streams: usize) -> Option<usize> {
+        let super::Location::Buffered(e) = self.lookup(lpn) else {
+            return None;
+        };
+        let key = self.buffer.entry(e).open_key;
+        let region = (key != u32::MAX).then(|| self.buffer.destination(key as usize, streams).0)?;
+        (self.geometry.regions[region].medium == crate::flash::Medium::Pcm).then_some(region)
+    }
+
     /// Is `pool` written in place, a unit at a time (PCM)?
     #[inline]
     pub fn stores_units_alone(&self, pool: usize) -> bool {

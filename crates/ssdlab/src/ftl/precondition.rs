@@ -231,7 +231,10 @@ impl<'a> Preconditioner<'a> {
             self.ftl.map_zero(lpn, version);
             return Ok(());
         };
-        let dest = self.placement.place(lpn, updates);
+        let mut dest = self.placement.place(lpn, updates);
+        if let Some(region) = self.ftl.buffered_for_pcm(lpn, self.streams) {
+            dest = super::placement::Destination { region, stream: 0 };
+        }
         let on_pcm = self.ftl.geometry.regions[dest.region].medium == crate::flash::Medium::Pcm;
         if on_pcm {
             // PCM stores units as written, a slot each (`pcm.rs`).
@@ -377,14 +380,19 @@ impl<'a> Preconditioner<'a> {
     /// Place a sealed page and program it at once.
     fn program(&mut self, sealed: SealedPage) -> Result<(), Error> {
         let (region, writer) = self.destination(sealed.key);
+        let on_pcm = self.ftl.geometry.regions[region].medium == crate::flash::Medium::Pcm;
+        // (The page first: cleaning for it fills `page_units` with GC's copies.)
+        let taken = match on_pcm {
+            true => None,
+            false => Some(self.page_for(region, writer)?),
+        };
         self.ftl.sealed_units(&sealed, &mut self.page_units);
         let units = sealed.entries.len() as u32;
         self.ftl.buffer.retire(sealed.entries);
         self.ftl.buffer.release(units);
-        if self.ftl.geometry.regions[region].medium == crate::flash::Medium::Pcm {
+        let Some((pool, page)) = taken else {
             return self.program_units_alone(region);
-        }
-        let (pool, page) = self.page_for(region, writer)?;
+        };
         self.ftl.fill_page(page, &self.page_units);
         self.ftl.complete_program(page);
         self.gc_while_needed(pool)

@@ -39,7 +39,18 @@ impl Ftl {
         let n = &mut c.per_unit[lpn as usize];
         if *n < u32::MAX {
             *n += 1;
-            c.per_block[self.geometry.block_of_slot(slot) as usize] += 1;
+            // A split unit's count is in the sum of each block holding a part of it.
+            match self.split_parts.is_empty() {
+                true => c.per_block[self.geometry.block_of_slot(slot) as usize] += 1,
+                false => match self.split_parts.get(&lpn) {
+                    Some(parts) => {
+                        for p in parts {
+                            c.per_block[self.geometry.block_of_slot(p.slot) as usize] += 1;
+                        }
+                    }
+                    None => c.per_block[self.geometry.block_of_slot(slot) as usize] += 1,
+                },
+            }
         }
     }
 

@@ -101,6 +101,9 @@ impl Simulation {
         if self.ftl.geometry.pcm_first_die != u32::MAX {
             if let Location::Flash(slot) = self.ftl.lookup(lpn) {
                 if self.ftl.rewritable_in_place(slot) {
+                    // (Stored as written: counted so, beside the units the reduction stores.)
+                    let as_written = UnitShape::raw(self.ftl.geometry.unit_bytes);
+                    self.device.reduction.count(unit_bytes, Some(as_written));
                     self.rewrite_in_place(id, lpn, version, slot);
                     return 0;
                 }
@@ -118,7 +121,12 @@ impl Simulation {
             self.ftl.map_zero(lpn, version);
             return reduced.encode_ns;
         };
-        let dest = self.placement.place(lpn, updates);
+        let mut dest = self.placement.place(lpn, updates);
+        if self.ftl.geometry.pcm_first_die != u32::MAX {
+            if let Some(region) = self.ftl.buffered_for_pcm(lpn, self.streams) {
+                dest = crate::ftl::placement::Destination { region, stream: 0 };
+            }
+        }
         let on_pcm = self.ftl.geometry.regions[dest.region].medium == Medium::Pcm;
         if on_pcm {
             // PCM stores units as written, a slot each (`ftl/pcm.rs`).

@@ -400,11 +400,16 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
     // units, within a few runs: over N runs Fibonacci hashing strays from a share by under
     // 0.42 ln N runs (3,000 random shares and N from 64 to 5,000), and the last run may be cut
     // short. (Fewer runs than 64 may stray further: a run of every unit lies in one region.)
-    if let PlacementConfig::Oblivious { run_units } = ftl.placement {
+    // (With a placement of the flash's own, the flash regions share one part: not drawn.)
+    if let PlacementConfig::Oblivious {
+        run_units,
+        flash: None,
+    } = ftl.placement
+    {
         let logical = n(s, "capacity.logical_bytes") / g.unit_bytes as u64;
         let run = run_units.unwrap_or(g.max_pages_per_block * g.units_per_page) as u64;
         let runs = logical.div_ceil(run);
-        let placement = Oblivious::new(&g, run_units);
+        let placement = Oblivious::new(&g, run_units, None);
         let mut held = vec![0u64; g.regions.len()];
         for k in 0..runs {
             held[placement.region_of((k * run) as u32)] += run.min(logical - k * run);

@@ -277,10 +277,14 @@ fn on_flash(config: &Config) -> Box<dyn Fn(u64) -> bool> {
     if !config.ftl.level1_gc.is_none() {
         return Box::new(|_| false);
     }
-    let PlacementConfig::Oblivious { run_units } = config.ftl.placement else {
+    let PlacementConfig::Oblivious {
+        run_units,
+        flash: None,
+    } = config.ftl.placement
+    else {
         return Box::new(|_| false);
     };
-    let placement = Oblivious::new(&g, run_units);
+    let placement = Oblivious::new(&g, run_units, None);
     Box::new(move |u| placement.region_of(u as u32) != pcm)
 }
 
@@ -292,11 +296,15 @@ fn oblivious_facts(
     changed_by: &HashMap<u64, u32>,
     live: &HashSet<u64>,
 ) -> Option<ObliviousFacts> {
-    let PlacementConfig::Oblivious { run_units } = config.ftl.placement else {
+    let PlacementConfig::Oblivious {
+        run_units,
+        flash: None,
+    } = config.ftl.placement
+    else {
         return None;
     };
     let g = Geometry::new(config);
-    let placement = Oblivious::new(&g, run_units);
+    let placement = Oblivious::new(&g, run_units, None);
     let region = |u: u64| placement.region_of(u as u32);
     let pcm = g.regions.iter().position(|r| r.medium == Medium::Pcm);
     let on_pcm = |u: u64| pcm == Some(region(u));
