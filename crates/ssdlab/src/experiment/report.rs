@@ -513,6 +513,17 @@ impl InSet {
     }
 }
 
+/// [`cell`], or 0 where the config ran on the workload and its summaries lack the metric: a
+/// technique's counters are in the summary only while it is on (`compression.saving`,
+/// `melded_reads.commands`), so a config without it did none of that.
+pub fn counted(results: &[RunResult], config: &str, workload: &str, m: &str) -> Option<f64> {
+    cell(results, config, workload, m).or_else(|| {
+        (results.iter())
+            .any(|r| r.config_name == config && r.workload_label == workload)
+            .then_some(0.0)
+    })
+}
+
 /// The effect of technique `i` of the ablation on `metric` on `workload`.
 pub fn ablation_effect(
     e: &Experiment,
@@ -522,7 +533,7 @@ pub fn ablation_effect(
     workload: &str,
     metric: &str,
 ) -> Effect {
-    let v = |c: &str| cell(results, c, workload, metric);
+    let v = |c: &str| counted(results, c, workload, metric);
     let (none, alone, all, left_out) = (
         v(super::ablation::NONE),
         v(&a.alone(i)),
@@ -556,17 +567,19 @@ pub fn ablation_effect(
     }
 }
 
-/// How the effect in the set (the inverse of leaving it out) compares with the effect alone:
-/// by the size of each ratio's logarithm (of each difference, for an absolute metric), within
-/// 1% the same.
+/// How a technique's effect in the set compares with its effect alone, from its effect alone
+/// and their interaction (in the set = alone × interaction; for an absolute metric, alone +
+/// interaction): by the size of each ratio's logarithm (each difference), the same within 1%.
 pub fn in_set(absolute: bool, effect: &Effect) -> Option<InSet> {
-    let (alone, left_out) = (effect.alone?, effect.left_out?);
+    let (alone, interaction) = (effect.alone?, effect.interaction?);
     let (a, s, tolerance) = match absolute {
-        false if alone > 0.0 && left_out > 0.0 => (alone.ln(), -left_out.ln(), 0.01),
+        false if alone > 0.0 && interaction > 0.0 => {
+            (alone.ln(), alone.ln() + interaction.ln(), 0.01)
+        }
         false => return None,
         true => {
-            let (a, s) = (alone, -left_out);
-            (a, s, 0.01 * a.abs().max(s.abs()))
+            let s = alone + interaction;
+            (alone, s, 0.01 * alone.abs().max(s.abs()))
         }
     };
     let small = |x: f64| x.abs() <= tolerance;
@@ -630,7 +643,9 @@ fn ablation_section(o: &mut String, e: &Experiment, results: &[RunResult], a: &A
          the set than alone, `weaker` where less (the others overlap or hurt it), `reversed` \
          where the other way, `≈` within 1%. For absolute metrics ({}), differences instead of \
          ratios: alone X − none, left out (all − X) − all, interaction (all − (all − X)) − (X − \
-         none), 0 where X does the same in the set. **average**: the mean over the workloads.\n",
+         none), 0 where X does the same in the set. A config whose summaries lack a counter \
+         (its technique off) counts 0. **average**: the mean over the workloads of each column \
+         (its tag from the mean alone and interaction).\n",
         match e.absolute_metrics.is_empty() {
             true => "none here".to_string(),
             false => e
@@ -670,8 +685,8 @@ fn ablation_section(o: &mut String, e: &Experiment, results: &[RunResult], a: &A
             .iter()
             .map(|w| {
                 let (none, all) = (
-                    cell(results, super::ablation::NONE, w, m),
-                    cell(results, &a.all(), w, m),
+                    counted(results, super::ablation::NONE, w, m),
+                    counted(results, &a.all(), w, m),
                 );
                 match absolute {
                     false => none.zip(all).filter(|(n, _)| *n != 0.0).map(|(n, x)| x / n),
@@ -687,10 +702,10 @@ fn ablation_section(o: &mut String, e: &Experiment, results: &[RunResult], a: &A
             let _ = write!(o, " {} |", show(mean(total.clone())));
         }
         let _ = writeln!(o, "\n");
-        table_header(
+        let _ = writeln!(
             o,
-            "technique",
-            &["workload", "alone", "left out", "interaction", "in the set"],
+            "| technique | workload | alone | left out | interaction | in the set |\n\
+             |---|---|---:|---:|---:|---|"
         );
         for (i, t) in a.techniques.iter().enumerate() {
             let effects: Vec<Effect> = workloads
@@ -745,8 +760,12 @@ fn integrity_section(o: &mut String, results: &[RunResult]) {
         sum("swept_units"),
         sum("violations")
     );
-    for (run, n, messages) in super::runner::violations(results) {
+    let bad = super::runner::violations(results);
+    for (run, n, messages) in &bad {
         let _ = writeln!(o, "- {run}: {n} violations ({})", messages.join("; "));
+    }
+    if !bad.is_empty() {
+        o.push('\n');
     }
 }
 

@@ -52,12 +52,22 @@ pub struct RunResult {
 /// Expand the grid in order: configs, then the workloads each runs (a workload's `where` may
 /// leave a config out), then seeds. `base` is the folder relative paths in the experiment start
 /// from.
+///
+/// A config the engine refuses fails the whole grid; with several, the error names each (with
+/// its first refusal), so that one attempt tells which configs a grid still waits for.
 pub fn expand(e: &Experiment, base: &Path) -> Result<Vec<Run>, Error> {
     let mut runs = Vec::new();
-    for c in &e.configs {
+    let mut refused: Vec<Error> = Vec::new();
+    'configs: for c in &e.configs {
         for w in e.workloads.iter().filter(|w| w.runs_on(c)) {
             for &seed in &e.seeds {
-                let config = c.resolve(w, seed, base)?;
+                let config = match c.resolve(w, seed, base) {
+                    Ok(config) => config,
+                    Err(err) => {
+                        refused.push(err);
+                        continue 'configs;
+                    }
+                };
                 let mut key = run_key(&config, &c.label, &c.params, &w.label, seed)?;
                 if e.verify {
                     // A verified run is another result (its summary counts the checks); runs
@@ -78,7 +88,17 @@ pub fn expand(e: &Experiment, base: &Path) -> Result<Vec<Run>, Error> {
             }
         }
     }
-    Ok(runs)
+    match refused.len() {
+        0 => Ok(runs),
+        1 => Err(refused.remove(0)),
+        n => Err(Error::Toml {
+            origin: format!(
+                "experiment: {n} of {} configs refused (each by its first run)",
+                e.configs.len()
+            ),
+            message: refused.iter().map(|err| format!("\n  {err}")).collect(),
+        }),
+    }
 }
 
 fn run_key(
