@@ -177,13 +177,9 @@ fn leaves(table: &toml::Table, prefix: &mut KeyPath, out: &mut Vec<(KeyPath, tom
     }
 }
 
+/// A value as the report and errors give it: a table inline (`{ policy = "partial" }`).
 fn show(v: &toml::Value) -> String {
-    match v {
-        toml::Value::Table(t) => format!("{}", toml::Value::Table(t.clone()))
-            .trim()
-            .replace('\n', ", "),
-        other => other.to_string(),
-    }
+    v.to_string()
 }
 
 impl Ablation {
