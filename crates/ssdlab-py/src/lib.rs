@@ -171,6 +171,7 @@ fn experiment_rows(
     if let Some(dir) = &out {
         ssdlab::experiment::write_outputs(&spec, &results, dir, "ssdlab.run_grid(...)")?;
     }
+    ssdlab::experiment::runner::check_integrity(spec.verify, &results)?;
     let params = spec.param_columns();
     let rows: Vec<serde_json::Value> = results
         .iter()
@@ -187,7 +188,7 @@ fn experiment_rows(
                     .and_then(|v| serde_json::to_value(v).ok());
                 row.insert(p.clone(), v.unwrap_or(serde_json::Value::Null));
             }
-            for m in &spec.metrics {
+            for m in &spec.csv_columns() {
                 let v = ssdlab::experiment::runner::metric(&r.summary, m);
                 row.insert(m.clone(), v.map_or(serde_json::Value::Null, Into::into));
             }

@@ -56,6 +56,10 @@ pub enum Error {
     /// One run of an experiment grid failed: which, and why.
     #[error("run {run}: {source}")]
     InRun { run: String, source: Box<Error> },
+    /// The integrity oracle found violations in runs of an experiment with `verify = true`
+    /// (exit code 3, as `ssdlab run --verify`).
+    #[error("the integrity oracle found violations in {runs} runs (outputs written):\n  {detail}")]
+    Integrity { runs: usize, detail: String },
 }
 
 impl Error {
@@ -67,6 +71,11 @@ impl Error {
             Error::InRun { source, .. } | Error::InFile { source, .. } => source.is_simulation(),
             _ => false,
         }
+    }
+
+    /// Whether the integrity oracle found violations (exit code 3).
+    pub fn is_integrity(&self) -> bool {
+        matches!(self, Error::Integrity { .. })
     }
 
     pub fn config(key: &str, reason: impl Into<String>) -> Error {

@@ -241,7 +241,11 @@ fn bad_experiments_are_rejected_by_key() {
             "name = \"x\"\nmetrics = [\"iops\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\n",
             "workloads[0].trace",
         ),
-        ("name = \"x\"\nmetrics = []\n", "configs"),
+        // No configs (and no [ablation] to make some).
+        (
+            "name = \"x\"\nmetrics = [\"iops\"]\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n",
+            "`configs`: must not be empty (give [[configs]], or an [ablation])",
+        ),
         (
             "name = \"x\"\nmetrics = [\"iops\"]\nabsolute_metrics = [\"raf\"]\n[[configs]]\nlabel = \"a\"\n[[workloads]]\nlabel = \"w\"\nworkload = \"spread-kv\"\n",
             "absolute_metrics[0]",

@@ -104,6 +104,8 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             eprintln!("ssdlab: error: {e}");
             if e.is_simulation() {
                 1
+            } else if e.is_integrity() {
+                3
             } else {
                 2
             }

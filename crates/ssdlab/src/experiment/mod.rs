@@ -5,6 +5,7 @@
 //! `experiments/NAME.toml`, whose `[paper]` table lists the paper's own figures, and the report
 //! puts ours next to them. Plots are drawn by the Python package (`ssdlab.plots`).
 
+pub mod ablation;
 pub mod params;
 pub mod report;
 pub mod runner;
@@ -30,6 +31,7 @@ pub fn run_file(
     let runs = expand(&e, base)?;
     let results = run_grid(runs, Some(out), jobs, progress)?;
     write_outputs(&e, &results, out, command)?;
+    runner::check_integrity(e.verify, &results)?;
     Ok((e, results))
 }
 
@@ -45,7 +47,7 @@ pub fn write_outputs(
     runner::write_csv(
         &out.join("results.csv"),
         &e.param_columns(),
-        &e.metrics,
+        &e.csv_columns(),
         results,
     )?;
     let path = out.join("report.md");
@@ -72,8 +74,10 @@ pub fn read_outputs(out: &Path) -> Result<(Experiment, Vec<RunResult>), Error> {
     let path = out.join("experiment.json");
     let mut spec = json(&path)?;
     // A config's `name` is written for the plots and never read back: the experiment is
-    // prepared again, which names its configs.
+    // prepared again, which names its configs, and makes the ablation's (those with
+    // `techniques`) again.
     if let Some(configs) = spec.get_mut("configs").and_then(|c| c.as_array_mut()) {
+        configs.retain(|c| c.get("techniques").is_none());
         for c in configs.iter_mut().filter_map(|c| c.as_object_mut()) {
             c.remove("name");
         }

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::spec::ConfigSpec;
+use super::spec::{ConfigSpec, WorkloadSpec};
 use crate::error::Error;
 
 /// One swept parameter of a config: its name (a column of `results.csv`), its values in order,
@@ -93,96 +93,124 @@ pub fn columns(configs: &[ConfigSpec]) -> Vec<String> {
     names
 }
 
+/// Check the parameters and sweeps of a config or a workload (`of`: "config" or "workload";
+/// `at` gives the key of one of its fields, `configs[1].sweep`).
+fn check_sweeps(
+    at: &dyn Fn(&str) -> String,
+    of: &str,
+    own_params: &toml::Table,
+    own_set: &toml::Table,
+    sweeps: &[Sweep],
+    metrics: &[String],
+) -> Result<(), Error> {
+    for (k, v) in own_params {
+        check_name(&at(&format!("params.{k}")), k, metrics)?;
+        check_value(&at(&format!("params.{k}")), v)?;
+    }
+    for (j, s) in sweeps.iter().enumerate() {
+        let key = |k: &str| at(&format!("sweep[{j}].{k}"));
+        check_name(&key("param"), &s.param, metrics)?;
+        if own_params.contains_key(&s.param) || sweeps[..j].iter().any(|o| o.param == s.param) {
+            return Err(Error::config(
+                &key("param"),
+                format!("`{}` is already a parameter of this {of}", s.param),
+            ));
+        }
+        match (&s.key, s.set.is_empty()) {
+            (Some(k), true) if k.is_empty() => {
+                return Err(Error::config(&key("key"), "must name a config key"))
+            }
+            (Some(_), true) => {}
+            (None, false) if s.set.len() != s.values.len() => {
+                return Err(Error::config(
+                    &key("set"),
+                    format!(
+                        "{} tables for {} values: one table of overrides per value",
+                        s.set.len(),
+                        s.values.len()
+                    ),
+                ))
+            }
+            (None, false) => {
+                if let Some(n) = s.set.iter().position(toml::Table::is_empty) {
+                    return Err(Error::config(
+                        &key(&format!("set[{n}]")),
+                        "must set some config key",
+                    ));
+                }
+            }
+            _ => {
+                return Err(Error::config(
+                    &key("key"),
+                    "give exactly one of `key` (each value written to it) and `set` (a \
+                     table of overrides per value)",
+                ))
+            }
+        }
+        // The sweep's value would be overwritten by the config's own, or overwrite it.
+        let which = if s.key.is_some() { "key" } else { "set" };
+        for k in s.keys() {
+            if own_set.contains_key(k) || sweeps[..j].iter().any(|o| o.keys().contains(&k)) {
+                return Err(Error::config(
+                    &key(which),
+                    format!("`{k}` is also set by this {of}'s `set` or another sweep"),
+                ));
+            }
+        }
+        if s.values.is_empty() {
+            return Err(Error::config(&key("values"), "must not be empty"));
+        }
+        for (n, v) in s.values.iter().enumerate() {
+            check_value(&key(&format!("values[{n}]")), v)?;
+            if s.values[..n].contains(v) {
+                return Err(Error::config(
+                    &key(&format!("values[{n}]")),
+                    format!("`{}` is listed twice", text(v)),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The points of sweeps, the first outermost: each the parameters and overrides its values add.
+fn points(sweeps: &[Sweep]) -> Vec<(toml::Table, toml::Table)> {
+    let mut points = vec![(toml::Table::new(), toml::Table::new())];
+    for s in sweeps {
+        points = points
+            .into_iter()
+            .flat_map(|(params, set)| {
+                s.values.iter().enumerate().map(move |(n, v)| {
+                    let (mut params, mut set) = (params.clone(), set.clone());
+                    params.insert(s.param.clone(), v.clone());
+                    set.extend(s.overrides(n));
+                    (params, set)
+                })
+            })
+            .collect();
+    }
+    points
+}
+
 /// Replace every config that has sweeps by its points; check names and values. Errors name the
 /// key as written (`configs[1].sweep[0].values[2]`).
 pub fn expand(configs: Vec<ConfigSpec>, metrics: &[String]) -> Result<Vec<ConfigSpec>, Error> {
     let mut points: Vec<(usize, ConfigSpec)> = Vec::new();
     for (i, c) in configs.into_iter().enumerate() {
         let at = |k: &str| format!("configs[{i}].{k}");
-        for (k, v) in &c.params {
-            check_name(&at(&format!("params.{k}")), k, metrics)?;
-            check_value(&at(&format!("params.{k}")), v)?;
-        }
-        for (j, s) in c.sweep.iter().enumerate() {
-            let key = |k: &str| at(&format!("sweep[{j}].{k}"));
-            check_name(&key("param"), &s.param, metrics)?;
-            if c.params.contains_key(&s.param) || c.sweep[..j].iter().any(|o| o.param == s.param) {
-                return Err(Error::config(
-                    &key("param"),
-                    format!("`{}` is already a parameter of this config", s.param),
-                ));
-            }
-            match (&s.key, s.set.is_empty()) {
-                (Some(k), true) if k.is_empty() => {
-                    return Err(Error::config(&key("key"), "must name a config key"))
-                }
-                (Some(_), true) => {}
-                (None, false) if s.set.len() != s.values.len() => {
-                    return Err(Error::config(
-                        &key("set"),
-                        format!(
-                            "{} tables for {} values: one table of overrides per value",
-                            s.set.len(),
-                            s.values.len()
-                        ),
-                    ))
-                }
-                (None, false) => {
-                    if let Some(n) = s.set.iter().position(toml::Table::is_empty) {
-                        return Err(Error::config(
-                            &key(&format!("set[{n}]")),
-                            "must set some config key",
-                        ));
-                    }
-                }
-                _ => {
-                    return Err(Error::config(
-                        &key("key"),
-                        "give exactly one of `key` (each value written to it) and `set` (a \
-                         table of overrides per value)",
-                    ))
-                }
-            }
-            // The sweep's value would be overwritten by the config's own, or overwrite it.
-            let which = if s.key.is_some() { "key" } else { "set" };
-            for k in s.keys() {
-                if c.set.contains_key(k) || c.sweep[..j].iter().any(|o| o.keys().contains(&k)) {
-                    return Err(Error::config(
-                        &key(which),
-                        format!("`{k}` is also set by this config's `set` or another sweep"),
-                    ));
-                }
-            }
-            if s.values.is_empty() {
-                return Err(Error::config(&key("values"), "must not be empty"));
-            }
-            for (n, v) in s.values.iter().enumerate() {
-                check_value(&key(&format!("values[{n}]")), v)?;
-                if s.values[..n].contains(v) {
-                    return Err(Error::config(
-                        &key(&format!("values[{n}]")),
-                        format!("`{}` is listed twice", text(v)),
-                    ));
-                }
-            }
-        }
-        let mut expanded = vec![ConfigSpec {
-            sweep: Vec::new(),
-            ..c.clone()
-        }];
-        for s in &c.sweep {
-            expanded = expanded
-                .into_iter()
-                .flat_map(|p| {
-                    s.values.iter().enumerate().map(move |(n, v)| {
-                        let mut q = p.clone();
-                        q.params.insert(s.param.clone(), v.clone());
-                        q.set.extend(s.overrides(n));
-                        q
-                    })
-                })
-                .collect();
-        }
+        check_sweeps(&at, "config", &c.params, &c.set, &c.sweep, metrics)?;
+        let expanded: Vec<ConfigSpec> = self::points(&c.sweep)
+            .into_iter()
+            .map(|(params, set)| {
+                let mut q = ConfigSpec {
+                    sweep: Vec::new(),
+                    ..c.clone()
+                };
+                q.params.extend(params);
+                q.set.extend(set);
+                q
+            })
+            .collect();
         for p in expanded {
             if let Some((first, _)) = points
                 .iter()
@@ -202,6 +230,36 @@ pub fn expand(configs: Vec<ConfigSpec>, metrics: &[String]) -> Result<Vec<Config
         }
     }
     Ok(points.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Replace every workload that has sweeps by its points, each labelled by its label and the
+/// swept parameters (`Office[state=steady]`), with those parameters beside its own and the
+/// overrides of its values after its own `set`; check names and values. Errors name the key as
+/// written (`workloads[0].sweep[0].values[1]`).
+pub fn expand_workloads(
+    workloads: Vec<WorkloadSpec>,
+    metrics: &[String],
+) -> Result<Vec<WorkloadSpec>, Error> {
+    let mut out = Vec::new();
+    for (i, w) in workloads.into_iter().enumerate() {
+        let at = |k: &str| format!("workloads[{i}].{k}");
+        check_sweeps(&at, "workload", &w.params, &w.set, &w.sweep, metrics)?;
+        if w.sweep.is_empty() {
+            out.push(w);
+            continue;
+        }
+        for (params, set) in points(&w.sweep) {
+            let mut p = WorkloadSpec {
+                label: point_name(&w.label, &params),
+                sweep: Vec::new(),
+                ..w.clone()
+            };
+            p.params.extend(params);
+            p.set.extend(set);
+            out.push(p);
+        }
+    }
+    Ok(out)
 }
 
 /// A parameter name: a column of `results.csv` beside the fixed ones and the metrics, and part

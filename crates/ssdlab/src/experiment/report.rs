@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use super::ablation::Ablation;
 use super::params::text;
 use super::runner::{metric, RunResult};
 use super::spec::{
@@ -477,6 +478,297 @@ fn lines_table(o: &mut String, e: &Experiment, results: &[RunResult], chart: &Ch
     }
 }
 
+/// One technique's effect on one metric of one workload (means over seeds): alone (with it
+/// alone against `none`), left out (the full set without it against the full set), and their
+/// interaction (its effect in the set against its effect alone). Ratios, or for an absolute
+/// metric differences; `None` where a config has no value (or a ratio's divisor is 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Effect {
+    pub alone: Option<f64>,
+    pub left_out: Option<f64>,
+    pub interaction: Option<f64>,
+}
+
+/// How a technique's effect in the full set compares with its effect alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InSet {
+    /// Within 1% of its effect alone: the others neither help nor overlap it.
+    Same,
+    /// It moves the metric further in the set than alone.
+    Stronger,
+    /// It moves the metric less in the set than alone (the others overlap it, or hurt it).
+    Weaker,
+    /// It moves the metric the other way in the set.
+    Reversed,
+}
+
+impl InSet {
+    fn text(self) -> &'static str {
+        match self {
+            InSet::Same => "≈",
+            InSet::Stronger => "stronger",
+            InSet::Weaker => "weaker",
+            InSet::Reversed => "reversed",
+        }
+    }
+}
+
+/// [`cell`], or 0 where the config ran on the workload and its summaries lack the metric: a
+/// technique's counters are in the summary only while it is on (`compression.saving`,
+/// `melded_reads.commands`), so a config without it did none of that.
+pub fn counted(results: &[RunResult], config: &str, workload: &str, m: &str) -> Option<f64> {
+    cell(results, config, workload, m).or_else(|| {
+        (results.iter())
+            .any(|r| r.config_name == config && r.workload_label == workload)
+            .then_some(0.0)
+    })
+}
+
+/// The effect of technique `i` of the ablation on `metric` on `workload`.
+pub fn ablation_effect(
+    e: &Experiment,
+    results: &[RunResult],
+    a: &Ablation,
+    i: usize,
+    workload: &str,
+    metric: &str,
+) -> Effect {
+    let v = |c: &str| counted(results, c, workload, metric);
+    let (none, alone, all, left_out) = (
+        v(super::ablation::NONE),
+        v(&a.alone(i)),
+        v(&a.all()),
+        v(&a.left_out(i)),
+    );
+    let absolute = e.absolute_metrics.iter().any(|m| m == metric);
+    let ratio = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) if y != 0.0 => Some(x / y),
+        _ => None,
+    };
+    let diff = |x: Option<f64>, y: Option<f64>| Some(x? - y?);
+    match absolute {
+        false => {
+            let (al, lo) = (ratio(alone, none), ratio(left_out, all));
+            let inset = ratio(all, left_out);
+            Effect {
+                alone: al,
+                left_out: lo,
+                interaction: ratio(inset, al),
+            }
+        }
+        true => {
+            let (al, lo) = (diff(alone, none), diff(left_out, all));
+            Effect {
+                alone: al,
+                left_out: lo,
+                interaction: diff(diff(all, left_out), al),
+            }
+        }
+    }
+}
+
+/// How a technique's effect in the set compares with its effect alone, from its effect alone
+/// and their interaction (in the set = alone × interaction; for an absolute metric, alone +
+/// interaction): by the size of each ratio's logarithm (each difference), the same within 1%.
+pub fn in_set(absolute: bool, effect: &Effect) -> Option<InSet> {
+    let (alone, interaction) = (effect.alone?, effect.interaction?);
+    let (a, s, tolerance) = match absolute {
+        false if alone > 0.0 && interaction > 0.0 => {
+            (alone.ln(), alone.ln() + interaction.ln(), 0.01)
+        }
+        false => return None,
+        true => {
+            let s = alone + interaction;
+            (alone, s, 0.01 * alone.abs().max(s.abs()))
+        }
+    };
+    let small = |x: f64| x.abs() <= tolerance;
+    Some(if (s - a).abs() <= tolerance {
+        InSet::Same
+    } else if !small(a) && !small(s) && a.signum() != s.signum() {
+        InSet::Reversed
+    } else if s.abs() > a.abs() {
+        InSet::Stronger
+    } else {
+        InSet::Weaker
+    })
+}
+
+/// The ablation's section of the report: its techniques, and per metric the full set against
+/// none and each technique's effect alone and left out, per workload (and their mean).
+fn ablation_section(o: &mut String, e: &Experiment, results: &[RunResult], a: &Ablation) {
+    let _ = writeln!(
+        o,
+        "## Ablation\n\nConfigs: `none` (the base device: preset `{}`{}), each technique alone, \
+         each left out of the full set, and the full set, `{}`; a config's label names the \
+         techniques it turns on.\n",
+        a.preset,
+        a.config_file
+            .as_ref()
+            .map_or(String::new(), |f| format!(" with `{}`", f.display())),
+        a.all()
+    );
+    let _ = writeln!(o, "| technique | overrides |\n|---|---|");
+    for t in &a.techniques {
+        let what = match t.description.is_empty() {
+            true => String::new(),
+            false => format!("{}: ", t.description.trim()),
+        };
+        let _ = writeln!(
+            o,
+            "| {} | {what}{} |",
+            t.name,
+            Ablation::describe_set(&t.set)
+        );
+    }
+    for g in &a.together {
+        let what = match g.description.is_empty() {
+            true => String::new(),
+            false => format!("{}: ", g.description.trim()),
+        };
+        let _ = writeln!(
+            o,
+            "| {} together | {what}{} |",
+            g.techniques.join(" and "),
+            Ablation::describe_set(&g.set)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\nPer metric, means over seeds. **all / none**: the full set against the base. Per \
+         technique X: **alone** = X alone ÷ none; **left out** = the full set without X ÷ the \
+         full set (above 1: the metric is higher without X); **interaction** = X's effect in \
+         the set (the full set ÷ the set without X) ÷ its effect alone, 1 where X does in the \
+         set what it does alone; **in the set**: `stronger` where X moves the metric further in \
+         the set than alone, `weaker` where less (the others overlap or hurt it), `reversed` \
+         where the other way, `≈` within 1%. For absolute metrics ({}), differences instead of \
+         ratios: alone X − none, left out (all − X) − all, interaction (all − (all − X)) − (X − \
+         none), 0 where X does the same in the set. A config whose summaries lack a counter \
+         (its technique off) counts 0. **average**: the mean over the workloads of each column \
+         (its tag from the mean alone and interaction).\n",
+        match e.absolute_metrics.is_empty() {
+            true => "none here".to_string(),
+            false => e
+                .absolute_metrics
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    );
+    let dash = || "—".to_string();
+    let mean = |v: Vec<Option<f64>>| -> Option<f64> {
+        let v: Vec<f64> = v.into_iter().flatten().collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    let workloads: Vec<&str> = e.workloads.iter().map(|w| w.label.as_str()).collect();
+    let several = workloads.len() > 1;
+    for m in &e.metrics {
+        let absolute = e.absolute_metrics.iter().any(|x| x == m);
+        let show = |v: Option<f64>| match (v, absolute) {
+            (Some(v), false) => format!("{}×", num(v)),
+            (Some(v), true) => num(v),
+            (None, _) => dash(),
+        };
+        let _ = writeln!(o, "### `{m}`\n");
+        let mut columns = workloads.clone();
+        if several {
+            columns.push("**average**");
+        }
+        let first = if absolute {
+            "all − none"
+        } else {
+            "all / none"
+        };
+        table_header(o, "", &columns);
+        let total: Vec<Option<f64>> = workloads
+            .iter()
+            .map(|w| {
+                let (none, all) = (
+                    counted(results, super::ablation::NONE, w, m),
+                    counted(results, &a.all(), w, m),
+                );
+                match absolute {
+                    false => none.zip(all).filter(|(n, _)| *n != 0.0).map(|(n, x)| x / n),
+                    true => Some(all? - none?),
+                }
+            })
+            .collect();
+        let _ = write!(o, "| {first} |");
+        for v in &total {
+            let _ = write!(o, " {} |", show(*v));
+        }
+        if several {
+            let _ = write!(o, " {} |", show(mean(total.clone())));
+        }
+        let _ = writeln!(o, "\n");
+        let _ = writeln!(
+            o,
+            "| technique | workload | alone | left out | interaction | in the set |\n\
+             |---|---|---:|---:|---:|---|"
+        );
+        for (i, t) in a.techniques.iter().enumerate() {
+            let effects: Vec<Effect> = workloads
+                .iter()
+                .map(|w| ablation_effect(e, results, a, i, w, m))
+                .collect();
+            let mut rows: Vec<(String, Effect)> = (workloads.iter().map(|w| w.to_string()))
+                .zip(effects.iter().copied())
+                .collect();
+            if several {
+                let average = Effect {
+                    alone: mean(effects.iter().map(|x| x.alone).collect()),
+                    left_out: mean(effects.iter().map(|x| x.left_out).collect()),
+                    interaction: mean(effects.iter().map(|x| x.interaction).collect()),
+                };
+                rows.push(("**average**".into(), average));
+            }
+            for (w, x) in rows {
+                let interaction = x.interaction.map_or_else(dash, num);
+                let tag = in_set(absolute, &x).map_or_else(dash, |t| t.text().into());
+                let _ = writeln!(
+                    o,
+                    "| {} | {w} | {} | {} | {interaction} | {tag} |",
+                    t.name,
+                    show(x.alone),
+                    show(x.left_out)
+                );
+            }
+        }
+        o.push('\n');
+    }
+}
+
+/// The integrity oracle's line of the report, for an experiment with `verify`: the reads
+/// checked, the units swept and the violations over every run, and the runs that have some.
+fn integrity_section(o: &mut String, results: &[RunResult]) {
+    let sum = |k: &str| -> u64 {
+        (results.iter())
+            .filter_map(|r| r.summary["integrity"][k].as_u64())
+            .sum()
+    };
+    let checked = results
+        .iter()
+        .filter(|r| r.summary["integrity"]["enabled"].as_bool() == Some(true))
+        .count();
+    let _ = writeln!(
+        o,
+        "Integrity oracle (`verify = true`): {checked} of {} runs checked, {} unit reads and {} \
+         units swept at the end, {} violations.\n",
+        results.len(),
+        sum("checked_reads"),
+        sum("swept_units"),
+        sum("violations")
+    );
+    let bad = super::runner::violations(results);
+    for (run, n, messages) in &bad {
+        let _ = writeln!(o, "- {run}: {n} violations ({})", messages.join("; "));
+    }
+    if !bad.is_empty() {
+        o.push('\n');
+    }
+}
+
 pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "# {}\n", e.name);
@@ -507,6 +799,9 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
         crate::VERSION,
         results.len(),
     );
+    if e.verify {
+        integrity_section(&mut o, results);
+    }
     if let Some(p) = &e.paper {
         let _ = writeln!(
             o,
@@ -543,6 +838,9 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
             o.push('\n');
         }
         o.push('\n');
+    }
+    if let Some(a) = &e.ablation {
+        ablation_section(&mut o, e, results, a);
     }
     if !e.charts.is_empty() {
         let _ = writeln!(

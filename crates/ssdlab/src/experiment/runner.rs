@@ -26,8 +26,12 @@ pub struct Run {
     pub workload_params: toml::Table,
     pub seed: u64,
     pub config: Config,
+    /// Check every read and the final state against the integrity oracle (the experiment's
+    /// `verify`).
+    pub verify: bool,
     /// Hash of everything the result depends on: the resolved config (with trace files by
-    /// content), the labels, the seed and the simulator version.
+    /// content), the labels, the seed, whether the oracle checks the run, and the simulator
+    /// version.
     pub key: String,
 }
 
@@ -48,13 +52,28 @@ pub struct RunResult {
 /// Expand the grid in order: configs, then the workloads each runs (a workload's `where` may
 /// leave a config out), then seeds. `base` is the folder relative paths in the experiment start
 /// from.
+///
+/// A config the engine refuses fails the whole grid; with several, the error names each (with
+/// its first refusal), so that one attempt tells which configs a grid still waits for.
 pub fn expand(e: &Experiment, base: &Path) -> Result<Vec<Run>, Error> {
     let mut runs = Vec::new();
-    for c in &e.configs {
+    let mut refused: Vec<Error> = Vec::new();
+    'configs: for c in &e.configs {
         for w in e.workloads.iter().filter(|w| w.runs_on(c)) {
             for &seed in &e.seeds {
-                let config = c.resolve(w, seed, base)?;
-                let key = run_key(&config, &c.label, &c.params, &w.label, seed)?;
+                let config = match c.resolve(w, seed, base) {
+                    Ok(config) => config,
+                    Err(err) => {
+                        refused.push(err);
+                        continue 'configs;
+                    }
+                };
+                let mut key = run_key(&config, &c.label, &c.params, &w.label, seed)?;
+                if e.verify {
+                    // A verified run is another result (its summary counts the checks); runs
+                    // without the oracle keep the keys they had.
+                    key = format!("{:x}", Sha256::digest(format!("{key} verify").as_bytes()));
+                }
                 runs.push(Run {
                     config_label: c.label.clone(),
                     config_name: c.name(),
@@ -63,12 +82,23 @@ pub fn expand(e: &Experiment, base: &Path) -> Result<Vec<Run>, Error> {
                     workload_params: w.params.clone(),
                     seed,
                     config,
+                    verify: e.verify,
                     key,
                 });
             }
         }
     }
-    Ok(runs)
+    match refused.len() {
+        0 => Ok(runs),
+        1 => Err(refused.remove(0)),
+        n => Err(Error::Toml {
+            origin: format!(
+                "experiment: {n} of {} configs refused (each by its first run)",
+                e.configs.len()
+            ),
+            message: refused.iter().map(|err| format!("\n  {err}")).collect(),
+        }),
+    }
 }
 
 fn run_key(
@@ -146,7 +176,11 @@ pub fn run_grid(
                 let n = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = todo.get(n) else { break };
                 let r = &runs[i];
-                match simulate(&r.config, &RunOptions::default()) {
+                let options = RunOptions {
+                    verify: r.verify,
+                    ..RunOptions::default()
+                };
+                match simulate(&r.config, &options) {
                     Ok(result) => {
                         // The receiver lives until every sender is gone.
                         let _ = tx.send((i, result.summary));
@@ -262,6 +296,42 @@ pub fn write_csv(
         w.write_record(&row).map_err(io)?;
     }
     w.flush().map_err(|e| Error::io(path, e))
+}
+
+/// The integrity oracle's violations of each run that has some, as `(run, count, first
+/// messages)`.
+pub fn violations(results: &[RunResult]) -> Vec<(String, u64, Vec<String>)> {
+    results
+        .iter()
+        .filter_map(|r| {
+            let i = &r.summary["integrity"];
+            let n = i["violations"].as_u64().filter(|n| *n > 0)?;
+            let messages = (i["messages"].as_array().into_iter().flatten())
+                .filter_map(Value::as_str)
+                .take(3)
+                .map(str::to_string)
+                .collect();
+            let run = format!("{} × {} (seed {})", r.config_name, r.workload_label, r.seed);
+            Some((run, n, messages))
+        })
+        .collect()
+}
+
+/// With `verify`, an error naming every run the integrity oracle found violations in (and the
+/// first messages of each), if any.
+pub fn check_integrity(verify: bool, results: &[RunResult]) -> Result<(), Error> {
+    let bad = violations(results);
+    if !verify || bad.is_empty() {
+        return Ok(());
+    }
+    let runs: Vec<String> = bad
+        .iter()
+        .map(|(run, n, messages)| format!("{run}: {n} ({})", messages.join("; ")))
+        .collect();
+    Err(Error::Integrity {
+        runs: bad.len(),
+        detail: runs.join("\n  "),
+    })
 }
 
 #[cfg(test)]

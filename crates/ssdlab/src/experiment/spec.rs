@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::ablation::Ablation;
 use super::params::{self, Sweep};
 use crate::config::{Config, ReplayMode};
 use crate::error::Error;
@@ -34,8 +35,19 @@ pub struct Experiment {
     /// (a grid of many configs, whose bars no one can tell apart). Tables keep every metric.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bar_metrics: Option<Vec<String>>,
+    /// The configs, after the `[ablation]`'s (if any) once the experiment is prepared.
+    #[serde(default)]
     pub configs: Vec<ConfigSpec>,
+    /// Configs generated from a base device and a list of techniques: none, each alone, each
+    /// left out of the full set, the full set (docs/experiments.md, "Ablation").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ablation: Option<Ablation>,
     pub workloads: Vec<WorkloadSpec>,
+    /// Every run checks every read and the final state against the integrity oracle (`ssdlab
+    /// run --verify`); a violation in any run fails the experiment, after its outputs are
+    /// written (results.csv then has a column `integrity.violations`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify: bool,
     /// Figures in a paper's own layout, drawn besides the per-metric bar charts: a subset of the
     /// configs, a breakdown of several counters, or averages over the workloads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -90,6 +102,10 @@ pub struct ConfigSpec {
     /// experiment.json for the plots; never read.
     #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// For a config of the `[ablation]`, the techniques it turns on (none: an empty list),
+    /// written into experiment.json; never read (the ablation makes its configs again).
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub techniques: Option<Vec<String>>,
 }
 
 fn default_preset() -> String {
@@ -139,6 +155,12 @@ pub struct WorkloadSpec {
     /// Named parameters (`{ read_size_kib = 4 }`): columns of results.csv, as a config's.
     #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
     pub params: toml::Table,
+    /// Parameters swept over values, as a config's `sweep`: the workload stands for one
+    /// workload per combination of values, labelled `label[param=value]` (e.g. each workload
+    /// on a fresh device and on one aged to GC's steady state). Expanded when the experiment is
+    /// read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweep: Vec<Sweep>,
     /// Only the configs whose parameters have these values run this workload (default all):
     /// a grid that is not a full cross product.
     #[serde(
@@ -347,12 +369,31 @@ impl Experiment {
         e.prepare()
     }
 
-    /// The experiment as it runs: every config with sweeps replaced by its points, then checked.
+    /// The experiment as it runs: the `[ablation]`'s configs first, then every config with
+    /// sweeps replaced by its points, and every workload with sweeps by its points; then checked.
+    /// Preparing a prepared experiment again changes nothing.
     pub fn prepare(mut self) -> Result<Experiment, Error> {
-        self.configs = params::expand(std::mem::take(&mut self.configs), &self.metrics)?;
+        // The ablation's configs of an earlier preparation are made again.
+        self.configs.retain(|c| c.techniques.is_none());
+        let mut configs = params::expand(std::mem::take(&mut self.configs), &self.metrics)?;
+        if let Some(a) = &self.ablation {
+            let generated = a.configs()?;
+            for (i, c) in configs.iter().enumerate() {
+                if generated.iter().any(|g| g.label == c.label) {
+                    return Err(Error::config(
+                        &format!("configs[{i}].label"),
+                        format!("`{}` is the label of a config of the [ablation]", c.label),
+                    ));
+                }
+            }
+            configs.splice(0..0, generated);
+        }
+        self.configs = configs;
         for c in &mut self.configs {
             c.name = (!c.params.is_empty()).then(|| c.name());
         }
+        self.workloads =
+            params::expand_workloads(std::mem::take(&mut self.workloads), &self.metrics)?;
         self.check()?;
         Ok(self)
     }
@@ -383,6 +424,17 @@ impl Experiment {
         names
     }
 
+    /// The metric columns of results.csv: `metrics`, and with `verify` the oracle's
+    /// `integrity.violations` (unless a metric already).
+    pub fn csv_columns(&self) -> Vec<String> {
+        let mut columns = self.metrics.clone();
+        let v = "integrity.violations";
+        if self.verify && !columns.iter().any(|m| m == v) {
+            columns.push(v.into());
+        }
+        columns
+    }
+
     /// Whether `metric` gets a bar chart of its own (`bar_metrics`, default every metric).
     pub fn has_bar_chart(&self, metric: &str) -> bool {
         self.bar_metrics
@@ -400,7 +452,12 @@ impl Experiment {
         };
         nonempty("metrics", self.metrics.len())?;
         nonempty("seeds", self.seeds.len())?;
-        nonempty("configs", self.configs.len())?;
+        if self.configs.is_empty() {
+            return Err(Error::config(
+                "configs",
+                "must not be empty (give [[configs]], or an [ablation])",
+            ));
+        }
         nonempty("workloads", self.workloads.len())?;
         let unique = |key: &str, labels: Vec<&str>| {
             for (i, l) in labels.iter().enumerate() {
