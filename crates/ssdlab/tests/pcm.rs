@@ -304,3 +304,82 @@ fn pcm_takes_each_unit_alone_into_the_slots_units_left() {
 fn write_all(n: u64) -> Vec<TraceRequest> {
     (0..n).map(|l| write(l * 100_000, l)).collect()
 }
+
+/// ROSA's PCM with IPU's SLC-mode cache (docs/config.md § Techniques together): PCM takes its
+/// share of the addresses, the flash's share goes to IPU's levels (`ftl.placement.flash`), and
+/// the degrading GC moves it on to the dense region. With compression on the flash too, verify
+/// clean fresh and in a GC-active steady state, and each technique acts: PCM rewrites in place,
+/// partial programs, in-place updates, levels, degrading GC, compression.
+#[test]
+fn pcm_composes_with_ipu_levels_and_compression() {
+    let ipu = [
+        "geometry.regions=[{name=\"main\", cell_mode=\"tlc\", blocks_per_plane=56}, {name=\"slc\", cell_mode=\"slc\", blocks_per_plane=8, nop=4}]",
+        "timing.slc={tr_ns=20000, tprog_ns=200000, tbers_ns=1000000}",
+        "geometry.pcm={capacity_share=0.2}",
+        "timing.pcm={read_ns=5000, write_ns=50000}",
+        "ftl.placement={policy=\"oblivious\", flash={policy=\"levels\", region=\"slc\"}}",
+        "ftl.migration={policy=\"degrade\", from_region=\"slc\", to_region=\"main\"}",
+        "ftl.gc_victim.policy=\"isr\"",
+        "ftl.partial_program.policy=\"intra_page_update\"",
+        "ftl.write_buffer_timeout_ns=1",
+        "ftl.overprovisioning_ratio=0.3",
+        "ftl.reduction={policy=\"compress\", codec=\"dpc\"}",
+        "ftl.max_units_per_page=8",
+    ];
+    // Without PCM the inner placement is the placement itself: refused.
+    let mut no_pcm: Vec<&str> = ipu.to_vec();
+    no_pcm.retain(|s| !s.contains("pcm"));
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
+    let mut table: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+    for s in &no_pcm {
+        ssdlab::config::apply_override(&mut table, s).unwrap();
+    }
+    let e = Config::from_toml_str(&toml::to_string(&table).unwrap(), path)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ftl.placement.flash"), "{e}");
+    for steady in [false, true] {
+        let mut sets: Vec<String> = ipu.iter().map(|s| s.to_string()).collect();
+        if steady {
+            sets.extend(
+                [
+                    "precondition.fill_fraction=0.9",
+                    "precondition.overwrite_fraction=1.0",
+                    "precondition.pattern=\"random\"",
+                    "precondition.trace_footprint=false",
+                ]
+                .map(String::from),
+            );
+        }
+        let c = common::small(&sets.iter().map(String::as_str).collect::<Vec<_>>());
+        // Updates of a few hundred units, each rewritten many times, 50 µs apart.
+        let requests: Vec<TraceRequest> = (0..6000u64)
+            .map(|i| write(i * 50_000, (i * 7919) % 600))
+            .collect();
+        let sim = common::run_verified(c, requests);
+        let s = sim.summary();
+        let count = |path: &[&str]| path.iter().fold(&s, |v, k| &v[k]).as_u64().unwrap_or(0);
+        assert!(
+            count(&["pcm", "in_place_writes"]) > 0,
+            "steady {steady}: {}",
+            s["pcm"]
+        );
+        assert!(
+            count(&["flash_ops", "program", "partial"]) > 0,
+            "steady {steady}"
+        );
+        assert!(
+            count(&["flash_ops", "program", "in_place_update"]) > 0,
+            "steady {steady}"
+        );
+        assert!(count(&["placement", "hot_units"]) > 0, "steady {steady}");
+        assert!(
+            count(&["compression", "units", "compressed"]) > 0,
+            "steady {steady}"
+        );
+        if steady {
+            assert!(count(&["gc", "invocations"]) > 0, "no GC ran");
+        }
+    }
+}

@@ -215,6 +215,55 @@ mod tests {
         assert!(p.counts_updates() && !SingleRegion.counts_updates());
     }
 
+    /// With a placement of the flash's own, an address falls to PCM or to the flash by raw
+    /// capacity, and the flash's writes go where that placement says: IPU's levels in the
+    /// SLC-mode region, by update count; a rewrite of a unit moved out of PCM goes there too.
+    #[test]
+    fn oblivious_over_pcm_sends_the_flashs_share_to_the_flash_placement() {
+        let c = crate::test_support::small(&[
+            "geometry.regions=[{name=\"main\", cell_mode=\"tlc\", blocks_per_plane=56}, \
+             {name=\"slc\", cell_mode=\"slc\", blocks_per_plane=8, nop=4}]",
+            "timing.slc={tr_ns=20000, tprog_ns=200000, tbers_ns=1000000}",
+            "geometry.pcm={capacity_share=0.25}",
+            "timing.pcm={read_ns=5000, write_ns=50000}",
+            "ftl.placement={policy=\"oblivious\", flash={policy=\"levels\", region=\"slc\"}}",
+            "ftl.migration={policy=\"degrade\", from_region=\"slc\", to_region=\"main\"}",
+            "ftl.overprovisioning_ratio=0.3",
+        ]);
+        let g = Geometry::new(&c);
+        let pcm = g
+            .regions
+            .iter()
+            .position(|r| r.medium == Medium::Pcm)
+            .unwrap();
+        let slc = g.regions.iter().position(|r| r.name == "slc").unwrap();
+        let mut p = Oblivious::new(&g, Some(1), Some(Box::new(Levels { region: slc })));
+        let units = 4000;
+        let first: Vec<Destination> = (0..units).map(|u| p.place(u, 0)).collect();
+        let on_pcm = first.iter().filter(|d| d.region == pcm).count() as f64;
+        let share = g.capacity_share(pcm);
+        assert!(
+            (on_pcm / units as f64 - share).abs() < 0.01,
+            "{on_pcm} for {share}"
+        );
+        // The rest to the Work level of the SLC-mode region, none to `main` directly.
+        assert!(first
+            .iter()
+            .all(|d| d.region == pcm || (d.region == slc && d.stream == WORK)));
+        let moved_out = (0..units)
+            .find(|&u| first[u as usize].region == pcm)
+            .unwrap();
+        assert_eq!(
+            p.place(moved_out, 2),
+            Destination {
+                region: slc,
+                stream: HOT
+            }
+        );
+        assert_eq!(p.streams(), 3);
+        assert_eq!(p.hot_stream(), Some(HOT));
+    }
+
     #[test]
     fn single_region_sends_everything_to_region_zero() {
         let mut p = SingleRegion;
