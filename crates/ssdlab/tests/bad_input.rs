@@ -391,7 +391,9 @@ fn cli_usage_errors_and_help() {
     assert!(out.contains("spread-kv") && out.contains("pr-ssd-db") && out.contains("hdfs-reader"));
     let (code, out, _) = ssdlab(&["presets"]);
     assert_eq!(code, 0);
-    for p in ["default", "pr-ssd", "spread", "ipu", "rosa", "melded"] {
+    for p in [
+        "default", "pr-ssd", "spread", "ipu", "rosa", "melded", "composed",
+    ] {
         assert!(out.contains(p), "{out}");
     }
     let (code, out, _) = ssdlab(&["presets", "--show", "spread"]);

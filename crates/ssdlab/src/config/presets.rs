@@ -7,6 +7,7 @@ const PRESETS: &[(&str, &str)] = &[
     ("ipu", include_str!("../../presets/ipu.toml")),
     ("rosa", include_str!("../../presets/rosa.toml")),
     ("melded", include_str!("../../presets/melded.toml")),
+    ("composed", include_str!("../../presets/composed.toml")),
 ];
 
 pub fn preset_names() -> Vec<&'static str> {
