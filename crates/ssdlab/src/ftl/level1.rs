@@ -60,7 +60,12 @@ impl Ftl {
                 continue;
             }
             if r.medium == Medium::Pcm {
-                pcm.entry(p.plane).or_default().0 += p.total_space - p.valid_space;
+                // (Space is in bytes when units are shaped: PCM holds each unit as written.)
+                let free = p.total_space - p.valid_space;
+                pcm.entry(p.plane).or_default().0 += match self.keeps_shapes() {
+                    true => free / g.unit_bytes as u64,
+                    false => free,
+                };
             }
             for i in r.first_block..r.first_block + r.blocks_per_plane {
                 let b = g.block_id(p.plane, i);
@@ -91,17 +96,18 @@ impl Ftl {
             }
         }
         let (hot_reads, hot) = hot?;
-        let hot_units = self.valid_space[hot as usize] as u64;
-        if hot_units > budget_units {
-            return None;
-        }
-        // Where the hot units go.
+        // Where the hot units go. (Counted, not taken from the block's valid space: that is
+        // bytes when units are shaped.)
         let mut need: HashMap<PlaneId, u64> = HashMap::new();
         for i in 0..g.regions[g.region_of(hot)].pages_per_block {
             let page = g.page_id(hot, i);
             for (_, lpn) in self.units_in_slots(page, self.valid_slots(page)) {
                 *need.entry(pcm_plane(lpn)).or_default() += 1;
             }
+        }
+        let hot_units: u64 = need.values().sum();
+        if hot_units > budget_units {
+            return None;
         }
         let mut plan = Level1Plan {
             hot,
@@ -125,7 +131,7 @@ impl Ftl {
                 if reads >= hot_reads {
                     return None;
                 }
-                room += self.valid_space[b as usize] as u64;
+                room += self.pcm_units_in(b);
                 plan.cold.push(b);
             }
             if room < wanted {

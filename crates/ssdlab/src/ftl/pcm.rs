@@ -25,6 +25,16 @@ impl Ftl {
         (self.geometry.regions[region].medium == crate::flash::Medium::Pcm).then_some(region)
     }
 
+    /// The units PCM block `block` holds (its valid space is their bytes when units are shaped:
+    /// each slot holds its unit as written).
+    pub fn pcm_units_in(&self, block: crate::flash::BlockId) -> u64 {
+        let space = self.valid_space[block as usize] as u64;
+        match self.keeps_shapes() {
+            true => space / self.geometry.unit_bytes as u64,
+            false => space,
+        }
+    }
+
     /// Is `pool` written in place, a unit at a time (PCM)?
     #[inline]
     pub fn stores_units_alone(&self, pool: usize) -> bool {

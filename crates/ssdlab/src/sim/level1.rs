@@ -295,7 +295,7 @@ impl Simulation {
         inv.evicting += starts.len() as u32;
         for &(_, block) in &starts {
             let plane = self.ftl.geometry.plane_of_block(block);
-            *l1.made_room.entry(plane).or_default() += self.ftl.valid_space[block as usize] as u64;
+            *l1.made_room.entry(plane).or_default() += self.ftl.pcm_units_in(block);
         }
         let promote = inv.cold_left.is_empty() && inv.evicting == 0 && !inv.promoting;
         let hot = inv.plan.hot;
