@@ -620,43 +620,23 @@ pub fn draw(seed: u64) -> Draw {
         (Some(region), k) if k <= cached => Some((pick(r, &["cache", "levels"]), region)),
         _ => None,
     };
-    // With PCM, now and then the flash's share of an oblivious placement goes where the draw
-    // above says (`ftl.placement.flash`: PCM beside an SLC-mode cache or IPU's levels).
-    let flash = match oblivious && plan.pcm && chance(q, 0.4) {
-        true => Some(match placement {
-            Some((policy, region)) => {
-                table(&[("policy", policy.into()), ("region", region.into())])
-            }
-            None => table(&[("policy", "single_region".into())]),
-        }),
-        false => None,
-    };
     // (Oblivious placement replaces the draw above, which keeps the stream of a draw without
-    // it as it was; with `flash`, the flash's writes go where it says.)
-    let placement = match &flash {
-        Some(_) => placement,
-        None => placement.filter(|_| !oblivious),
-    };
-    let with_flash = |mut t: Value| {
-        if let (Some(f), Value::Table(t)) = (&flash, &mut t) {
-            t.insert("flash".into(), f.clone());
-        }
-        t
-    };
+    // it as it was.)
+    let placement = placement.filter(|_| !oblivious);
     s.set(
         "ftl.placement",
         match (oblivious, placement, plan.run_units) {
-            (true, _, None) => with_flash(table(&[("policy", "oblivious".into())])),
+            (true, _, None) => table(&[("policy", "oblivious".into())]),
             (true, _, Some(run)) => {
                 // (Now and then 0, refused.)
                 let run = match chance(q, 0.02) {
                     true => 0,
                     false => run,
                 };
-                with_flash(table(&[
+                table(&[
                     ("policy", "oblivious".into()),
                     ("run_units", int(run as u64)),
-                ]))
+                ])
             }
             (false, Some((policy, region)), _) => {
                 table(&[("policy", policy.into()), ("region", region.into())])
@@ -671,7 +651,6 @@ pub fn draw(seed: u64) -> Draw {
         None => names.first().copied().unwrap_or("main"),
     };
     let migrate = match (oblivious, placement) {
-        (true, Some(_)) if flash.is_some() => chance(r, 0.85),
         (true, _) => chance(r, 0.2),
         (false, Some(_)) => chance(r, 0.85),
         (false, None) => chance(r, 0.05),
