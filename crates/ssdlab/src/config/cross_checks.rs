@@ -355,6 +355,17 @@ impl Config {
                  of its own to migrate from (ftl.placement.flash)",
             ));
         }
+        if let Some((_, to)) = d.migration.filter(|_| flash_placed) {
+            if geo.regions[to].medium == crate::flash::Medium::Pcm {
+                return Err(Error::config(
+                    "ftl.migration.to_region",
+                    "PCM takes the share of the addresses that falls to it (oblivious placement) \
+                     and the read-hot data level-1 GC moves there; a migration of the flash's \
+                     data into it for good would take the room its own addresses need: migrate \
+                     within the flash",
+                ));
+            }
+        }
         let run = run_units.unwrap_or(geo.max_pages_per_block * geo.units_per_page) as u64;
         let runs = logical.div_ceil(run);
         let regions = geo.regions.len() as u64;

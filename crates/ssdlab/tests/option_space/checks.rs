@@ -213,6 +213,14 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         // (Host writes reach every region: no single region's GC check applies.)
         PlacementConfig::Oblivious { .. } => None,
     };
+    // With a placement of the flash's own, the flash region host writes reach beside PCM.
+    let flash_host = match ftl.placement.flash() {
+        Some(PlacementConfig::Cache { region: r } | PlacementConfig::Levels { region: r }) => {
+            region(r)
+        }
+        Some(_) => Some(0),
+        None => None,
+    };
     let slots_of = |i: usize| {
         let r = &g.regions[i];
         r.blocks_per_plane as u64
@@ -359,7 +367,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         // (With oblivious placement host writes reach every region; GC cleans the flash ones.)
         let reached = match &f.oblivious {
             Some(_) => from.is_some_and(|i| g.regions[i].medium != Medium::Pcm),
-            None => from == host_region,
+            None => from == host_region || (flash_host.is_some() && from == flash_host),
         };
         v.expect(
             "migration can act",
@@ -369,7 +377,9 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
                 format!(
                     "migration from `{from_region}` to `{to_region}`, but host writes go to \
                      `{}`: no write reaches `{from_region}`",
-                    host_region.map_or("?", |h| g.regions[h].name.as_str())
+                    host_region
+                        .or(flash_host)
+                        .map_or("?", |h| g.regions[h].name.as_str())
                 )
             },
         );
@@ -590,8 +600,9 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
             Some(_) => g.regions[0].nop,
             None => host_region.map_or(1, |h| g.regions[h].nop),
         };
-        // Lone writes are placed where their address falls: perhaps in a region of nop 1.
-        let placed = f.oblivious.is_none();
+        // Lone writes are placed where their address falls: perhaps in a region of nop 1, or
+        // on PCM.
+        let placed = !matches!(ftl.placement, PlacementConfig::Oblivious { .. });
         let policy = match ftl.partial_program {
             PartialProgramConfig::Share { .. } => "share",
             _ => "intra_page_update",

@@ -69,6 +69,7 @@ const SALT: u64 = 0x6f70_7469_6f6e_7370;
 const PCM_SALT: u64 = 0x7063_6d5f_6472_6177;
 /// Melded reads draw from a stream of their own too, for the same reason.
 const MELDED_SALT: u64 = 0x6d65_6c64_6564_5f72;
+const FLASH_PLACEMENT_SALT: u64 = 0x666c_6173_685f_706c;
 
 /// A need of PCM's (docs/config.md, `[geometry.pcm]`) that a PCM draw leaves unmet on purpose:
 /// the validation must refuse it, naming a key.
@@ -620,23 +621,47 @@ pub fn draw(seed: u64) -> Draw {
         (Some(region), k) if k <= cached => Some((pick(r, &["cache", "levels"]), region)),
         _ => None,
     };
+    // With PCM, now and then the flash's share of an oblivious placement goes where the draw
+    // above says (`ftl.placement.flash`: PCM beside an SLC-mode cache or IPU's levels).
+    // (From a stream of its own, so that draws without it stay as they were.)
+    let fl = &mut Pcg64Mcg::seed_from_u64(seed ^ FLASH_PLACEMENT_SALT);
+    let flash = match oblivious && plan.pcm && chance(fl, 0.4) {
+        true => Some(match (placement, chance(fl, 0.05)) {
+            // (Now and then oblivious again, refused.)
+            (_, true) => table(&[("policy", "oblivious".into())]),
+            (Some((policy, region)), false) => {
+                table(&[("policy", policy.into()), ("region", region.into())])
+            }
+            (None, false) => table(&[("policy", "single_region".into())]),
+        }),
+        false => None,
+    };
     // (Oblivious placement replaces the draw above, which keeps the stream of a draw without
-    // it as it was.)
-    let placement = placement.filter(|_| !oblivious);
+    // it as it was; with `flash`, the flash's writes go where it says.)
+    let placement = match &flash {
+        Some(_) => placement,
+        None => placement.filter(|_| !oblivious),
+    };
+    let with_flash = |mut t: Value| {
+        if let (Some(f), Value::Table(t)) = (&flash, &mut t) {
+            t.insert("flash".into(), f.clone());
+        }
+        t
+    };
     s.set(
         "ftl.placement",
         match (oblivious, placement, plan.run_units) {
-            (true, _, None) => table(&[("policy", "oblivious".into())]),
+            (true, _, None) => with_flash(table(&[("policy", "oblivious".into())])),
             (true, _, Some(run)) => {
                 // (Now and then 0, refused.)
                 let run = match chance(q, 0.02) {
                     true => 0,
                     false => run,
                 };
-                table(&[
+                with_flash(table(&[
                     ("policy", "oblivious".into()),
                     ("run_units", int(run as u64)),
-                ])
+                ]))
             }
             (false, Some((policy, region)), _) => {
                 table(&[("policy", policy.into()), ("region", region.into())])
@@ -651,6 +676,7 @@ pub fn draw(seed: u64) -> Draw {
         None => names.first().copied().unwrap_or("main"),
     };
     let migrate = match (oblivious, placement) {
+        (true, Some(_)) if flash.is_some() => chance(fl, 0.85),
         (true, _) => chance(r, 0.2),
         (false, Some(_)) => chance(r, 0.85),
         (false, None) => chance(r, 0.05),
