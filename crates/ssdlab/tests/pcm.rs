@@ -152,20 +152,25 @@ fn pcm_reads_are_faster_than_flash_reads() {
     );
 }
 
+/// Why the small device with overrides `sets` is refused.
+fn refusal(sets: &[&str]) -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
+    let mut table: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+    for s in sets {
+        ssdlab::config::apply_override(&mut table, s).unwrap();
+    }
+    Config::from_toml_str(&toml::to_string(&table).unwrap(), path)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string()
+}
+
 #[test]
 fn what_pcm_cannot_do_is_refused_naming_the_key() {
     let refused = |sets: &[&str], key: &str| {
         let mut all: Vec<&str> = PCM.to_vec();
         all.extend(sets);
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
-        let mut table: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
-        for s in &all {
-            ssdlab::config::apply_override(&mut table, s).unwrap();
-        }
-        let e = Config::from_toml_str(&toml::to_string(&table).unwrap(), path)
-            .map(|_| ())
-            .unwrap_err()
-            .to_string();
+        let e = refusal(&all);
         assert!(e.contains(key), "{sets:?}: {e}");
     };
     refused(
@@ -329,15 +334,7 @@ fn pcm_composes_with_ipu_levels_and_compression() {
     // Without PCM the inner placement is the placement itself: refused.
     let mut no_pcm: Vec<&str> = ipu.to_vec();
     no_pcm.retain(|s| !s.contains("pcm"));
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
-    let mut table: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
-    for s in &no_pcm {
-        ssdlab::config::apply_override(&mut table, s).unwrap();
-    }
-    let e = Config::from_toml_str(&toml::to_string(&table).unwrap(), path)
-        .map(|_| ())
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&no_pcm);
     assert!(e.contains("ftl.placement.flash"), "{e}");
     for steady in [false, true] {
         let mut sets: Vec<String> = ipu.iter().map(|s| s.to_string()).collect();

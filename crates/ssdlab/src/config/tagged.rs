@@ -231,6 +231,28 @@ mod tests {
                 variants(PlacementConfig::deserialize),
             ),
             (
+                "ftl.level1_gc",
+                "policy",
+                variants(Level1GcConfig::deserialize),
+            ),
+            (
+                "ftl.host_streams",
+                "policy",
+                variants(HostStreamsConfig::deserialize),
+            ),
+            // (Tables inside tables: a melded read's other reads, an oblivious placement's
+            // flash share.)
+            (
+                "ftl.read_policy.pages",
+                "policy",
+                variants(ReadPolicyConfig::deserialize),
+            ),
+            (
+                "ftl.placement.flash",
+                "policy",
+                variants(PlacementConfig::deserialize),
+            ),
+            (
                 "ftl.migration",
                 "policy",
                 variants(MigrationConfig::deserialize),
@@ -284,7 +306,16 @@ mod tests {
         for (key, tag, variants) in tables {
             assert!(variants.len() >= 2, "{key}: {variants:?}");
             for variant in variants {
-                let set = format!("{key}={{ {tag} = \"{variant}\", wieght = 1 }}");
+                let inner = format!("{{ {tag} = \"{variant}\", wieght = 1 }}");
+                let set = match key.rsplit_once('.') {
+                    Some(("ftl.read_policy", "pages")) => {
+                        format!("ftl.read_policy={{ policy = \"melded\", pages = {inner} }}")
+                    }
+                    Some(("ftl.placement", "flash")) => {
+                        format!("ftl.placement={{ policy = \"oblivious\", flash = {inner} }}")
+                    }
+                    _ => format!("{key}={inner}"),
+                };
                 let e = Config::resolve("ipu", None, std::slice::from_ref(&set))
                     .unwrap_err()
                     .to_string();

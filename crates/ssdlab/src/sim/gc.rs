@@ -282,7 +282,6 @@ impl Simulation {
     /// Program full pages of copied units (and, after the last read, the remainder).
     fn flush_gc_copies(&mut self, job: usize, force: bool) {
         let plane = self.ftl.pools[job].plane;
-        let source = self.gc[job].source;
         let lanes = self.ftl.buffer.lanes();
         for list in 0..self.gc[job].copies.len() {
             let (region, lane) = (list / lanes, list % lanes);
@@ -358,13 +357,7 @@ impl Simulation {
                     return;
                 };
                 self.gc[job].copy_pages += u32::from(dest_pool == job);
-                match (source, &mut self.level1) {
-                    (_, Some(l1)) if self.gc[job].level1 => {
-                        l1.count_moved(self.ftl.pools[dest_pool].region, units.len() as u64)
-                    }
-                    (OpSource::Wl, _) => self.device.wl_copied_units += units.len() as u64,
-                    _ => self.device.gc_copied_units += units.len() as u64,
-                }
+                self.count_copies(job, dest_pool, units.len() as u64);
                 self.ftl.fill_page(page, &units);
                 self.scratch_units = units;
                 #[cfg(test)]
@@ -374,17 +367,8 @@ impl Simulation {
                         self.ftl.l2p[lpn as usize] = slot + 1;
                     }
                 }
-                let owner = self.new_program(ProgramRecord {
-                    page,
-                    units: 0,
-                    waiters: Vec::new(),
-                    source,
-                    pool: job,
-                    partial_slots: 0,
-                });
-                let op = self.program_op(page, source, owner);
-                self.submit(op);
-                self.gc[job].programs_outstanding += 1;
+                let bytes = self.ftl.geometry.page_bytes as u64;
+                self.program_copies(job, page, bytes);
                 if dest_pool != job {
                     self.maybe_start_gc(dest_pool);
                 }
@@ -395,7 +379,6 @@ impl Simulation {
     /// Program job `job`'s copies of list `list` into PCM `dest`, each alone into a slot of its
     /// own (`ftl/pcm.rs`), while it has room.
     fn copy_units_alone(&mut self, job: usize, list: usize, dest: usize) {
-        let source = self.gc[job].source;
         while let Some(&c) = self.gc[job].copies[list].first() {
             if !self.ftl.has_room_for_units(dest, 1) {
                 return;
@@ -409,26 +392,34 @@ impl Simulation {
             self.ftl.invalidate_slot(c.slot, c.lpn);
             let slot = self.ftl.alloc_slot(dest, self.now);
             let bytes = self.ftl.fill_slot(slot, c.lpn, version);
-            match (source, &mut self.level1) {
-                (_, Some(l1)) if self.gc[job].level1 => {
-                    l1.count_moved(self.ftl.pools[dest].region, 1)
-                }
-                (OpSource::Wl, _) => self.device.wl_copied_units += 1,
-                _ => self.device.gc_copied_units += 1,
-            }
-            let page = self.ftl.geometry.page_of_slot(slot);
-            let owner = self.new_program(ProgramRecord {
-                page,
-                units: 0,
-                waiters: Vec::new(),
-                source,
-                pool: job,
-                partial_slots: 0,
-            });
-            let op = self.program_op_bytes(page, source, owner, bytes);
-            self.submit(op);
-            self.gc[job].programs_outstanding += 1;
+            self.count_copies(job, dest, 1);
+            self.program_copies(job, self.ftl.geometry.page_of_slot(slot), bytes);
         }
+    }
+
+    /// Count `n` units job `job` copied into `dest`: level 1's moves, wear levelling's or GC's.
+    fn count_copies(&mut self, job: usize, dest: usize, n: u64) {
+        match (self.gc[job].source, &mut self.level1) {
+            (_, Some(l1)) if self.gc[job].level1 => l1.count_moved(self.ftl.pools[dest].region, n),
+            (OpSource::Wl, _) => self.device.wl_copied_units += n,
+            _ => self.device.gc_copied_units += n,
+        }
+    }
+
+    /// Issue the program of job `job`'s copies filled into `page`, moving `bytes`.
+    fn program_copies(&mut self, job: usize, page: u32, bytes: u64) {
+        let source = self.gc[job].source;
+        let owner = self.new_program(ProgramRecord {
+            page,
+            units: 0,
+            waiters: Vec::new(),
+            source,
+            pool: job,
+            partial_slots: 0,
+        });
+        let op = self.program_op_bytes(page, source, owner, bytes);
+        self.submit(op);
+        self.gc[job].programs_outstanding += 1;
     }
 
     /// Erase the victim once every valid unit has been read, copied and programmed.
