@@ -198,12 +198,24 @@ mod tests {
         let mut block = None;
         let pages = f.pools[pool].pages_per_block;
         for i in 0..pages {
-            let page = f.alloc_page(pool, Writer::Gc, 0).unwrap();
             let lpn = first + i;
-            let units: PageUnits = [Some((lpn, 0, UnitShape::raw(4096)))].into_iter().collect();
-            f.fill_page(page, &units);
+            // (PCM takes units alone: a page each here, of one unit.)
+            let slot = match f.stores_units_alone(pool) {
+                true => {
+                    let slot = f.alloc_slot(pool, 0);
+                    f.fill_slot(slot, lpn, 0);
+                    slot
+                }
+                false => {
+                    let page = f.alloc_page(pool, Writer::Gc, 0).unwrap();
+                    let units: PageUnits =
+                        [Some((lpn, 0, UnitShape::raw(4096)))].into_iter().collect();
+                    f.fill_page(page, &units);
+                    f.geometry.slot_id(page, 0)
+                }
+            };
+            let page = f.geometry.page_of_slot(slot);
             f.complete_program(page);
-            let slot = f.geometry.slot_id(page, 0);
             for _ in 0..reads {
                 f.count_read(lpn, slot);
             }
