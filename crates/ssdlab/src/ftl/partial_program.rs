@@ -139,13 +139,9 @@ impl Ftl {
             .get(&page)
             .expect("a page programmed in part");
         let base = p.erased.trailing_zeros() * self.partial_bytes;
+        let written = p.erased
+            & mask_of(p.erased.trailing_zeros() + self.subpages_of(self.live_bytes(units)));
         let live = units.live_shaped();
-        let bytes = match shaped {
-            true => (live.clone()).map(|(_, _, s)| s.offset + s.len).max(),
-            false => Some(live.clone().count() as u32 * g.unit_bytes),
-        };
-        let written =
-            p.erased & mask_of(p.erased.trailing_zeros() + self.subpages_of(bytes.unwrap_or(0)));
         let mut slots = 0;
         let mut valid = 0;
         let mut n = 0;
