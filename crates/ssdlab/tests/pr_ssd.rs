@@ -212,3 +212,46 @@ fn blocks_of_part_full_compressed_pages_are_repacked() {
     let s = common::verified(&c);
     assert!(s["gc"]["invocations"].as_u64().unwrap() > 0, "{}", s["gc"]);
 }
+
+/// PR's split FTL beside ROSA's PCM (docs/config.md § Techniques together): units whose
+/// addresses fall to PCM are stored there whole, as written; the flash's units that fail to
+/// compress are split over its channels (the PCM dies, numbered after the flash's, take no
+/// part); level 1 moves read-hot blocks into PCM and leaves their split parts on the flash,
+/// copied within their planes. Before, a split buffer's planes were counted over both media's
+/// dies, so its pages crowded onto a few flash planes until one was full of valid data; and a
+/// split unit's reads made each block holding a part hot, so level 1 moved the parts from block
+/// to block for ever.
+#[test]
+fn the_split_ftl_works_beside_pcm() {
+    let (_, sets) = schemes().into_iter().find(|(l, _)| l == "PR").unwrap();
+    let c = config(
+        &sets,
+        &[
+            "geometry.pages_per_block=48",
+            "geometry.pcm={capacity_share=0.2}",
+            "timing.pcm={set=\"pcm3\"}",
+            "ftl.placement={policy=\"oblivious\"}",
+            "ftl.level1_gc={policy=\"read_intensity\", free_threshold=0.1}",
+            "precondition.fill_fraction=0.9",
+            "precondition.pattern=\"sequential\"",
+            "precondition.overwrite_fraction=1.0",
+            "precondition.trace_footprint=false",
+            "precondition.write_request_kib=16",
+            "flows=[{workload=\"pr-ssd-office\", generator={requests=3000, working_set_bytes=2147483648}}]",
+        ],
+    );
+    let s = common::verified(&c);
+    let n = |path: &str| {
+        (path.split('.').fold(&s, |v, k| &v[k]))
+            .as_u64()
+            .unwrap_or(0)
+    };
+    assert!(
+        n("split.buffers") > 0 && n("split.fallbacks") == 0,
+        "{}",
+        s["split"]
+    );
+    assert!(n("pcm.in_place_writes") > 0, "{}", s["pcm"]);
+    assert!(n("level1_gc.units_to_pcm") > 0, "{}", s["level1_gc"]);
+    assert!(n("gc.invocations") > 0, "no GC ran");
+}

@@ -159,15 +159,6 @@ impl super::Config {
                  and write_ns",
             ));
         }
-        if f.split.width().is_some() {
-            return Err(Error::config(
-                "ftl.split.policy",
-                "cuts a unit that failed to compress into partial units on pages of several \
-                 flash channels, and with PCM a unit's address may send it to PCM, which takes \
-                 it whole, and level-1 GC moves whole units between the media: the engine does \
-                 not yet keep split units apart from PCM (use `none` with PCM)",
-            ));
-        }
         if !matches!(self.reliability, ReliabilityConfig::Fixed) {
             return Err(Error::config(
                 "reliability.model",

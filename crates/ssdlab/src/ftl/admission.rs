@@ -1,5 +1,5 @@
 //! Admitting a written unit into the write buffer, the same for timed writes and preconditioning:
-//! a rewrite of a unit still in its open page replaces it there; otherwise the old copy is
+//! where it goes and how it is stored (`Ftl::route`), then the buffer: a rewrite of a unit still in its open page replaces it there; otherwise the old copy is
 //! dropped and the unit joins its lane's open page, sealing the page first if the unit does not
 //! fit (PR-SSD Fig. 9) and after if nothing more fits. A split unit goes to the first row of the
 //! split buffer with room (Fig. 11), and the whole split buffer is sealed when a unit fits in no
@@ -7,9 +7,12 @@
 
 use std::ops::Range;
 
-use super::shape::UnitShape;
+use super::placement::{Destination, Placement};
+use super::shape::{UnitKind, UnitShape};
+use super::split::SplitDecision;
 use super::write_buffer::SealedPage;
 use super::{Ftl, Location};
+use crate::flash::Medium;
 
 /// What must be programmed now.
 #[derive(Debug)]
@@ -36,7 +39,57 @@ pub struct Admitted {
     pub waiting: bool,
 }
 
+/// Where a written unit goes, and how it is stored there.
+#[derive(Clone, Copy, Debug)]
+pub struct Route {
+    pub dest: Destination,
+    pub shape: UnitShape,
+    /// The destination is PCM.
+    pub on_pcm: bool,
+}
+
 impl Ftl {
+    /// Where unit `lpn`, reduced to `shape` and written for the `updates`-th time by a host
+    /// request of `request_bytes`, goes: the placement's destination, unless the unit waits in
+    /// an open page bound for PCM (its rewrite goes on there: `buffered_for_pcm`). PCM stores
+    /// units as written (`pcm.rs`); a unit bound for the flash that failed to compress is split
+    /// across channels if the split decision says so (PR-SSD §4.3.1). `streams`: the write
+    /// streams per region.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn route(
+        &self,
+        lpn: u32,
+        updates: u8,
+        mut shape: UnitShape,
+        placement: &mut (dyn Placement + '_),
+        split: Option<&mut (dyn SplitDecision + '_)>,
+        request_bytes: u64,
+        streams: usize,
+    ) -> Route {
+        let mut dest = placement.place(lpn, updates);
+        // (No lookups without PCM.)
+        let on_pcm = self.geometry.pcm_first_die != u32::MAX && {
+            if let Some(region) = self.buffered_for_pcm(lpn, streams) {
+                dest = Destination { region, stream: 0 };
+            }
+            self.geometry.regions[dest.region].medium == Medium::Pcm
+        };
+        if on_pcm {
+            shape = UnitShape::raw(self.geometry.unit_bytes);
+        }
+        if let (UnitKind::Raw, Some(split), false) = (shape.kind, split, on_pcm) {
+            if split.split(lpn, request_bytes) {
+                shape.kind = UnitKind::Split;
+            }
+        }
+        Route {
+            dest,
+            shape,
+            on_pcm,
+        }
+    }
+
     /// Put version `version` of `lpn`, stored as `shape`, into one of open pages `keys` (one
     /// lane's page, or a split buffer's rows: `WriteBuffer::keys`), registering `waiter` (a
     /// request acknowledged when the page is programmed) on the page it goes to; pages to

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use super::{BlockState, Ftl};
 use crate::flash::{BlockId, Medium, PlaneId};
+use crate::ftl::shape::UnitKind;
 
 /// One invocation's moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,7 +88,7 @@ impl Ftl {
                 match r.medium {
                     Medium::Pcm => pcm.entry(p.plane).or_default().1.push((reads, b)),
                     Medium::Flash(_) if reads > 0 => {
-                        if hot.is_none_or(|(most, _)| reads > most) {
+                        if hot.is_none_or(|(most, _)| reads > most) && self.split_parts_fit(b) {
                             hot = Some((reads, b));
                         }
                     }
@@ -97,12 +98,15 @@ impl Ftl {
         }
         let (hot_reads, hot) = hot?;
         // Where the hot units go. (Counted, not taken from the block's valid space: that is
-        // bytes when units are shaped.)
+        // bytes when units are shaped.) A split unit's parts stay on the flash, on their
+        // channels (`Ftl::copy_destination`): they need no room in PCM.
         let mut need: HashMap<PlaneId, u64> = HashMap::new();
         for i in 0..g.regions[g.region_of(hot)].pages_per_block {
             let page = g.page_id(hot, i);
-            for (_, lpn) in self.units_in_slots(page, self.valid_slots(page)) {
-                *need.entry(pcm_plane(lpn)).or_default() += 1;
+            for (slot, lpn) in self.units_in_slots(page, self.valid_slots(page)) {
+                if self.shape(lpn, slot).kind != UnitKind::Split {
+                    *need.entry(pcm_plane(lpn)).or_default() += 1;
+                }
             }
         }
         let hot_units: u64 = need.values().sum();
@@ -156,6 +160,35 @@ impl Ftl {
             && matches!(info.state, BlockState::Full | BlockState::Open)
             && self.programmed[b] >= info.write_ptr
             && self.valid_space[b] > 0
+            && self.split_parts_fit(plan.hot)
+    }
+
+    /// Whether the split parts in flash block `block` are sure of room in its plane when level
+    /// 1 moves the block: they stay on the flash, on their channels (`Ftl::copy_destination`),
+    /// copied by the job as the conventional GC's copies are, and take at most the pages that
+    /// hold them now. Sure room is what is left of the plane's GC block and the free blocks
+    /// host writes leave it (they never take the last `gc_reserved_blocks`); while the job
+    /// runs it is the plane's only GC. Without it the job would find no block to copy into on
+    /// a full plane (the option-space harness, PR-SSD's split FTL beside PCM).
+    fn split_parts_fit(&self, block: BlockId) -> bool {
+        if self.split_parts.is_empty() {
+            return true;
+        }
+        let g = &self.geometry;
+        let p = &self.pools[self.pool_of_block(block)];
+        let pages = (0..self.blocks[block as usize].write_ptr)
+            .map(|i| g.page_id(block, i))
+            .filter(|&page| {
+                (self.units_in_slots(page, self.valid_slots(page)))
+                    .any(|(slot, lpn)| self.shape(lpn, slot).kind == UnitKind::Split)
+            })
+            .count() as u32;
+        let active_left = match p.gc_active {
+            Some(a) if a != block => p.pages_per_block - self.blocks[a as usize].write_ptr,
+            _ => 0,
+        };
+        let free = (p.free.len() as u32).min(p.host_reserved_blocks);
+        pages <= active_left + free * p.pages_per_block
     }
 }
 

@@ -490,14 +490,22 @@ impl Ftl {
         // Under the oracle, also check the slot holds the unit (else the unit was mapped to a
         // slot written for another: a corrupted mapping). Other runs skip that load, a miss.
         let foreign = self.oracle.is_some() && self.unit_in_slot(slot) != lpn;
-        let space = self.space_of(lpn, slot);
+        let (space, split) = match self.keeps_shapes() {
+            false => (1, false),
+            true => {
+                let shape = self.shape_in_slot(lpn, slot);
+                (shape.len, shape.kind == UnitKind::Split)
+            }
+        };
         if foreign || self.valid_space[block as usize] < space {
             return self.corrupted_mapping(slot, lpn, block);
         }
         self.valid_space[block as usize] -= space;
         self.pools[pool].valid_space -= space as u64;
         self.pools[pool].invalid_space += space as u64;
-        self.reads_leave(lpn, block);
+        if !split {
+            self.reads_leave(lpn, block);
+        }
         if self.pools[pool].in_place {
             // PCM: the slot takes the next unit that goes there.
             self.pools[pool].free_slots.push(slot);
@@ -735,11 +743,13 @@ impl Ftl {
             if lpn == NO_LPN {
                 continue;
             }
+            let mut split = false;
             if shaped {
                 let shape = units.shapes[i];
                 let part = match shape.kind {
                     UnitKind::Split => {
                         self.record_split_part(lpn, shape.row as usize, slot, shape.offset);
+                        split = true;
                         shape.row
                     }
                     _ => 0,
@@ -757,7 +767,9 @@ impl Ftl {
             if let Some(o) = &mut self.oracle {
                 o.slot_version[slot as usize] = version;
             }
-            self.reads_join(lpn, block);
+            if !split {
+                self.reads_join(lpn, block);
+            }
             stored += 1;
         }
         if let Some(slack) = self.page_slack.get_mut(page as usize) {

@@ -9,7 +9,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::permutation::Permutation;
 
-use super::admission::Sealed;
+use super::admission::{Route, Sealed};
 use super::allocation::PlaneAllocator;
 use super::gc_victim::{keep_worth_cleaning, Candidate, VictimPolicy};
 use super::migration::Migration;
@@ -28,7 +28,7 @@ const PROGRESS_UNITS: u64 = 1 << 16;
 const PREFETCH_DISTANCE: usize = 12;
 /// How many pages ahead of its walk GC loads a victim's mapping entries.
 const VICTIM_PREFETCH_PAGES: u32 = 4;
-use super::shape::{UnitKind, UnitShape};
+use super::shape::UnitShape;
 use crate::config::{FillPattern, PreconditionConfig};
 use crate::error::Error;
 use crate::flash::{PageId, Scheduler};
@@ -227,25 +227,20 @@ impl<'a> Preconditioner<'a> {
                 return Ok(());
             }
         }
-        let Some(mut shape) = self.reduction.reduce(lpn).shape else {
+        let Some(shape) = self.reduction.reduce(lpn).shape else {
             self.ftl.map_zero(lpn, version);
             return Ok(());
         };
-        let mut dest = self.placement.place(lpn, updates);
-        if let Some(region) = self.ftl.buffered_for_pcm(lpn, self.streams) {
-            dest = super::placement::Destination { region, stream: 0 };
-        }
-        let on_pcm = self.ftl.geometry.regions[dest.region].medium == crate::flash::Medium::Pcm;
-        if on_pcm {
-            // PCM stores units as written, a slot each (`pcm.rs`).
-            shape = UnitShape::raw(self.ftl.geometry.unit_bytes);
-        }
         // The split decision sees the write size preconditioning stands for (§4.3.1).
-        if let (UnitKind::Raw, Some(split), false) = (shape.kind, &mut self.split, on_pcm) {
-            if split.split(lpn, self.split_request_bytes) {
-                shape.kind = UnitKind::Split;
-            }
-        }
+        let Route { dest, shape, .. } = self.ftl.route(
+            lpn,
+            updates,
+            shape,
+            self.placement,
+            self.split.as_deref_mut(),
+            self.split_request_bytes,
+            self.streams,
+        );
         let keys = self.ftl.buffer.keys(
             dest.region * self.streams + dest.stream,
             self.reduction.lane_of(shape),

@@ -4,6 +4,11 @@
 //! ([`Ftl::keep_read_counts`]): the host read path then pays one increment per unit read from
 //! the flash, and every unit that moves carries its count from its old block's sum to its new
 //! one's, so a block's sum is always that of its valid units.
+//!
+//! A unit split across channels (PR-SSD's split FTL) counts in no block's sum: level 1 cannot
+//! move it into PCM (its parts stay on their channels, `Ftl::copy_destination`), so its reads
+//! would make each block holding a part hot for ever, and level 1 would move the parts from
+//! block to block without end.
 
 use super::Ftl;
 use crate::flash::{BlockId, SlotId};
@@ -39,17 +44,8 @@ impl Ftl {
         let n = &mut c.per_unit[lpn as usize];
         if *n < u32::MAX {
             *n += 1;
-            // A split unit's count is in the sum of each block holding a part of it.
-            match self.split_parts.is_empty() {
-                true => c.per_block[self.geometry.block_of_slot(slot) as usize] += 1,
-                false => match self.split_parts.get(&lpn) {
-                    Some(parts) => {
-                        for p in parts {
-                            c.per_block[self.geometry.block_of_slot(p.slot) as usize] += 1;
-                        }
-                    }
-                    None => c.per_block[self.geometry.block_of_slot(slot) as usize] += 1,
-                },
+            if self.split_parts.is_empty() || !self.split_parts.contains_key(&lpn) {
+                c.per_block[self.geometry.block_of_slot(slot) as usize] += 1;
             }
         }
     }

@@ -157,9 +157,10 @@ impl Ftl {
         cursor: &mut u32,
         now: u64,
     ) -> Option<Vec<PageId>> {
-        let g = &self.geometry;
-        let channels = g.channels;
-        let planes_per_channel = g.planes() / channels;
+        // The region's own dies, numbered channel by channel (PCM's come after the flash's).
+        let dies = self.geometry.regions[region].dies;
+        let channels = dies.channels;
+        let planes_per_channel = dies.planes() / channels;
         let types = self.geometry.regions[region]
             .page_types
             .iter()
@@ -172,8 +173,9 @@ impl Ftl {
             let channel = (*cursor + i) % channels;
             let mut seen = vec![false; types];
             for k in 0..planes_per_channel {
-                let plane =
-                    channel * planes_per_channel + (*cursor / channels + k) % planes_per_channel;
+                let plane = dies.first_plane
+                    + channel * planes_per_channel
+                    + (*cursor / channels + k) % planes_per_channel;
                 let pool = self.pool_index(plane, region);
                 if !self.has_room(pool, writer) {
                     continue;

@@ -8,6 +8,7 @@
 //! unit must not lose the unit's other bytes, and only a per-sector record can tell a unit rightly
 //! unmapped (all its sectors trimmed) from one wrongly dropped.
 
+use super::shape::UnitKind;
 use super::{table, BlockState, Ftl, Location};
 
 /// Violations kept verbatim for the report; further ones are only counted.
@@ -179,6 +180,7 @@ impl Ftl {
                     let page = g.page_id(block, page);
                     self.units_in_slots(page, self.valid_slots(page))
                 })
+                .filter(|&(slot, lpn)| self.shape(lpn, slot).kind != UnitKind::Split)
                 .map(|(_, lpn)| self.reads_of(lpn) as u64)
                 .sum();
             let counted = self.block_reads(block);

@@ -3,8 +3,8 @@
 //! holds its sealed pages until GC frees a block (foreground GC).
 
 use crate::config::PartialWrite;
-use crate::flash::{FlashOp, Medium, OpKind, OpSource};
-use crate::ftl::admission::{Admitted, Sealed};
+use crate::flash::{FlashOp, OpKind, OpSource};
+use crate::ftl::admission::{Admitted, Route, Sealed};
 use crate::ftl::page_units::PageUnits;
 use crate::ftl::shape::{UnitKind, UnitShape};
 use crate::ftl::write_buffer::SealedPage;
@@ -116,28 +116,24 @@ impl Simulation {
             // The merged unit is compressed once its old bytes are in.
             self.requests[id as usize].after_read_ns += reduced.encode_ns;
         }
-        let Some(mut shape) = reduced.shape else {
+        let Some(shape) = reduced.shape else {
             self.device.reduction.count(unit_bytes, None);
             self.ftl.map_zero(lpn, version);
             return reduced.encode_ns;
         };
-        let mut dest = self.placement.place(lpn, updates);
-        if self.ftl.geometry.pcm_first_die != u32::MAX {
-            if let Some(region) = self.ftl.buffered_for_pcm(lpn, self.streams) {
-                dest = crate::ftl::placement::Destination { region, stream: 0 };
-            }
-        }
-        let on_pcm = self.ftl.geometry.regions[dest.region].medium == Medium::Pcm;
-        if on_pcm {
-            // PCM stores units as written, a slot each (`ftl/pcm.rs`).
-            shape = UnitShape::raw(unit_bytes);
-        }
-        // A failed compression may be split across channels of flash (§4.3.1).
-        if let (UnitKind::Raw, Some(split), false) = (shape.kind, &mut self.split, on_pcm) {
-            if split.split(lpn, self.requests[id as usize].bytes) {
-                shape.kind = UnitKind::Split;
-            }
-        }
+        let Route {
+            dest,
+            shape,
+            on_pcm,
+        } = self.ftl.route(
+            lpn,
+            updates,
+            shape,
+            &mut *self.placement,
+            self.split.as_deref_mut(),
+            self.requests[id as usize].bytes,
+            self.streams,
+        );
         self.device.reduction.count(unit_bytes, Some(shape));
         // A host stream's own pages and blocks (`sim/host_streams.rs`) are flash's: PCM, written
         // in place a page at a time, has no block a stream could keep to itself.
