@@ -306,12 +306,22 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         // GC cleans, a plane may have no page to give for its whole erase: a small device under
         // GC may see a few buffers in a row fall back, each for a plane GC holds (seed 9757 at
         // b19f05f: 3 of 3, in an SLC cache of 8 blocks of 6 pages cleaned 15 times).)
+        // Level 1's evictions are written into the flash's blocks plane by plane, as the
+        // address stripe sends them, so the planes' next page types part ways: with no more
+        // planes than the split needs, none of one type may be found again (seed 50666).
         let sealed = n(s, "split.buffers") + n(s, "split.fallbacks");
         let gc_holds_planes = n(s, "gc.invocations") > 0 && sealed < 32;
+        let geo = &config.geometry;
+        let flash_planes =
+            geo.channels * geo.ways_per_channel * geo.dies_per_way * geo.planes_per_die;
+        let evicted = flash_planes <= width
+            && n(s, "level1_gc.units_to_flash") + n(s, "level1_gc.at_boundary.units_to_flash")
+                > 0;
         v.expect(
             "split acts",
             sealed >= 3
                 && !gc_holds_planes
+                && !evicted
                 && failed > 0
                 && f.largest_write <= limit
                 && f.largest_read <= limit,
@@ -636,12 +646,19 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
                 )
             },
         );
+        // (An update is made in place in the page of its old copy while it has a free slot. A lone
+        // write that is not yet an update fills the erased slot of its level's last page
+        // programmed in part, as MGA's sharing does: with two slots a page, each of a unit's
+        // writes may fill such a page, so that its old copy's page never has a slot left, seed
+        // 50376. With three or more, a page shared by one write keeps a slot for the next update
+        // unless a third filled it meanwhile.)
         v.expect(
             "intra-page update acts",
             whole
                 && placed
                 && policy == "intra_page_update"
                 && can
+                && g.slots_per_page >= 3
                 && stored_alone
                 && f.open_loop
                 && f.lone_writes_to_one_unit >= 4,
