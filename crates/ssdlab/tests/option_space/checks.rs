@@ -315,7 +315,8 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         let flash_planes =
             geo.channels * geo.ways_per_channel * geo.dies_per_way * geo.planes_per_die;
         let evicted = flash_planes <= width
-            && n(s, "level1_gc.units_to_flash") + n(s, "level1_gc.at_boundary.units_to_flash")
+            && maybe(s, "level1_gc.units_to_flash")
+                + maybe(s, "level1_gc.at_boundary.units_to_flash")
                 > 0;
         v.expect(
             "split acts",
