@@ -1005,6 +1005,32 @@ fn what_cannot_act_is_refused_naming_the_key() {
     // Pages of one unit never wait for more: closed-loop replay acknowledged on program needs no
     // buffer timeout there (it was refused), and acts.
     Config::resolve("rosa", None, &["host.mode=\"closed\"".to_string()]).expect("rosa, closed");
+    // Unless they are laid out along wordlines: a page of one unit is held for its turn, and its
+    // write, unacknowledged, holds back the stream's next (the option-space harness, seed 66174,
+    // ran until no event was left). A timeout is then needed, and accepted.
+    let wordlines = |timeout_ns: u32| {
+        Config::resolve(
+            "spread",
+            None,
+            &[
+                "geometry.page_size_kib=4",
+                "geometry.program_order=\"shadow\"",
+                "ftl.host_streams={policy=\"wordlines\", max_open=2}",
+                "ftl.write_ack=\"program\"",
+                "host.mode=\"closed\"",
+            ]
+            .map(String::from)
+            .into_iter()
+            .chain([format!("ftl.write_buffer_timeout_ns={timeout_ns}")])
+            .collect::<Vec<_>>(),
+        )
+    };
+    let e = wordlines(0).unwrap_err().to_string();
+    assert!(
+        e.contains("`ftl.write_buffer_timeout_ns`") && e.contains("wordline order"),
+        "{e}"
+    );
+    wordlines(100_000).expect("a timeout for pages held for their turn");
 }
 
 /// A cache in the high-density region evicting to the small SLC-mode one: the data settles

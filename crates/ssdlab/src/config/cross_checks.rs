@@ -94,11 +94,17 @@ impl Config {
                 ),
             ));
         }
-        if f.write_buffer_timeout_ns > 0 && units_per_page.max(f.max_units_per_page) == 1 {
+        // (Pages laid out along wordlines wait for their turn whatever they hold: the timeout
+        // programs them as they came, `sim/host_streams.rs`.)
+        if f.write_buffer_timeout_ns > 0
+            && units_per_page.max(f.max_units_per_page) == 1
+            && !f.host_streams.reorders()
+        {
             return Err(Error::config(
                 "ftl.write_buffer_timeout_ns",
-                "programs a partly filled page, but a page holds one mapping unit: every unit \
-                 fills its page at once, so none ever waits; leave it 0",
+                "programs a partly filled page, or one held for its turn in the wordline order, \
+                 but a page holds one mapping unit and no page is held (ftl.host_streams): every \
+                 unit fills its page at once, so none ever waits; leave it 0",
             ));
         }
         Ok(())
@@ -419,16 +425,21 @@ impl Config {
         // (A flow is closed-loop by its own mode, the host's, or a generator's closed arrivals.)
         let closed_loop = h.mode == ReplayMode::Closed
             || (self.flows.iter()).any(|fl| fl.replay(h).0 == ReplayMode::Closed);
+        // A page waits for later writes when it may be left partly filled, and, with pages laid
+        // out along wordlines, when it is held for its turn in the wordline order (the
+        // option-space harness, seed 66174: pages of one slot).
+        let pages_wait = slots_per_page > 1 || self.ftl.host_streams.reorders();
         if self.ftl.write_ack == WriteAck::Program
             && self.ftl.write_buffer_timeout_ns == 0
-            && slots_per_page > 1
+            && pages_wait
             && closed_loop
         {
             return Err(Error::config(
                 "ftl.write_buffer_timeout_ns",
                 "must be set (> 0) when writes are acknowledged on program in closed-loop replay: \
-                 otherwise a partly filled page waits for writes that its own unacknowledged \
-                 writes hold back",
+                 otherwise a page partly filled, or held for its turn in the wordline order \
+                 (ftl.host_streams), waits for writes that its own unacknowledged writes hold \
+                 back",
             ));
         }
         // A flow's own depth acts in closed-loop replay, its own time scale in open replay (a
