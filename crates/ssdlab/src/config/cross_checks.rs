@@ -494,18 +494,25 @@ impl Config {
 }
 
 /// What region `r` holds besides the `kept` blocks per plane its GC keeps free or open, in
-/// mapping units, and how many of them GC needs invalid. GC gains a page from a victim only if
-/// a page's worth of its units is invalid: it copies the rest into whole pages (a job's last
-/// one padded). Unless each plane's blocks hold more invalid units than one short of a page
-/// each, every victim may be copied whole and GC clean for ever without freeing a page. PCM
-/// is rewritten in place and never cleaned: it needs none.
+/// mapping units, and how many of them GC needs invalid: [`plane_data_room`] over its planes.
 fn data_room(geo: &Geometry, r: &Region, kept: u32) -> (u64, u64) {
     let planes = r.dies.planes() as u64;
-    let data_blocks = r.blocks_per_plane.saturating_sub(kept) as u64 * planes;
-    let room = data_blocks * r.pages_per_block as u64 * geo.units_per_page as u64;
+    let (room, gc_slack) = plane_data_room(geo.units_per_page, r, kept);
+    (room * planes, gc_slack * planes)
+}
+
+/// What a plane of region `r` holds besides the `kept` blocks its GC keeps free or open, in
+/// mapping units of `units_per_page` to a page, and how many of them GC needs invalid. GC gains
+/// a page from a victim only if a page's worth of its units is invalid: it copies the rest into
+/// whole pages (a job's last one padded). Unless the plane's blocks hold more invalid units than
+/// one short of a page each, every victim may be copied whole and GC clean for ever without
+/// freeing a page. PCM is rewritten in place and never cleaned: it needs none.
+pub(crate) fn plane_data_room(units_per_page: u32, r: &Region, kept: u32) -> (u64, u64) {
+    let data_blocks = r.blocks_per_plane.saturating_sub(kept) as u64;
+    let room = data_blocks * r.pages_per_block as u64 * units_per_page as u64;
     let gc_slack = match r.medium {
         Medium::Pcm => 0,
-        Medium::Flash(_) => data_blocks * (geo.units_per_page as u64 - 1) + planes,
+        Medium::Flash(_) => data_blocks * (units_per_page as u64 - 1) + 1,
     };
     (room, gc_slack)
 }

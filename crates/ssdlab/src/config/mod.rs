@@ -32,6 +32,7 @@ mod statistics;
 pub(crate) mod tagged;
 mod timing;
 
+pub(crate) use cross_checks::plane_data_room;
 pub use energy::EnergyConfig;
 pub use flow::FlowConfig;
 pub use ftl::{

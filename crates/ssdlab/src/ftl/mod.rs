@@ -31,7 +31,7 @@ use std::collections::{HashMap, VecDeque};
 use foldhash::fast::FixedState;
 
 use crate::codec::layout::PagePacker;
-use crate::config::Config;
+use crate::config::{plane_data_room, Config};
 use crate::flash::{BlockId, Geometry, Medium, PageId, PlaneId, SlotId};
 use gc_victim::Candidate;
 use migration::Migration;
@@ -137,6 +137,11 @@ pub struct Pool {
     pub valid_space: u64,
     pub invalid_space: u64,
     pub total_space: u64,
+    /// The valid space the pool holds while its GC is sure to gain a page from some victim: its
+    /// share of the room validation checks the data against (`config::plane_data_room`, its
+    /// blocks less those GC keeps free or open, less one unit short of a page in each); 0
+    /// where nothing is cleaned.
+    pub settled_room: u64,
 }
 
 impl Pool {
@@ -249,6 +254,11 @@ impl Ftl {
         } else {
             g.slots_per_page
         };
+        // (A raw unit's space: the room below is counted in raw units.)
+        let unit_space = match reduction.keeps_shapes() {
+            true => g.unit_bytes as u64,
+            false => 1,
+        };
         let mut pools = Vec::with_capacity(g.planes() as usize * regions);
         let blocks = vec![
             BlockInfo {
@@ -293,6 +303,14 @@ impl Ftl {
                     valid_space: 0,
                     invalid_space: 0,
                     total_space: blocks as u64 * r.pages_per_block as u64 * space_per_page as u64,
+                    settled_room: match r.medium {
+                        Medium::Flash(_) if blocks > 0 => {
+                            let kept = config.ftl.kept_free_blocks(blocks);
+                            let (room, slack) = plane_data_room(g.units_per_page, r, kept);
+                            room.saturating_sub(slack) * unit_space
+                        }
+                        _ => 0,
+                    },
                 });
             }
         }

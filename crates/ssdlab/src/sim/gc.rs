@@ -97,8 +97,8 @@ impl Simulation {
         }
     }
 
-    /// Whether another plane of `pool`'s region can take a victim's copies and stay above its
-    /// GC threshold (a flash region: PCM is never cleaned).
+    /// Whether another plane of `pool`'s region can take a page of a victim's copies
+    /// ([`Simulation::takes_spill`]; a flash region: PCM is never cleaned).
     fn region_has_room_beside(&self, pool: usize) -> bool {
         let p = &self.ftl.pools[pool];
         if p.in_place {
@@ -108,13 +108,18 @@ impl Simulation {
             .any(|plane| plane != p.plane && self.takes_spill(self.ftl.pool_index(plane, p.region)))
     }
 
-    /// Whether `pool` can take a spilling victim's copies (at most a block's worth) without
-    /// falling under its GC threshold: otherwise two full planes would spill into each other
-    /// for ever. Each spill moves a block of free space from a plane above its threshold to
-    /// one under it, so spilling ends.
+    /// Whether `pool` can take a page of a spilling victim's copies and keep no more valid
+    /// data than its share of the room (`Pool::settled_room`): its GC then stays sure to gain,
+    /// so it never spills back (two full planes spilled into each other for ever: option-space
+    /// seed 1333). A plane over its share never takes a spill, so each moves data from a plane
+    /// over its share to one under it, and spilling ends; and as the data fits the region
+    /// (validation), while a plane is over its share another is under. (Free blocks above the
+    /// GC threshold do not say it: where host writes reach every plane, GC holds each at its
+    /// threshold, and a plane filled by dynamic allocation found none to spill into: seed
+    /// 54040.)
     pub(super) fn takes_spill(&self, pool: usize) -> bool {
         let p = &self.ftl.pools[pool];
-        p.free.len() as u32 > p.gc_threshold_blocks
+        p.valid_space + self.ftl.space_per_page as u64 <= p.settled_room
             && self
                 .ftl
                 .has_room(pool, crate::ftl::Writer::Host { stream: 0 })
