@@ -75,7 +75,9 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
     let compress = matches!(ftl.reduction, ReductionConfig::Compress { .. });
     let zeros = config.content.zeros();
     // All-zero units are not stored when units are compressed: they need no slot, no level.
-    let stores_zero_units = compress && zeros.zero_unit_fraction > 0.0;
+    // Real files hold all-zero units of their own (seed 79903: a unit's third write of four).
+    let stores_zero_units = compress
+        && (zeros.zero_unit_fraction > 0.0 || matches!(config.content, ContentConfig::Corpus(_)));
 
     let messages = &s["integrity"]["messages"];
     v.expect("integrity", true, n(s, "integrity.violations") == 0, || {
@@ -306,23 +308,22 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         // GC cleans, a plane may have no page to give for its whole erase: a small device under
         // GC may see a few buffers in a row fall back, each for a plane GC holds (seed 9757 at
         // b19f05f: 3 of 3, in an SLC cache of 8 blocks of 6 pages cleaned 15 times).)
-        // Level 1's evictions are written into the flash's blocks plane by plane, as the
-        // address stripe sends them, so the planes' next page types part ways: with no more
-        // planes than the split needs, none of one type may be found again (seed 50666).
         let sealed = n(s, "split.buffers") + n(s, "split.fallbacks");
         let gc_holds_planes = n(s, "gc.invocations") > 0 && sealed < 32;
+        // A split buffer takes `width` planes on different channels whose next pages are of
+        // one type. With fewer than twice that many flash planes there is little to choose
+        // from, and planes written in turn that fell out of step (pages placed by address,
+        // level 1's evictions) stay out of step: none of one type may be found again (seeds
+        // 50666, 81727).
         let geo = &config.geometry;
         let flash_planes =
             geo.channels * geo.ways_per_channel * geo.dies_per_way * geo.planes_per_die;
-        let evicted = flash_planes <= width
-            && maybe(s, "level1_gc.units_to_flash")
-                + maybe(s, "level1_gc.at_boundary.units_to_flash")
-                > 0;
+        let little_choice = flash_planes < 2 * width;
         v.expect(
             "split acts",
             sealed >= 3
                 && !gc_holds_planes
-                && !evicted
+                && !little_choice
                 && failed > 0
                 && f.largest_write <= limit
                 && f.largest_read <= limit,
@@ -607,11 +608,10 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
 
     // Partial programming.
     if !ftl.partial_program.is_none() {
-        // (With oblivious placement, the first region: validation holds host writes to it.)
-        let host_nop = match &f.oblivious {
-            Some(_) => g.regions[0].nop,
-            None => host_region.map_or(1, |h| g.regions[h].nop),
-        };
+        // (With oblivious placement, the flash placement's region, else the first region:
+        // validation holds host writes to it. Seed 80732: the flash's writes went to IPU's
+        // levels.)
+        let host_nop = (host_region.or(flash_host)).map_or(g.regions[0].nop, |h| g.regions[h].nop);
         // Lone writes are placed where their address falls: perhaps in a region of nop 1, or
         // on PCM.
         let placed = !matches!(ftl.placement, PlacementConfig::Oblivious { .. });
