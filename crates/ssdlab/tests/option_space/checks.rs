@@ -630,8 +630,11 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         let timeout = ftl.write_buffer_timeout_ns;
         // (MGA's merging rewrites a lone write's logical page with it: its page is not lone. A
         // compressed unit may be all zero, stored nowhere, and a split one goes to pages of
-        // its own channels.)
-        let stored_alone = !stores_zero_units && ftl.split.width().is_none();
+        // its own channels. A unit the size of the page that fails to compress fills it: seed
+        // 94681, incompressible content.)
+        let stored_alone = !stores_zero_units
+            && ftl.split.width().is_none()
+            && (ftl.mapping_unit_kib * 1024) < g.page_bytes;
         let merges = matches!(
             ftl.partial_program,
             PartialProgramConfig::Share { merge_threshold_pages } if merge_threshold_pages > 0
