@@ -53,7 +53,7 @@ pub use presets::{preset_names, preset_source};
 pub use read_policy::{ReadPolicyConfig, DEFAULT_READ_AHEAD_STREAMS};
 pub use reduction::ReductionConfig;
 pub use reliability::{PowerLawConfig, RberParams, ReliabilityConfig};
-pub use scheduler::SchedulerConfig;
+pub use scheduler::{SchedulerConfig, SuspensionConfig};
 pub use split::{ReadHistory, SplitConfig};
 pub use statistics::StatisticsConfig;
 pub use timing::{MlcTiming, SlcTiming, TimingConfig, TlcTiming};

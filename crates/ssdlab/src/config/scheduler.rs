@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::checks::positive;
 use super::needs::{Device, Needs};
+use super::tagged::tagged_table;
 use crate::error::Error;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -20,6 +22,9 @@ pub struct SchedulerConfig {
     /// PR-SSD §4.2.3). `false` gives every request and GC page its own command.
     #[serde(default = "super::default_true")]
     pub merge_reads: bool,
+    /// Whether a read may interrupt the program or erase its die is running.
+    #[serde(default)]
+    pub suspension: SuspensionConfig,
 }
 
 impl Default for SchedulerConfig {
@@ -28,11 +33,53 @@ impl Default for SchedulerConfig {
             read_priority: false,
             multiplane: false,
             merge_reads: true,
+            suspension: SuspensionConfig::None,
         }
     }
 }
 
-/// Multi-plane commands join operations on the planes of one die.
+/// Program and erase suspension (Wu and He, FAST '12; MQSim's `CMD_Suspension_Support`): a read
+/// queued at a die that is programming or erasing stops the operation, the die serves its
+/// queued reads, and the operation resumes for the time it had left.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SuspensionConfig {
+    /// A running program or erase always runs to its end.
+    #[default]
+    None,
+    /// Reads suspend programs, erases, or both.
+    ForReads {
+        /// From the suspend command until the die can sense (MQSim's `Suspend_Program_Time`);
+        /// absent: programs are not suspended.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        program_suspend_ns: Option<u64>,
+        /// The same for erases (MQSim's `Suspend_Erase_Time`); absent: erases are not suspended.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        erase_suspend_ns: Option<u64>,
+        /// A program with less than this left runs to its end (MQSim's
+        /// `Preferred_suspend_write_time_for_read`).
+        #[serde(default)]
+        program_min_remaining_ns: u64,
+        /// The same for erases (MQSim's `Preferred_suspend_erase_time_for_read`).
+        #[serde(default)]
+        erase_min_remaining_ns: u64,
+        /// Most times one operation may be suspended; absent: no limit (as MQSim, which holds
+        /// one suspended command per die at a time and counts no more).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_per_operation: Option<u32>,
+    },
+}
+
+tagged_table!("policy": SuspensionConfig);
+
+impl SuspensionConfig {
+    pub fn is_none(&self) -> bool {
+        *self == SuspensionConfig::None
+    }
+}
+
+/// Multi-plane commands join operations on the planes of one die. Suspension serves the reads
+/// a die has queued ahead of its other work.
 impl Needs for SchedulerConfig {
     fn needs(&self, d: &Device) -> Result<(), Error> {
         if self.multiplane && d.geometry.planes_per_die < 2 {
@@ -41,6 +88,32 @@ impl Needs for SchedulerConfig {
                 "joins operations on different planes of a die into one command, but a die has \
                  one plane (geometry.planes_per_die = 1)",
             ));
+        }
+        if let SuspensionConfig::ForReads {
+            program_suspend_ns,
+            erase_suspend_ns,
+            max_per_operation,
+            ..
+        } = self.suspension
+        {
+            if program_suspend_ns.is_none() && erase_suspend_ns.is_none() {
+                return Err(Error::config(
+                    "scheduler.suspension",
+                    "suspends neither programs nor erases: give program_suspend_ns, \
+                     erase_suspend_ns or both (or policy = \"none\")",
+                ));
+            }
+            if let Some(n) = max_per_operation {
+                positive("scheduler.suspension.max_per_operation", n as u64)?;
+            }
+            if !self.read_priority {
+                return Err(Error::config(
+                    "scheduler.suspension",
+                    "lets a read interrupt the program or erase its die is running, yet without \
+                     scheduler.read_priority the read would still wait for every operation \
+                     queued before it: set read_priority = true",
+                ));
+            }
         }
         Ok(())
     }

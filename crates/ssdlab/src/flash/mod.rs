@@ -10,5 +10,5 @@ pub use geometry::{
     BlockId, DieId, DieSet, Geometry, Medium, PageId, PlaneId, Region, SlotId, StripeCursor,
     StripeOrder,
 };
-pub use scheduler::{FlashOp, OpKind, OpShaper, OpSource, Scheduler};
+pub use scheduler::{FlashOp, OpKind, OpShaper, OpSource, Scheduler, Suspension};
 pub use timing::{ModeTiming, Timing};

@@ -15,10 +15,16 @@
 //! erases, as multi-plane commands require) and runs them as one: the array phase lasts as long
 //! as the slowest plane's, the bus carries every plane's data back to back, and all complete
 //! together.
+//!
+//! With suspension on (`scheduler.suspension`; Wu and He, FAST '12), a read queued at a die in
+//! the array phase of a program or erase stops it: after the suspend latency the die serves its
+//! queued reads, then resumes the operation for the time it had left. The operation's own
+//! completion event is then stale; the die remembers it and lets it pass.
 
 use std::collections::VecDeque;
 
 use super::geometry::{DieId, Geometry};
+use crate::config::SuspensionConfig;
 use crate::event_queue::{EventQueue, QueuedEvent};
 
 /// The event a die schedules for the end of a phase of its command (a read's sensing, or the
@@ -118,6 +124,62 @@ pub trait OpShaper {
     /// Told of a melded command, the reads of one wordline, as its die starts it (instead of
     /// `on_start` for each).
     fn on_start_melded(&mut self, _ops: &mut [FlashOp]) {}
+    /// Told that a read suspended a command of this kind (program or erase).
+    fn on_suspend(&mut self, _kind: OpKind) {}
+}
+
+/// When a read may suspend one kind of operation, and what it costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SuspendRule {
+    /// From the suspend command until the die can sense.
+    pub latency_ns: u64,
+    /// An operation with less than this left runs to its end.
+    pub min_remaining_ns: u64,
+    /// Most times one operation is suspended.
+    pub max_per_operation: u32,
+}
+
+/// What reads may suspend: programs, erases (None: that kind runs to its end).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Suspension {
+    pub program: Option<SuspendRule>,
+    pub erase: Option<SuspendRule>,
+}
+
+impl Suspension {
+    /// The rules `scheduler.suspension` gives (None: nothing is suspended).
+    pub fn of(config: &SuspensionConfig) -> Option<Suspension> {
+        let SuspensionConfig::ForReads {
+            program_suspend_ns,
+            erase_suspend_ns,
+            program_min_remaining_ns,
+            erase_min_remaining_ns,
+            max_per_operation,
+        } = *config
+        else {
+            return None;
+        };
+        let max_per_operation = max_per_operation.unwrap_or(u32::MAX);
+        let rule = |latency: Option<u64>, min_remaining_ns| {
+            latency.map(|latency_ns| SuspendRule {
+                latency_ns,
+                min_remaining_ns,
+                max_per_operation,
+            })
+        };
+        Some(Suspension {
+            program: rule(program_suspend_ns, program_min_remaining_ns),
+            erase: rule(erase_suspend_ns, erase_min_remaining_ns),
+        })
+    }
+
+    fn rule(&self, kind: OpKind) -> Option<SuspendRule> {
+        match kind {
+            OpKind::Program => self.program,
+            OpKind::Erase => self.erase,
+            OpKind::Read => None,
+        }
+    }
 }
 
 impl OpShaper for () {
@@ -146,8 +208,20 @@ struct Die {
     others: VecDeque<FlashOp>,
     busy_since: u64,
     busy_ns: u64,
-    /// Listed in `to_start`: idle with queued work, to be started at the end of this instant.
+    /// Listed in `to_start`: idle with queued work, to be started at the end of this instant
+    /// (or, with suspension, busy with a program or erase a queued read may suspend).
     start_pending: bool,
+    /// When the running command's array phase began (a program's after its data is in) and
+    /// when the command ends: where a suspension may stop it, and what it has left.
+    array_from: u64,
+    done_at: u64,
+    /// How often the running command has been suspended.
+    times_suspended: u32,
+    /// A suspended command, its time left and how often it has been suspended (None: none).
+    suspended: Option<(u64, u32)>,
+    suspended_ops: Vec<FlashOp>,
+    /// The completion events of suspended commands, stale: each is let pass once.
+    stale_events: Vec<u64>,
 }
 
 struct Channel {
@@ -165,6 +239,7 @@ pub struct Scheduler {
     /// Idle dies with queued work. They start once everything submitted at the current instant
     /// is queued, so simultaneous commands can pair (multi-plane) or be reordered (read priority).
     to_start: Vec<DieId>,
+    suspension: Option<Suspension>,
 }
 
 impl Scheduler {
@@ -181,6 +256,12 @@ impl Scheduler {
                 busy_since: 0,
                 busy_ns: 0,
                 start_pending: false,
+                array_from: 0,
+                done_at: 0,
+                times_suspended: 0,
+                suspended: None,
+                suspended_ops: Vec::new(),
+                stale_events: Vec::new(),
             })
             .collect();
         let channels = (0..g.channels)
@@ -199,7 +280,14 @@ impl Scheduler {
                 1
             },
             to_start: Vec::new(),
+            suspension: None,
         }
+    }
+
+    /// Let reads suspend programs and erases as `rules` say (`scheduler.suspension`; needs read
+    /// priority, which validation checks: a suspended die serves its queue of reads).
+    pub fn suspend_for_reads(&mut self, rules: Option<Suspension>) {
+        self.suspension = rules;
     }
 
     /// Queue an operation on its die (it starts, if the die is idle, when the instant ends).
@@ -210,7 +298,11 @@ impl Scheduler {
         } else {
             die.others.push_back(op);
         }
-        if die.phase == Phase::Idle && !die.start_pending {
+        let may_suspend = die.phase == Phase::Finishing
+            && op.kind == OpKind::Read
+            && self.suspension.is_some()
+            && die.suspended.is_none();
+        if (die.phase == Phase::Idle || may_suspend) && !die.start_pending {
             die.start_pending = true;
             self.to_start.push(op.die);
         }
@@ -229,8 +321,10 @@ impl Scheduler {
         while i < self.to_start.len() {
             let d = self.to_start[i];
             self.dies[d as usize].start_pending = false;
-            if self.dies[d as usize].phase == Phase::Idle {
-                self.start_next(d, now, events, shaper);
+            match self.dies[d as usize].phase {
+                Phase::Idle => self.start_next(d, now, now, events, shaper),
+                Phase::Finishing => self.suspend(d, now, events, shaper),
+                Phase::Sensing => {}
             }
             i += 1;
         }
@@ -246,7 +340,68 @@ impl Scheduler {
         } else {
             d.current.len()
         };
-        d.reads.len() + d.others.len() + running
+        let suspended = match d.suspended {
+            Some(_) => d.suspended_ops.len(),
+            None => 0,
+        };
+        d.reads.len() + d.others.len() + running + suspended
+    }
+
+    /// Suspend the die's program or erase for its queued reads, if the rules allow: it stops
+    /// when its array phase has begun (a program's data is in by then), the die senses after
+    /// the suspend latency, and the operation keeps the time it had left for its resumption.
+    fn suspend(
+        &mut self,
+        die_id: DieId,
+        now: u64,
+        events: &mut EventQueue<impl QueuedEvent + From<DieDone>>,
+        shaper: &mut impl OpShaper,
+    ) {
+        let Some(suspension) = self.suspension else {
+            return;
+        };
+        let die = &mut self.dies[die_id as usize];
+        let kind = die.current[0].kind;
+        let Some(rule) = suspension.rule(kind) else {
+            return;
+        };
+        let at = now.max(die.array_from);
+        let left = die.done_at.saturating_sub(at);
+        if die.reads.is_empty()
+            || die.suspended.is_some()
+            || die.times_suspended >= rule.max_per_operation
+            || left == 0
+            || left < rule.min_remaining_ns
+        {
+            return;
+        }
+        die.stale_events.push(die.done_at);
+        die.busy_ns += at - die.busy_since;
+        die.busy_since = at;
+        die.suspended = Some((left, die.times_suspended + 1));
+        std::mem::swap(&mut die.current, &mut die.suspended_ops);
+        shaper.on_suspend(kind);
+        self.start_next(die_id, now, at + rule.latency_ns, events, shaper);
+    }
+
+    /// Resume the die's suspended command for the time it had left.
+    fn resume(
+        &mut self,
+        die_id: DieId,
+        now: u64,
+        events: &mut EventQueue<impl QueuedEvent + From<DieDone>>,
+    ) {
+        let die = &mut self.dies[die_id as usize];
+        let Some((left, times)) = die.suspended.take() else {
+            return;
+        };
+        std::mem::swap(&mut die.current, &mut die.suspended_ops);
+        die.times_suspended = times;
+        die.phase = Phase::Finishing;
+        die.busy_since = now;
+        die.array_from = now;
+        die.done_at = now + left;
+        events.push(die.done_at, DieDone(die_id).into());
     }
 
     pub fn die_busy_ns(&self) -> impl Iterator<Item = u64> + '_ {
@@ -256,15 +411,20 @@ impl Scheduler {
         self.channels.iter().map(|c| c.busy_ns)
     }
 
+    /// Start the die's next command at `start` (`now`, or later after a suspend latency).
     fn start_next(
         &mut self,
         die_id: DieId,
         now: u64,
+        start: u64,
         events: &mut EventQueue<impl QueuedEvent + From<DieDone>>,
         shaper: &mut impl OpShaper,
     ) {
         let die = &mut self.dies[die_id as usize];
         let from_reads = !die.reads.is_empty();
+        if !from_reads && die.suspended.is_some() {
+            return self.resume(die_id, now, events);
+        }
         let queue = if from_reads {
             &mut die.reads
         } else {
@@ -274,6 +434,9 @@ impl Scheduler {
             die.phase = Phase::Idle;
             return;
         };
+        if die.suspended.is_none() {
+            die.times_suspended = 0;
+        }
         die.current.clear();
         die.current.push(first);
         if first.kind == OpKind::Read {
@@ -295,7 +458,7 @@ impl Scheduler {
                         }
                     }
                     shaper.on_start_melded(&mut die.current);
-                    return self.run_current(die_id, now, events);
+                    return self.run_current(die_id, start, events);
                 }
             }
         }
@@ -322,37 +485,44 @@ impl Scheduler {
         for op in die.current.iter_mut() {
             shaper.on_start(op);
         }
-        self.run_current(die_id, now, events);
+        self.run_current(die_id, start, events);
     }
 
-    /// Start the die's command, its operations shaped: the array phase as long as the slowest
-    /// operation's, the bus carrying every operation's data back to back.
+    /// Start the die's command at `start`, its operations shaped: the array phase as long as
+    /// the slowest operation's, the bus carrying every operation's data back to back. (A die
+    /// serving reads in a suspension counts as busy from the suspension on.)
     fn run_current(
         &mut self,
         die_id: DieId,
-        now: u64,
+        start: u64,
         events: &mut EventQueue<impl QueuedEvent + From<DieDone>>,
     ) {
         let die = &mut self.dies[die_id as usize];
         let first = die.current[0];
         let array_ns = die.current.iter().map(|c| c.array_ns).max().unwrap_or(0);
         die.transfer_ns = die.current.iter().map(|c| c.transfer_ns).sum();
-        die.busy_since = now;
+        if die.suspended.is_none() {
+            die.busy_since = start;
+        }
         let done = match first.kind {
             OpKind::Read => {
                 die.phase = Phase::Sensing;
-                now + array_ns
+                start + array_ns
             }
             OpKind::Erase => {
                 die.phase = Phase::Finishing;
-                now + array_ns
+                die.array_from = start;
+                start + array_ns
             }
             OpKind::Program => {
                 die.phase = Phase::Finishing;
                 let transfer_ns = die.transfer_ns;
-                self.book_bus(die_id, now, transfer_ns) + array_ns
+                let array_from = self.book_bus(die_id, start, transfer_ns);
+                self.dies[die_id as usize].array_from = array_from;
+                array_from + array_ns
             }
         };
+        self.dies[die_id as usize].done_at = done;
         events.push(done, DieDone(die_id).into());
     }
 
@@ -375,6 +545,12 @@ impl Scheduler {
         events: &mut EventQueue<impl QueuedEvent + From<DieDone>>,
     ) -> &[FlashOp] {
         let die = &mut self.dies[die_id as usize];
+        if !die.stale_events.is_empty() {
+            if let Some(i) = die.stale_events.iter().position(|&t| t == now) {
+                die.stale_events.swap_remove(i);
+                return &[];
+            }
+        }
         if die.phase == Phase::Sensing {
             die.phase = Phase::Finishing;
             let transfer_ns = die.transfer_ns;
@@ -383,6 +559,8 @@ impl Scheduler {
             return &[];
         }
         die.busy_ns += now - die.busy_since;
+        // (Busy on, without a gap, if this was a read served in a suspension.)
+        die.busy_since = now;
         die.phase = Phase::Idle;
         if !die.start_pending {
             die.start_pending = true;
@@ -501,6 +679,142 @@ mod tests {
             vec![(1, 6_000), (2, 10_000)],
             "the second transfer waits for the bus"
         );
+    }
+
+    /// Run the scheduler with operations submitted at their times; (target, completion time)
+    /// in completion order.
+    fn timed_completions(s: &mut Scheduler, ops: Vec<(u64, FlashOp)>) -> Vec<(u32, u64)> {
+        // A submission is an event of its own, with an id past every die's.
+        const SUBMIT: u32 = 1 << 20;
+        let mut events = EventQueue::<DieDone>::default();
+        for (i, (t, _)) in ops.iter().enumerate() {
+            events.push(*t, DieDone(SUBMIT + i as u32));
+        }
+        let (mut order, mut now) = (Vec::new(), 0);
+        loop {
+            let e = match events.pop_at(now) {
+                Some(e) => e,
+                None => {
+                    s.start_pending(now, &mut events, &mut ());
+                    let Some((t, e)) = events.pop() else { break };
+                    now = t;
+                    e
+                }
+            };
+            if e.0 >= SUBMIT {
+                s.submit(ops[(e.0 - SUBMIT) as usize].1);
+                continue;
+            }
+            let done = s.on_die_done(e.0, now, &mut events);
+            order.extend(done.iter().map(|o| (o.target, now)));
+        }
+        order
+    }
+
+    fn op(kind: OpKind, array_ns: u64, transfer_ns: u64, target: u32) -> FlashOp {
+        FlashOp {
+            kind,
+            source: OpSource::Host,
+            die: 0,
+            plane_in_die: 0,
+            page_in_block: 0,
+            target,
+            codewords: 1,
+            array_ns,
+            transfer_ns,
+            owner: target,
+        }
+    }
+
+    fn suspending(program: Option<u64>, erase: Option<u64>, min: u64, max: u32) -> Scheduler {
+        let mut s = Scheduler::new(&geometry(), true, false);
+        let rule = |latency_ns: Option<u64>| {
+            latency_ns.map(|latency_ns| SuspendRule {
+                latency_ns,
+                min_remaining_ns: min,
+                max_per_operation: max,
+            })
+        };
+        s.suspend_for_reads(Some(Suspension {
+            program: rule(program),
+            erase: rule(erase),
+        }));
+        s
+    }
+
+    #[test]
+    fn a_read_suspends_an_erase_which_resumes_for_the_time_it_had_left() {
+        let erase = op(OpKind::Erase, 3_000_000, 0, 1);
+        let read = |at, target| (at, op(OpKind::Read, 50_000, 4_000, target));
+        // Without suspension the read waits for the erase: 3 ms + 50 µs + 4 µs.
+        let mut s = Scheduler::new(&geometry(), true, false);
+        let done = timed_completions(&mut s, vec![(0, erase), read(1_000_000, 2)]);
+        assert_eq!(done, vec![(1, 3_000_000), (2, 3_054_000)]);
+        // With it: 20 µs to suspend, the read, then the erase's 2 ms left.
+        let mut s = suspending(None, Some(20_000), 0, 1);
+        let done = timed_completions(&mut s, vec![(0, erase), read(1_000_000, 2)]);
+        assert_eq!(done, vec![(2, 1_074_000), (1, 3_074_000)]);
+        assert_eq!(s.die_busy_ns().next(), Some(3_074_000), "busy throughout");
+        // An erase with less than the least left runs to its end.
+        let mut s = suspending(None, Some(20_000), 100_000, 1);
+        let done = timed_completions(&mut s, vec![(0, erase), read(2_950_000, 2)]);
+        assert_eq!(done, vec![(1, 3_000_000), (2, 3_054_000)]);
+        // Once suspended as often as allowed, it runs to its end; reads queued in a suspension
+        // are served in it.
+        let mut s = suspending(None, Some(20_000), 0, 1);
+        let ops = vec![
+            (0, erase),
+            read(1_000_000, 2),
+            read(1_010_000, 3),
+            read(2_000_000, 4),
+        ];
+        let done = timed_completions(&mut s, ops);
+        assert_eq!(
+            done,
+            vec![
+                (2, 1_074_000),
+                (3, 1_128_000),
+                (1, 3_128_000),
+                (4, 3_182_000)
+            ]
+        );
+        // Twice allowed: the second read suspends it again.
+        let mut s = suspending(None, Some(20_000), 0, 2);
+        let ops = vec![(0, erase), read(1_000_000, 2), read(2_000_000, 4)];
+        let done = timed_completions(&mut s, ops);
+        assert_eq!(done, vec![(2, 1_074_000), (4, 2_074_000), (1, 3_148_000)]);
+        // Programs are not suspended when only erases may be.
+        let mut s = suspending(None, Some(20_000), 0, 1);
+        let ops = vec![
+            (0, op(OpKind::Program, 500_000, 10_000, 1)),
+            read(100_000, 2),
+        ];
+        let done = timed_completions(&mut s, ops);
+        assert_eq!(done, vec![(1, 510_000), (2, 564_000)]);
+    }
+
+    #[test]
+    fn a_read_suspends_a_program_once_its_data_is_in() {
+        // The program's data is on the bus until 10 µs; the read arrives at 5 µs and the
+        // program stops at 10 µs, 5 µs to suspend, then 50 + 4 µs; the program's 500 µs
+        // follow.
+        let mut s = suspending(Some(5_000), None, 0, 1);
+        let ops = vec![
+            (0, op(OpKind::Program, 500_000, 10_000, 1)),
+            (5_000, op(OpKind::Read, 50_000, 4_000, 2)),
+        ];
+        let done = timed_completions(&mut s, ops);
+        assert_eq!(done, vec![(2, 69_000), (1, 569_000)]);
+        // Queued programs wait for the suspended one: it resumes before them.
+        let mut s = suspending(Some(5_000), None, 0, 1);
+        let ops = vec![
+            (0, op(OpKind::Program, 500_000, 10_000, 1)),
+            (1_000, op(OpKind::Program, 500_000, 10_000, 3)),
+            (5_000, op(OpKind::Read, 50_000, 4_000, 2)),
+        ];
+        let done = timed_completions(&mut s, ops);
+        assert_eq!(done, vec![(2, 69_000), (1, 569_000), (3, 1_079_000)]);
+        assert_eq!(s.die_load(0), 0);
     }
 
     #[test]

@@ -28,7 +28,9 @@ use crate::config::{Config, ReliabilityConfig, UnmappedRead, WriteAck};
 use crate::error::Error;
 use crate::event_queue::EventQueue;
 use crate::flash::reliability::ErrorModel;
-use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, StripeOrder, Timing};
+use crate::flash::{
+    FlashOp, Geometry, OpKind, OpSource, Scheduler, StripeOrder, Suspension, Timing,
+};
 use crate::ftl::admission::Sealed;
 use crate::ftl::allocation::{self, PlaneAllocator};
 use crate::ftl::gc_victim::{self, Candidate, VictimPolicy};
@@ -242,11 +244,12 @@ impl Simulation {
             ftl.keep_update_counts();
         }
         let keys = ftl.buffer.open.len();
-        let sched = Scheduler::new(
+        let mut sched = Scheduler::new(
             &ftl.geometry,
             config.scheduler.read_priority,
             config.scheduler.multiplane,
         );
+        sched.suspend_for_reads(Suspension::of(&config.scheduler.suspension));
         let mut allocators = allocation::build(&config.ftl.allocation, &ftl.geometry);
         let mut victim = gc_victim::build(&config.ftl.gc_victim, config.seed);
         let pools = ftl.pools.len();

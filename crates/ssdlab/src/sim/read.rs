@@ -434,6 +434,10 @@ impl ReadShaper<'_> {
 }
 
 impl OpShaper for ReadShaper<'_> {
+    fn on_suspend(&mut self, kind: OpKind) {
+        self.device.suspensions[kind.index()] += 1;
+    }
+
     fn on_start(&mut self, op: &mut FlashOp) {
         if op.kind != OpKind::Read {
             return;

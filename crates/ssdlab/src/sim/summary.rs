@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use crate::flash::OpKind;
 use crate::stats::{round3, spread, FlowStats};
 
 use super::Simulation;
@@ -165,6 +166,11 @@ impl Simulation {
                 "programs": d.pcm_programs,
                 "in_place_writes": d.pcm_in_place_writes,
             });
+        }
+        if !self.config.scheduler.suspension.is_none() {
+            // MQSim's Issued_Flash_Suspend_Program_CMD and _Erase_CMD.
+            s["flash_ops"]["program"]["suspended"] = json!(d.suspensions[OpKind::Program.index()]);
+            s["flash_ops"]["erase"]["suspended"] = json!(d.suspensions[OpKind::Erase.index()]);
         }
         if self.partial.is_some() {
             s["flash_ops"]["program"]["partial"] = json!(d.partial_programs);

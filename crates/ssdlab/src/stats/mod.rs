@@ -207,6 +207,8 @@ pub struct DeviceStats {
     /// Reads of a page that joined a read command already queued for it (one command, the union
     /// of their codewords) instead of issuing their own.
     pub merged_reads: u64,
+    /// Programs and erases a read suspended (`scheduler.suspension`), by kind (`OpKind::index`).
+    pub suspensions: [u64; 3],
     /// Melded read commands (a wordline sensed at once) and the pages they read.
     pub melded_reads: u64,
     pub melded_pages: u64,

@@ -11,7 +11,7 @@ use ssdlab::config::{
     PlacementConfig, ReadPolicyConfig, ReductionConfig, ReliabilityConfig, SplitConfig, PCM_REGION,
 };
 use ssdlab::content::ContentConfig;
-use ssdlab::flash::{Geometry, Medium};
+use ssdlab::flash::{Geometry, Medium, Suspension};
 use ssdlab::ftl::placement::Oblivious;
 use ssdlab::trace::Op;
 
@@ -775,6 +775,30 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         maybe(s, "reliability.reads") > 0,
         || format!("{flash_reads} units read from flash, reliability.reads = 0"),
     );
+
+    // Suspension: reported exactly while on; a kind it may not suspend is never suspended, and
+    // no operation is suspended more often than allowed.
+    let suspension = Suspension::of(&config.scheduler.suspension);
+    v.expect(
+        "suspensions are reported exactly while on",
+        true,
+        s["flash_ops"]["program"].get("suspended").is_some() == suspension.is_some(),
+        || format!("suspension {suspension:?}, flash_ops {}", s["flash_ops"]),
+    );
+    if let Some(rules) = suspension {
+        for (kind, rule) in [("program", rules.program), ("erase", rules.erase)] {
+            let ops = n(s, &format!("flash_ops.{kind}.total"));
+            let most = rule.map_or(0, |r| ops.saturating_mul(r.max_per_operation as u64));
+            let suspended = n(s, &format!("flash_ops.{kind}.suspended"));
+            // (A window would count the suspensions of operations issued before it.)
+            v.expect(
+                "no operation is suspended more often than allowed",
+                config.statistics.is_off(),
+                suspended <= most,
+                || format!("{suspended} {kind} suspensions of {ops} {kind}s, rule {rule:?}"),
+            );
+        }
+    }
 
     // Switches that are off leave their counters at 0.
     v.expect(

@@ -907,7 +907,31 @@ pub fn draw(seed: u64) -> Draw {
             ("threshold_erases", int(pick(r, &[2u64, 5, 20, 100]))),
         ]),
     );
-    s.set("scheduler.read_priority", chance(r, 0.5));
+    let read_priority = chance(r, 0.5);
+    s.set("scheduler.read_priority", read_priority);
+    // Suspension serves a die's queue of reads: drawn mostly with read priority.
+    if chance(r, if read_priority { 0.5 } else { 0.03 }) {
+        let mut t = vec![("policy", Value::from("for_reads"))];
+        let (program, erase) = match r.gen_range(0..3) {
+            0 => (true, false),
+            1 => (false, true),
+            _ => (true, true),
+        };
+        if program {
+            t.push(("program_suspend_ns", int(pick(r, &[0u64, 5_000, 100_000]))));
+            t.push(("program_min_remaining_ns", int(pick(r, &[0u64, 0, 50_000]))));
+        }
+        if erase {
+            t.push(("erase_suspend_ns", int(pick(r, &[0u64, 20_000, 700_000]))));
+            t.push(("erase_min_remaining_ns", int(pick(r, &[0u64, 0, 700_000]))));
+        }
+        if chance(r, 0.5) {
+            t.push(("max_per_operation", int(pick(r, &[1u64, 3]))));
+        }
+        s.set("scheduler.suspension", table(&t));
+    } else if chance(r, 0.2) {
+        s.set("scheduler.suspension", table(&[("policy", "none".into())]));
+    }
     s.set(
         "scheduler.multiplane",
         chance(r, if planes > 1 { 0.5 } else { 0.05 }),
