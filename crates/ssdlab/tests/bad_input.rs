@@ -929,6 +929,26 @@ fn what_cannot_act_is_refused_naming_the_key() {
             "a die has one plane",
         ),
         (
+            err("pr-ssd", None, &["scheduler.suspension={policy=\"for_reads\", erase_suspend_ns=20000}"]),
+            "`scheduler.suspension`",
+            "set read_priority = true",
+        ),
+        (
+            err("default", None, &["scheduler.suspension={policy=\"for_reads\"}"]),
+            "`scheduler.suspension`",
+            "suspends neither programs nor erases",
+        ),
+        (
+            err("default", None, &["scheduler.suspension={policy=\"for_reads\", program_suspend_ns=1, max_per_operation=0}"]),
+            "`scheduler.suspension.max_per_operation`",
+            "at least 1",
+        ),
+        (
+            err("default", None, &["scheduler.suspension={policy=\"none\", program_suspend_ns=1}"]),
+            "program_suspend_ns",
+            "unknown field",
+        ),
+        (
             err("rosa", None, &["ftl.write_buffer_timeout_ns=1"]),
             "`ftl.write_buffer_timeout_ns`",
             "holds one mapping unit",
