@@ -392,7 +392,7 @@ fn cli_usage_errors_and_help() {
     let (code, out, _) = ssdlab(&["presets"]);
     assert_eq!(code, 0);
     for p in [
-        "default", "pr-ssd", "spread", "ipu", "rosa", "melded", "composed",
+        "default", "pr-ssd", "spread", "ipu", "rosa", "melded", "composed", "mqsim",
     ] {
         assert!(out.contains(p), "{out}");
     }

@@ -231,6 +231,15 @@ pub enum GcVictimConfig {
     Random,
     /// Largest invalid share of the written subpages, erased ones left out (IPU's ISR).
     Isr,
+    /// Randomized greedy (MQSim's RGA, `GC_and_WL_Unit_Page_Level.cpp`; Li, Lee and Lui,
+    /// SIGMETRICS '13 "d-choices"): the fewest valid units among `sample_size` candidates drawn
+    /// at random (seeded).
+    RandomizedGreedy {
+        /// Candidates drawn per choice; absent: log2 of the blocks per plane, rounded down, as
+        /// MQSim's `rga_set_size`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sample_size: Option<u32>,
+    },
 }
 
 /// ISR differs from greedy only by the subpages partial programming leaves erased.
@@ -243,6 +252,12 @@ impl Needs for GcVictimConfig {
                  the subpages partial programming left erased; without partial programs \
                  (ftl.partial_program) every subpage is written and it picks greedy's victims: \
                  use `greedy`, or set ftl.partial_program",
+            )),
+            GcVictimConfig::RandomizedGreedy {
+                sample_size: Some(0),
+            } => Err(Error::config(
+                "ftl.gc_victim.sample_size",
+                "must be at least 1 (got 0): a choice needs a candidate",
             )),
             _ => Ok(()),
         }

@@ -8,6 +8,7 @@ const PRESETS: &[(&str, &str)] = &[
     ("rosa", include_str!("../../presets/rosa.toml")),
     ("melded", include_str!("../../presets/melded.toml")),
     ("composed", include_str!("../../presets/composed.toml")),
+    ("mqsim", include_str!("../../presets/mqsim.toml")),
 ];
 
 pub fn preset_names() -> Vec<&'static str> {

@@ -262,6 +262,11 @@ mod tests {
                 "model",
                 variants(ReliabilityConfig::deserialize),
             ),
+            (
+                "scheduler.suspension",
+                "policy",
+                variants(SuspensionConfig::deserialize),
+            ),
         ]
     }
 

@@ -121,8 +121,34 @@ impl VictimPolicy for RandomVictim {
     }
 }
 
-pub fn build(config: &GcVictimConfig, seed: u64) -> Box<dyn VictimPolicy> {
+/// Randomized greedy (MQSim's RGA): the fewest valid units among `sample_size` distinct
+/// candidates drawn at random; all of them when there are no more. Ties go to the first drawn.
+pub struct RandomizedGreedy {
+    rng: Pcg64Mcg,
+    sample_size: usize,
+}
+
+impl VictimPolicy for RandomizedGreedy {
+    fn choose(&mut self, c: &[Candidate], now: u64) -> usize {
+        if c.len() <= self.sample_size {
+            return Greedy.choose(c, now);
+        }
+        let mut best = None::<usize>;
+        for i in rand::seq::index::sample(&mut self.rng, c.len(), self.sample_size) {
+            if best.is_none_or(|b| c[i].valid_space < c[b].valid_space) {
+                best = Some(i);
+            }
+        }
+        best.unwrap_or(0)
+    }
+}
+
+pub fn build(config: &GcVictimConfig, seed: u64, blocks_per_plane: u32) -> Box<dyn VictimPolicy> {
     match config {
+        GcVictimConfig::RandomizedGreedy { sample_size } => Box::new(RandomizedGreedy {
+            rng: Pcg64Mcg::seed_from_u64(seed ^ 0x7267_615f_7365_6c63),
+            sample_size: sample_size.unwrap_or(blocks_per_plane.max(2).ilog2()) as usize,
+        }),
         GcVictimConfig::Greedy => Box::new(Greedy),
         GcVictimConfig::CostBenefit => Box::new(CostBenefit),
         GcVictimConfig::Isr => Box::new(Isr),
@@ -151,6 +177,27 @@ mod tests {
         // An all-invalid block beats everything.
         let c = [with(0, 10, 0), with(1, 0, 30)];
         assert_eq!(Isr.choose(&c, 0), 1);
+    }
+
+    #[test]
+    fn randomized_greedy_picks_the_emptiest_of_its_sample() {
+        let c: Vec<Candidate> = (0..100).map(|b| cand(b, 100 - b, 0)).collect();
+        let config = GcVictimConfig::RandomizedGreedy {
+            sample_size: Some(4),
+        };
+        let mut rga = build(&config, 7, 1024);
+        let mut chosen = Vec::new();
+        for _ in 0..200 {
+            chosen.push(rga.choose(&c, 0));
+        }
+        // Never the emptiest of all every time (greedy would be), but mostly among the emptier:
+        // the best of 4 uniform draws lies in the top quarter with probability 1 - (3/4)^4.
+        assert!(chosen.iter().any(|&i| i != 99));
+        let top_quarter = chosen.iter().filter(|&&i| i >= 75).count();
+        assert!((120..=180).contains(&top_quarter), "{top_quarter} of 200");
+        // With as many draws as candidates it is greedy.
+        let few = [cand(0, 50, 0), cand(1, 20, 0), cand(2, 30, 0)];
+        assert_eq!(rga.choose(&few, 0), 1);
     }
 
     fn cand(block: u32, valid: u32, last_write_ns: u64) -> Candidate {
@@ -206,8 +253,8 @@ mod tests {
     #[test]
     fn random_is_seeded_and_covers_all_candidates() {
         let c = [cand(0, 1, 0), cand(1, 2, 0), cand(2, 3, 0), cand(3, 4, 0)];
-        let mut a = build(&GcVictimConfig::Random, 1);
-        let mut b = build(&GcVictimConfig::Random, 1);
+        let mut a = build(&GcVictimConfig::Random, 1, 64);
+        let mut b = build(&GcVictimConfig::Random, 1, 64);
         let xs: Vec<_> = (0..64).map(|_| a.choose(&c, 0)).collect();
         let ys: Vec<_> = (0..64).map(|_| b.choose(&c, 0)).collect();
         assert_eq!(xs, ys);

@@ -29,6 +29,10 @@ pub struct Level1Plan {
     /// Its erase count when chosen: the cold blocks move first, and if conventional GC or
     /// wear levelling cleans the hot block meanwhile, it holds other data by then.
     pub hot_erases: u32,
+    /// Its pages written when chosen: an open hot block that host writes fill meanwhile holds
+    /// more units than the budget and PCM's room were checked for (the option-space harness,
+    /// seed 940 of issue 34's draws: 14 units moved of a plan of 12, past the budget).
+    pub hot_pages: u32,
     /// PCM blocks whose valid units go to flash first, to make room.
     pub cold: Vec<BlockId>,
     /// The hot units each PCM plane takes.
@@ -117,6 +121,7 @@ impl Ftl {
             hot,
             hot_units,
             hot_erases: self.blocks[hot as usize].erase_count,
+            hot_pages: self.blocks[hot as usize].write_ptr,
             cold: Vec::new(),
             pcm_need: Vec::new(),
         };
@@ -148,8 +153,8 @@ impl Ftl {
 }
 
 impl Ftl {
-    /// Whether `plan`'s hot block may still be moved as chosen: not cleaned since, not being
-    /// cleaned, and every page written to it programmed. The cold blocks move first; meanwhile
+    /// Whether `plan`'s hot block may still be moved as chosen: not cleaned since, not written
+    /// to since, not being cleaned, and every page written to it programmed. The cold blocks move first; meanwhile
     /// host writes may fill an open hot block, and a job started on a page still being
     /// programmed would not read it (GC reads programmed pages only) and then erase the block
     /// with the page's units valid in it (the option-space harness, seeds 4911 and 19507).
@@ -157,6 +162,7 @@ impl Ftl {
         let b = plan.hot as usize;
         let info = &self.blocks[b];
         info.erase_count == plan.hot_erases
+            && info.write_ptr == plan.hot_pages
             && matches!(info.state, BlockState::Full | BlockState::Open)
             && self.programmed[b] >= info.write_ptr
             && self.valid_space[b] > 0

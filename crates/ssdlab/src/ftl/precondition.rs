@@ -581,7 +581,11 @@ mod tests {
         let mut ftl = Ftl::new(&config, g, true, placement.streams(), reduction.as_ref());
         let sched = Scheduler::new(&ftl.geometry, false, config.scheduler.multiplane);
         let mut allocators = allocation::build(&config.ftl.allocation, &ftl.geometry);
-        let mut victim = gc_victim::build(&config.ftl.gc_victim, config.seed);
+        let mut victim = gc_victim::build(
+            &config.ftl.gc_victim,
+            config.seed,
+            config.geometry.blocks_per_plane,
+        );
         let mut pre = Preconditioner::new(
             &mut ftl,
             &mut allocators,

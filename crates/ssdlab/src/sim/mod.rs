@@ -251,7 +251,11 @@ impl Simulation {
         );
         sched.suspend_for_reads(Suspension::of(&config.scheduler.suspension));
         let mut allocators = allocation::build(&config.ftl.allocation, &ftl.geometry);
-        let mut victim = gc_victim::build(&config.ftl.gc_victim, config.seed);
+        let mut victim = gc_victim::build(
+            &config.ftl.gc_victim,
+            config.seed,
+            config.geometry.blocks_per_plane,
+        );
         let pools = ftl.pools.len();
         let regions = ftl.geometry.regions.len();
         let lanes = ftl.buffer.lanes();

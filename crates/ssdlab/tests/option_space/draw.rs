@@ -714,10 +714,26 @@ pub fn draw(seed: u64) -> Draw {
 
     // IPU's ISR ranks by subpages left erased: mostly with partial programming.
     let victim = match partial_on || chance(r, 0.05) {
-        true => pick(r, &["greedy", "cost_benefit", "random", "isr"]),
-        false => pick(r, &["greedy", "cost_benefit", "random"]),
+        true => pick(
+            r,
+            &[
+                "greedy",
+                "cost_benefit",
+                "random",
+                "isr",
+                "randomized_greedy",
+            ],
+        ),
+        false => pick(
+            r,
+            &["greedy", "cost_benefit", "random", "randomized_greedy"],
+        ),
     };
-    s.set("ftl.gc_victim", table(&[("policy", victim.into())]));
+    let mut victim = vec![("policy", Value::from(victim))];
+    if victim[0].1.as_str() == Some("randomized_greedy") && chance(r, 0.5) {
+        victim.push(("sample_size", int(pick(r, &[1u64, 2, 8]))));
+    }
+    s.set("ftl.gc_victim", table(&victim));
     // The policies that shape one page's read.
     let page_read_policy = |r: &mut Pcg64Mcg| match r.gen_range(0..4) {
         0 => table(&[("policy", "full".into())]),
