@@ -634,22 +634,7 @@ mod tests {
 
     /// Run the scheduler alone until idle; (target, completion time) in completion order.
     fn completion_order(s: &mut Scheduler) -> Vec<(u32, u64)> {
-        let mut events = EventQueue::<DieDone>::default();
-        let (mut order, mut now) = (Vec::new(), 0);
-        loop {
-            let e = match events.pop_at(now) {
-                Some(e) => e,
-                None => {
-                    s.start_pending(now, &mut events, &mut ());
-                    let Some((t, e)) = events.pop() else { break };
-                    now = t;
-                    e
-                }
-            };
-            let done = s.on_die_done(e.0, now, &mut events);
-            order.extend(done.iter().map(|o| (o.target, now)));
-        }
-        order
+        timed_completions(s, Vec::new())
     }
 
     #[test]
@@ -700,8 +685,8 @@ mod tests {
         );
     }
 
-    /// Run the scheduler with operations submitted at their times; (target, completion time)
-    /// in completion order.
+    /// Run the scheduler with operations submitted at their times (besides those submitted
+    /// already) until idle; (target, completion time) in completion order.
     fn timed_completions(s: &mut Scheduler, ops: Vec<(u64, FlashOp)>) -> Vec<(u32, u64)> {
         // A submission is an event of its own, with an id past every die's.
         const SUBMIT: u32 = 1 << 20;
