@@ -11,6 +11,7 @@ pub mod codec;
 pub mod codec_study;
 pub mod config;
 pub mod content;
+pub mod data_cache;
 pub mod error;
 pub mod event_queue;
 pub mod experiment;

@@ -6,6 +6,7 @@
 mod checks;
 mod content_layers;
 mod cross_checks;
+mod data_cache;
 mod energy;
 mod flow;
 mod ftl;
@@ -33,6 +34,7 @@ pub(crate) mod tagged;
 mod timing;
 
 pub(crate) use cross_checks::plane_data_room;
+pub use data_cache::{DataCacheConfig, DramConfig};
 pub use energy::EnergyConfig;
 pub use flow::FlowConfig;
 pub use ftl::{
@@ -91,6 +93,10 @@ pub struct Config {
     /// The link between host and device (`host_interface.rs`).
     #[serde(default)]
     pub host_interface: HostInterfaceConfig,
+    /// The controller's DRAM in front of the FTL (`data_cache.rs`); left out of the config echo
+    /// when off.
+    #[serde(default, skip_serializing_if = "DataCacheConfig::is_off")]
+    pub data_cache: DataCacheConfig,
     /// Flows replayed at once; each has its own statistics. The CLI's `--trace` adds one.
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
@@ -189,6 +195,7 @@ impl Config {
         self.reliability.validate(&modes)?;
         self.host.validate()?;
         self.host_interface.validate()?;
+        self.data_cache.validate()?;
         self.statistics.validate()?;
         for (i, flow) in self.flows.iter().enumerate() {
             flow.validate(i)?;

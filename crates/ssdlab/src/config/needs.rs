@@ -62,7 +62,7 @@ pub(super) trait Needs {
 
 impl Config {
     /// Every policy and section with needs, in the order their refusals are reported.
-    pub(super) fn with_needs(&self) -> [&dyn Needs; 10] {
+    pub(super) fn with_needs(&self) -> [&dyn Needs; 11] {
         let f = &self.ftl;
         [
             &f.read_policy,
@@ -75,6 +75,7 @@ impl Config {
             &f.allocation,
             &f.gc_victim,
             &self.scheduler,
+            &self.data_cache,
         ]
     }
 }

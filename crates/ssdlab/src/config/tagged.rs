@@ -267,6 +267,11 @@ mod tests {
                 "policy",
                 variants(SuspensionConfig::deserialize),
             ),
+            (
+                "data_cache",
+                "policy",
+                variants(DataCacheConfig::deserialize),
+            ),
         ]
     }
 

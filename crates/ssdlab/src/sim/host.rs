@@ -37,7 +37,7 @@ pub(super) struct Request {
     /// Outstanding parts (flash reads, or pages to be programmed for `write_ack = "program"`),
     /// plus one while units are still being admitted.
     pub(super) pending: u32,
-    done_ns: u64,
+    pub(super) done_ns: u64,
     /// Whether the request counts in the results: it came after the warm-up (`window.rs`).
     measured: bool,
 }
@@ -249,6 +249,10 @@ impl Simulation {
                 crate::ftl::table::prefetch(&self.ftl.programmed, block as usize);
             }
         }
+        // Bytes served from DRAM: units a read brought into the data cache, and units in the
+        // write buffer when writes land in DRAM (a write cache).
+        let mut dram_bytes = 0;
+        let buffer_in_dram = self.data_cache.as_ref().is_some_and(|c| c.caches_writes());
         for lpn in first..first + units {
             let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
             if self.ftl.oracle.is_some() {
@@ -267,11 +271,19 @@ impl Simulation {
                     }
                     self.device.unmapped_read_units += 1;
                 }
-                Location::Buffered(_) => self.device.buffer_hit_units += 1,
+                Location::Buffered(_) => {
+                    self.device.buffer_hit_units += 1;
+                    dram_bytes += buffer_in_dram as u64 * (hi - lo) as u64;
+                }
                 Location::Zero => self.device.reduction.zero_read_units += 1,
                 Location::Flash(slot) => {
                     if !self.ftl.unit_programmed(lpn, slot) {
                         self.device.buffer_hit_units += 1;
+                        dram_bytes += buffer_in_dram as u64 * (hi - lo) as u64;
+                        continue;
+                    }
+                    if self.data_cache.as_mut().is_some_and(|c| c.holds(lpn)) {
+                        dram_bytes += (hi - lo) as u64;
                         continue;
                     }
                     let before = groups.as_slice().len();
@@ -315,6 +327,12 @@ impl Simulation {
             );
         }
         self.scratch_split_pages = split_pages;
+        if let Some(c) = &mut self.data_cache {
+            if dram_bytes > 0 {
+                let r = &mut self.requests[id as usize];
+                r.done_ns = r.done_ns.max(c.access(self.now, dram_bytes));
+            }
+        }
         self.read_groups(id, &groups, OpSource::Host);
         self.scratch_groups = groups;
         self.request_part_done(id, self.now);
@@ -331,6 +349,9 @@ impl Simulation {
         let unit_bytes = self.ftl.geometry.unit_bytes;
         for lpn in first..first + units {
             let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
+            if let Some(c) = &mut self.data_cache {
+                c.drop_unit(lpn);
+            }
             if lo == 0 && hi == unit_bytes {
                 self.ftl.unmap(lpn);
                 self.device.trimmed_units += 1;
@@ -362,8 +383,13 @@ impl Simulation {
             offset_bytes: offset,
             measured,
             stream,
+            first_lpn,
+            units,
             ..
         } = self.requests.remove(id as usize);
+        if op == Op::Read && self.data_cache.as_ref().is_some_and(|c| c.caches_reads()) {
+            self.cache_read_units(first_lpn, units, done_ns);
+        }
         let done = self
             .host_interface
             .complete(done_ns + after_read_ns, op, bytes);
@@ -387,6 +413,26 @@ impl Simulation {
                 latency_ns: done - arrival,
                 stream,
             });
+        }
+    }
+
+    /// A read request's flash reads are done at `done_ns`: the data cache takes in the units it
+    /// read from flash (a DRAM write off the request's path).
+    #[cold]
+    fn cache_read_units(&mut self, first: u32, units: u32, done_ns: u64) {
+        let Some(c) = &mut self.data_cache else {
+            return;
+        };
+        let mut brought = 0;
+        for lpn in first..first + units {
+            if let Location::Flash(slot) = self.ftl.lookup(lpn) {
+                if self.ftl.unit_programmed(lpn, slot) && c.insert(lpn) {
+                    brought += 1;
+                }
+            }
+        }
+        if brought > 0 {
+            c.access(done_ns, brought * self.ftl.geometry.unit_bytes as u64);
         }
     }
 

@@ -25,6 +25,7 @@ use std::collections::VecDeque;
 use slab::Slab;
 
 use crate::config::{Config, ReliabilityConfig, UnmappedRead, WriteAck};
+use crate::data_cache::DataCache;
 use crate::error::Error;
 use crate::event_queue::EventQueue;
 use crate::flash::reliability::ErrorModel;
@@ -110,6 +111,8 @@ pub struct Simulation {
     pub timing: Timing,
     pub sched: Scheduler,
     pub host_interface: HostInterface,
+    /// The DRAM in front of the FTL, when on (`data_cache.rs`).
+    data_cache: Option<DataCache>,
     events: EventQueue<Event>,
     pub ftl: Ftl,
     read_policy: Box<dyn ReadPolicy>,
@@ -390,6 +393,7 @@ impl Simulation {
             timing,
             sched,
             host_interface: HostInterface::new(&config.host_interface),
+            data_cache: DataCache::new(&config.data_cache, ftl.geometry.unit_bytes),
             events: EventQueue::default(),
             ftl,
             flows,

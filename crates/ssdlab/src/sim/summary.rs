@@ -126,6 +126,19 @@ impl Simulation {
         if let Some(window) = self.window_json() {
             s["statistics"] = window;
         }
+        if let Some(c) = &self.data_cache {
+            let st = c.stats;
+            s["data_cache"] = json!({
+                "read_hit_units": st.read_hit_units,
+                "inserted_units": st.inserted_units,
+                "evicted_units": st.evicted_units,
+                "dram": {
+                    "accesses": st.dram_accesses,
+                    "bytes": st.dram_bytes,
+                    "busy_ns": st.dram_busy_ns,
+                },
+            });
+        }
         if self.reduction.keeps_shapes() {
             s["compression"] = d.reduction.to_json();
         }

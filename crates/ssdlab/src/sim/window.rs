@@ -86,6 +86,9 @@ impl Simulation {
             erase_counts: self.ftl.blocks.iter().map(|b| b.erase_count).collect(),
         });
         self.device = Default::default();
+        if let Some(c) = &mut self.data_cache {
+            c.stats = Default::default();
+        }
         self.level1_at_boundary();
     }
 

@@ -71,16 +71,39 @@ impl Simulation {
         let mut encode_ns = 0;
         for i in from..units {
             if !self.ftl.buffer.has_room() {
+                self.write_into_dram(id, from, i);
                 return Some(i);
             }
             encode_ns += self.admit_unit(id, first + i);
         }
+        self.write_into_dram(id, from, units);
         if self.host_streams.is_some() {
             self.host_stream_wrote(id);
         }
         // All units are in: drop the admission guard (and acknowledge, for write_ack = "buffer").
         self.request_part_done(id, self.now + encode_ns);
         None
+    }
+
+    /// A write cache takes in the bytes of the request's units `from..to`, just admitted; the
+    /// write is acknowledged once they are in DRAM.
+    #[inline]
+    fn write_into_dram(&mut self, id: u32, from: u32, to: u32) {
+        let Some(c) = &mut self.data_cache else {
+            return;
+        };
+        if !c.caches_writes() || from == to {
+            return;
+        }
+        let r = &mut self.requests[id as usize];
+        let unit_bytes = self.ftl.geometry.unit_bytes;
+        let bytes: u64 = (r.first_lpn + from..r.first_lpn + to)
+            .map(|lpn| {
+                let (lo, hi) = r.bytes_in_unit(lpn, unit_bytes);
+                (hi - lo) as u64
+            })
+            .sum();
+        r.done_ns = r.done_ns.max(c.access(self.now, bytes));
     }
 
     /// Put one unit into the write buffer (an all-zero one only into the mapping); returns its
@@ -96,6 +119,9 @@ impl Simulation {
             None => 0,
         };
         let updates = self.ftl.count_update(lpn);
+        if let Some(c) = &mut self.data_cache {
+            c.drop_unit(lpn);
+        }
         // A unit on PCM is rewritten where it is, only its bytes moved (no read-modify-write:
         // PCM is written a byte at a time). Units are stored as written there (`ftl/pcm.rs`).
         if self.ftl.geometry.pcm_first_die != u32::MAX {

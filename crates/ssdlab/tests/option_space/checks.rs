@@ -800,6 +800,34 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         }
     }
 
+    // The data cache: reported exactly while on; only a read cache serves reads it brought in,
+    // and a write cache takes in every byte written (and reads of buffered data).
+    let cache = &config.data_cache;
+    v.expect(
+        "the data cache is reported exactly while on",
+        true,
+        s.get("data_cache").is_some() != cache.is_off(),
+        || format!("data_cache {cache:?}, summary {:?}", s.get("data_cache")),
+    );
+    v.expect(
+        "only a read cache serves reads from DRAM",
+        cache.read_capacity_kib().is_none(),
+        maybe(s, "data_cache.read_hit_units") == 0,
+        || format!("{} read hits", maybe(s, "data_cache.read_hit_units")),
+    );
+    v.expect(
+        "a write cache takes in every byte written",
+        cache.caches_writes() && config.statistics.is_off(),
+        maybe(s, "data_cache.dram.bytes") >= n(s, "write_bytes"),
+        || {
+            format!(
+                "{} DRAM bytes, {} written",
+                maybe(s, "data_cache.dram.bytes"),
+                n(s, "write_bytes")
+            )
+        },
+    );
+
     // Switches that are off leave their counters at 0.
     v.expect(
         "merge_reads = false merges nothing",

@@ -1,9 +1,10 @@
 //! Engine tests that need the engine's insides: an exact GC copy and erase, and the integrity
 //! oracle catching a planted GC bug; `compression.rs`: reads and GC of compressed pages;
-//! `split.rs`: the split FTL.
+//! `split.rs`: the split FTL; `data_cache.rs`: the DRAM data cache.
 
 mod cache;
 mod compression;
+mod data_cache;
 mod partial_program;
 mod split;
 

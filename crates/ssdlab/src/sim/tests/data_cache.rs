@@ -1,0 +1,100 @@
+//! The DRAM data cache (`data_cache.rs`): what it serves, and when.
+
+use super::*;
+
+const WRITE_CACHE: &str = "data_cache={policy=\"write\"}";
+const READ_CACHE: &str = "data_cache={policy=\"read\", capacity_kib=64}";
+/// A 4 KiB access of MQSim's default DRAM: tRCD + tCL + 4096 / 2 × 10 ns.
+const DRAM_4K_NS: u64 = 26 + 20_480;
+const FIRMWARE_NS: u64 = 1_000;
+
+fn request(at_us: u64, op: Op, unit: u64) -> TraceRequest {
+    TraceRequest {
+        arrival_ns: at_us * 1000,
+        offset_bytes: unit * 4096,
+        size_bytes: 4096,
+        op,
+        stream: 0,
+    }
+}
+
+/// Each request's latency, in order, and the simulation.
+fn latencies(sets: &[&str], requests: Vec<TraceRequest>) -> (Vec<u64>, Simulation) {
+    let flow = Flow::new("f".into(), requests, ReplayMode::Open, 1, 1.0, 0);
+    let options = RunOptions {
+        verify: true,
+        request_log: true,
+    };
+    let mut sim = Simulation::new(small(sets), vec![flow], options).unwrap();
+    sim.run().unwrap();
+    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    let mut log = sim.log.clone().unwrap();
+    log.sort_by_key(|r| r.arrival_ns);
+    (log.iter().map(|r| r.latency_ns).collect(), sim)
+}
+
+/// A write cache acknowledges a write once its data is in DRAM, and a read of data still in the
+/// write buffer is a DRAM read, queued behind the write on the one channel.
+#[test]
+fn a_write_cache_times_writes_and_buffered_reads_by_the_dram() {
+    let trace = vec![request(0, Op::Write, 5), request(10, Op::Read, 5)];
+    let (off, _) = latencies(&[], trace.clone());
+    assert_eq!(off, [FIRMWARE_NS, FIRMWARE_NS]);
+    let (on, sim) = latencies(&[WRITE_CACHE], trace);
+    assert_eq!(on[0], FIRMWARE_NS + DRAM_4K_NS);
+    // The read reaches the FTL at 11 µs and waits for the write's access to end.
+    assert_eq!(on[1], FIRMWARE_NS + DRAM_4K_NS + DRAM_4K_NS - 10_000);
+    assert_eq!(sim.device.buffer_hit_units, 1);
+    let c = sim.data_cache.as_ref().unwrap().stats;
+    assert_eq!((c.dram_accesses, c.dram_bytes), (2, 8192));
+}
+
+/// A read cache serves a unit a read brought in from DRAM, with no flash read; a write of the
+/// unit drops the copy, and the unit is read from flash again once programmed.
+#[test]
+fn a_read_cache_serves_units_reads_brought_in_until_written() {
+    let trace = vec![
+        request(0, Op::Read, 7),
+        request(1_000, Op::Read, 7),
+        request(2_000, Op::Write, 7),
+        // Other writes fill the open page of unit 7 (4 units a page) so it is programmed.
+        request(2_001, Op::Write, 8),
+        request(2_002, Op::Write, 9),
+        request(2_003, Op::Write, 10),
+        request(10_000, Op::Read, 7),
+    ];
+    let (lat, sim) = latencies(&[READ_CACHE], trace.clone());
+    assert_eq!(lat[1], FIRMWARE_NS + DRAM_4K_NS);
+    assert!(lat[0] > lat[1] && lat[6] > lat[1], "{lat:?}");
+    let c = sim.data_cache.as_ref().unwrap().stats;
+    assert_eq!(c.read_hit_units, 1);
+    // Read 0 and read 6 each brought unit 7 in.
+    assert_eq!(c.inserted_units, 2);
+    assert_eq!(
+        sim.device.ops[OpKind::Read as usize][OpSource::Host.index()],
+        2
+    );
+    let (off, sim) = latencies(&[], trace);
+    assert_eq!(
+        sim.device.ops[OpKind::Read as usize][OpSource::Host.index()],
+        3
+    );
+    assert_eq!(off[1], off[0]);
+}
+
+/// A write cache's acknowledgement contradicts one on program.
+#[test]
+fn a_write_cache_is_refused_with_acknowledgement_on_program() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut table: toml::Table = text.parse().unwrap();
+    crate::config::apply_override(&mut table, WRITE_CACHE).unwrap();
+    crate::config::apply_override(&mut table, "ftl.write_ack=\"program\"").unwrap();
+    let e = Config::from_toml_str(&toml::to_string(&table).unwrap(), path)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("data_cache.policy") && e.contains("write_ack"),
+        "{e}"
+    );
+}
