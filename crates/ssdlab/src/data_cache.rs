@@ -125,6 +125,11 @@ impl DataCache {
         hit
     }
 
+    /// Whether a read brought `lpn` in and it is still held (nothing counted or reordered).
+    pub fn contains(&self, lpn: u32) -> bool {
+        self.held.as_ref().is_some_and(|h| h.contains(&lpn))
+    }
+
     /// Bring in `lpn`, just read from flash (pushing out the least recently used if full);
     /// whether it was not held already.
     pub fn insert(&mut self, lpn: u32) -> bool {

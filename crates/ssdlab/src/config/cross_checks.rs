@@ -275,13 +275,14 @@ impl Config {
                 ],
             ));
         }
-        let logical = f.logical_units(geo.physical_units()) as u64;
-        if logical == 0 {
+        if f.logical_units(geo.physical_units()) == 0 {
             return Err(Error::config(
                 "ftl.overprovisioning_ratio",
                 "leaves no logical capacity",
             ));
         }
+        // (With the mapping table on flash, its translation pages are data too.)
+        let logical = f.mapped_units(geo.physical_units(), geo.unit_bytes) as u64;
         // GC moves data out of a migration's source region for good: it settles in the
         // destination (a source whose GC must send its data to a destination full of valid data
         // could free nothing). The region host writes go to keeps GC's threshold free for them;

@@ -7,8 +7,8 @@ use super::checks::{fraction, positive};
 use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
 use super::{
-    HostStreamsConfig, Level1GcConfig, MigrationConfig, PartialProgramConfig, PlacementConfig,
-    ReadPolicyConfig, ReductionConfig, SplitConfig,
+    HostStreamsConfig, Level1GcConfig, MappingCacheConfig, MigrationConfig, PartialProgramConfig,
+    PlacementConfig, ReadPolicyConfig, ReductionConfig, SplitConfig,
 };
 use crate::error::Error;
 use crate::flash::StripeOrder;
@@ -77,6 +77,9 @@ pub struct FtlConfig {
     pub host_streams: HostStreamsConfig,
     #[serde(default)]
     pub wear_leveling: WearLevelingConfig,
+    /// Absent from a config echo while the whole table is in DRAM, likewise.
+    #[serde(default, skip_serializing_if = "MappingCacheConfig::is_all")]
+    pub mapping_cache: MappingCacheConfig,
 }
 
 fn default_mapping_unit_kib() -> u32 {
@@ -124,6 +127,17 @@ impl FtlConfig {
         (physical as f64 * (1.0 - self.overprovisioning_ratio)).floor() as u32
     }
 
+    /// Translation pages of the mapping table on flash (`mapping_cache`; 0 when all of it is in
+    /// DRAM), for `physical` mapping units of `unit_bytes`.
+    pub fn translation_units(&self, physical: u64, unit_bytes: u32) -> u32 {
+        (self.mapping_cache).translation_units(self.logical_units(physical), physical, unit_bytes)
+    }
+
+    /// Mapping units the FTL maps: the host's logical capacity, then the translation pages.
+    pub fn mapped_units(&self, physical: u64, unit_bytes: u32) -> u32 {
+        self.logical_units(physical) + self.translation_units(physical, unit_bytes)
+    }
+
     /// Free-block count under which a pool of `blocks` blocks starts GC.
     pub fn gc_threshold_blocks(&self, blocks: u32) -> u32 {
         let t = (self.gc_threshold * blocks as f64).ceil() as u32;
@@ -132,9 +146,11 @@ impl FtlConfig {
 
     /// Blocks of a pool of `blocks` GC keeps free or open: its threshold, the reserved blocks,
     /// and the two open blocks (host and GC), and one more for each stream of the host's kept
-    /// apart (`host_streams`: each writes a block of its own on every plane).
+    /// apart (`host_streams`: each writes a block of its own on every plane) and for the
+    /// translation pages of a mapping table on flash.
     pub fn kept_free_blocks(&self, blocks: u32) -> u32 {
-        let streams = self.host_streams.max_open() * self.placement.write_streams();
+        let streams = self.host_streams.max_open() * self.placement.write_streams()
+            + u32::from(!self.mapping_cache.is_all());
         self.gc_threshold_blocks(blocks) + self.gc_reserved_blocks + 2 + streams
     }
 }

@@ -62,7 +62,7 @@ pub(super) trait Needs {
 
 impl Config {
     /// Every policy and section with needs, in the order their refusals are reported.
-    pub(super) fn with_needs(&self) -> [&dyn Needs; 11] {
+    pub(super) fn with_needs(&self) -> [&dyn Needs; 12] {
         let f = &self.ftl;
         [
             &f.read_policy,
@@ -74,6 +74,7 @@ impl Config {
             &f.host_streams,
             &f.allocation,
             &f.gc_victim,
+            &f.mapping_cache,
             &self.scheduler,
             &self.data_cache,
         ]

@@ -272,6 +272,11 @@ mod tests {
                 "policy",
                 variants(DataCacheConfig::deserialize),
             ),
+            (
+                "ftl.mapping_cache",
+                "policy",
+                variants(MappingCacheConfig::deserialize),
+            ),
         ]
     }
 

@@ -66,10 +66,19 @@ pub enum OpSource {
     /// the host's behalf, but no host read: counted apart so that RAF and the error model's
     /// read figures stay the host's.
     Rmw,
+    /// A translation page of a mapping table kept on flash (`ftl.mapping_cache`): read to load
+    /// entries or to merge a write-back, or written back.
+    Mapping,
 }
 
 impl OpSource {
-    pub const ALL: [OpSource; 4] = [OpSource::Host, OpSource::Gc, OpSource::Wl, OpSource::Rmw];
+    pub const ALL: [OpSource; 5] = [
+        OpSource::Host,
+        OpSource::Gc,
+        OpSource::Wl,
+        OpSource::Rmw,
+        OpSource::Mapping,
+    ];
     pub fn index(self) -> usize {
         self as usize
     }
@@ -79,6 +88,7 @@ impl OpSource {
             OpSource::Gc => "gc",
             OpSource::Wl => "wl",
             OpSource::Rmw => "rmw",
+            OpSource::Mapping => "mapping",
         }
     }
 }

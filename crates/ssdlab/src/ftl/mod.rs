@@ -8,6 +8,7 @@ pub mod allocation;
 pub mod gc_victim;
 pub mod host_streams;
 pub mod level1;
+pub mod mapping_cache;
 pub mod migration;
 pub mod page_units;
 pub mod partial_program;
@@ -164,8 +165,11 @@ struct PageSlack {
 
 pub struct Ftl {
     pub geometry: Geometry,
-    /// Logical capacity in mapping units.
+    /// Mapping units mapped: the host's logical capacity (`host_units`), then the translation
+    /// pages of a mapping table kept on flash (`ftl.mapping_cache`).
     pub logical_units: u32,
+    /// The host's logical capacity in mapping units.
+    pub host_units: u32,
     pub l2p: Vec<u32>,
     /// Per slot, the unit last written there (the page's out-of-band area on a real device).
     /// A slot is valid exactly when its unit still maps to it (`slot_is_valid`). Validity is
@@ -247,7 +251,8 @@ impl Ftl {
         reduction: &dyn DataReduction,
     ) -> Ftl {
         let g = &geometry;
-        let logical_units = config.ftl.logical_units(g.physical_units());
+        let host_units = config.ftl.logical_units(g.physical_units());
+        let logical_units = config.ftl.mapped_units(g.physical_units(), g.unit_bytes);
         let regions = g.regions.len();
         let space_per_page = if reduction.keeps_shapes() {
             g.page_bytes
@@ -372,6 +377,7 @@ impl Ftl {
                 .collect(),
             oracle,
             logical_units,
+            host_units,
             geometry,
         }
     }

@@ -133,7 +133,7 @@ impl<'a> Preconditioner<'a> {
         seed: u64,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<(), Error> {
-        let n = self.ftl.logical_units as u64;
+        let n = self.ftl.host_units as u64;
         self.split_request_bytes = match cfg.write_request_kib {
             0 => self.ftl.geometry.unit_bytes as u64,
             kib => kib * 1024,
@@ -248,6 +248,37 @@ impl<'a> Preconditioner<'a> {
         let mut sealed = std::mem::take(&mut self.sealed);
         self.ftl
             .buffer_unit(lpn, version, shape, keys, None, &mut sealed);
+        let mut result = Ok(());
+        for s in sealed.drain(..) {
+            if result.is_ok() {
+                result = self.program_now(s);
+            }
+        }
+        self.sealed = sealed;
+        result
+    }
+
+    /// The host's logical capacity, and the units mapped with the translation pages of a
+    /// mapping table on flash (`ftl.mapping_cache`) past it.
+    pub fn host_units(&self) -> u32 {
+        self.ftl.host_units
+    }
+    pub fn mapped_units(&self) -> u32 {
+        self.ftl.logical_units
+    }
+
+    /// Write translation page `unit` (stored as written) into open pages `keys`, the mapping
+    /// table's own write stream, as the timed engine's write-back does.
+    pub fn write_translation(
+        &mut self,
+        unit: u32,
+        keys: std::ops::Range<usize>,
+    ) -> Result<(), Error> {
+        let version = self.next_version(unit);
+        let shape = UnitShape::raw(self.ftl.geometry.unit_bytes);
+        let mut sealed = std::mem::take(&mut self.sealed);
+        self.ftl
+            .buffer_unit(unit, version, shape, keys, None, &mut sealed);
         let mut result = Ok(());
         for s in sealed.drain(..) {
             if result.is_ok() {

@@ -261,7 +261,7 @@ pub fn build(config: &Config, g: &Geometry) -> Result<Box<dyn DataReduction>, Er
                 }))
                 .collect(),
                 versions: super::table::zeroed_u32(
-                    config.ftl.logical_units(g.physical_units()) as usize
+                    config.ftl.mapped_units(g.physical_units(), g.unit_bytes) as usize,
                 ),
                 seen: HashMap::default(),
                 page: vec![0; g.unit_bytes as usize],

@@ -24,6 +24,9 @@ pub enum Event {
     /// A page held for its wordline's turn may have waited the write buffer's timeout
     /// (`ftl.host_streams = "wordlines"`).
     ReorderTimeout { queue: u32 },
+    /// A translation page's reads are decoded: the reads waiting for its entries go on
+    /// (`mapping.rs`).
+    MappingLoaded { load: u32 },
 }
 
 /// Bits of an event's id (flow, request, die, job or stream); ids must be at most
@@ -46,6 +49,7 @@ impl QueuedEvent for Event {
             Event::CommandReady { request } => (4, request),
             Event::Level1Timer => (5, 0),
             Event::ReorderTimeout { queue } => (6, queue),
+            Event::MappingLoaded { load } => (7, load),
         };
         debug_assert!(id <= MAX_EVENT_ID, "event id {id} checked at construction");
         tag << ID_BITS | id
@@ -60,7 +64,8 @@ impl QueuedEvent for Event {
             3 => Event::BufferTimeout { stream: id },
             4 => Event::CommandReady { request: id },
             5 => Event::Level1Timer,
-            _ => Event::ReorderTimeout { queue: id },
+            6 => Event::ReorderTimeout { queue: id },
+            _ => Event::MappingLoaded { load: id },
         }
     }
 }
@@ -87,6 +92,7 @@ mod tests {
             },
             Event::Level1Timer,
             Event::ReorderTimeout { queue: 9 },
+            Event::MappingLoaded { load: 5 },
         ] {
             assert_eq!(Event::unpack(e.pack()), e);
             assert!(u64::from(e.pack()) < 1 << Event::BITS);

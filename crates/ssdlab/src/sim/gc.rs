@@ -346,6 +346,9 @@ impl Simulation {
                         .as_ref()
                         .map_or(0, |o| o.slot_version[c.slot as usize]);
                     ftl.invalidate_slot(c.slot, c.lpn);
+                    if let Some(m) = &mut self.mapping {
+                        m.moved(c.lpn);
+                    }
                     units.push(c.lpn, version, || ftl.copy_shape(i, &c));
                     #[cfg(test)]
                     moved.push((c.lpn, c.slot));
@@ -395,6 +398,9 @@ impl Simulation {
             }
             let version = (self.ftl.oracle.as_ref()).map_or(0, |o| o.slot_version[c.slot as usize]);
             self.ftl.invalidate_slot(c.slot, c.lpn);
+            if let Some(m) = &mut self.mapping {
+                m.moved(c.lpn);
+            }
             let slot = self.ftl.alloc_slot(dest, self.now);
             let bytes = self.ftl.fill_slot(slot, c.lpn, version);
             self.count_copies(job, dest, 1);

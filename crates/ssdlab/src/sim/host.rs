@@ -37,6 +37,8 @@ pub(super) struct Request {
     /// Outstanding parts (flash reads, or pages to be programmed for `write_ack = "program"`),
     /// plus one while units are still being admitted.
     pub(super) pending: u32,
+    /// Translation pages a read waits for before it reads its data (`mapping.rs`).
+    pub(super) mapping_waits: u32,
     pub(super) done_ns: u64,
     /// Whether the request counts in the results: it came after the warm-up (`window.rs`).
     measured: bool,
@@ -178,6 +180,7 @@ impl Simulation {
             stream_slot: 0,
             after_read_ns: 0,
             pending: 1,
+            mapping_waits: 0,
             done_ns: self.now,
             measured,
         };
@@ -224,9 +227,18 @@ impl Simulation {
         }
     }
 
+    /// A read: once its mapping entries are in (`mapping.rs`, when the table is on flash),
+    /// read its data.
+    fn issue_read(&mut self, id: u32) {
+        if self.mapping.is_some() && !self.translate_read(id) {
+            return;
+        }
+        self.read_translated(id);
+    }
+
     /// Ask for the codewords of the request's bytes, one ask per physical page they are on
     /// (spread.txt Fig. 5: a 16 KiB read whose units live in three pages asks three pages).
-    fn issue_read(&mut self, id: u32) {
+    pub(super) fn read_translated(&mut self, id: u32) {
         let (first, units) = {
             let r = &self.requests[id as usize];
             (r.first_lpn, r.units)
@@ -354,6 +366,9 @@ impl Simulation {
             }
             if lo == 0 && hi == unit_bytes {
                 self.ftl.unmap(lpn);
+                if self.mapping.is_some() {
+                    self.mapping_written(lpn);
+                }
                 self.device.trimmed_units += 1;
             } else {
                 self.device.partly_trimmed_units += 1;

@@ -157,7 +157,9 @@ impl Simulation {
             return None;
         };
         let slot = stream / self.placement_streams;
-        (slot > 0).then_some(slot * h.pools + pool)
+        // (Slot 0 is the writes without a stream; past the last slot, translation pages.)
+        let queue = slot * h.pools + pool;
+        (slot > 0 && queue < h.reorder.len()).then_some(queue)
     }
 
     /// A sealed page arrives at its queue: the pages now due are placed.

@@ -11,6 +11,7 @@ mod gc;
 mod host;
 mod host_streams;
 mod level1;
+mod mapping;
 mod page_groups;
 mod read;
 mod split;
@@ -113,6 +114,8 @@ pub struct Simulation {
     pub host_interface: HostInterface,
     /// The DRAM in front of the FTL, when on (`data_cache.rs`).
     data_cache: Option<DataCache>,
+    /// The cached mapping table of a mapping table kept on flash, when it is (`mapping.rs`).
+    mapping: Option<mapping::Mapping>,
     events: EventQueue<Event>,
     pub ftl: Ftl,
     read_policy: Box<dyn ReadPolicy>,
@@ -230,7 +233,11 @@ impl Simulation {
         let mut placement = placement::build(&config.ftl.placement, &geometry)?;
         let mut migration = migration::build(&config.ftl.migration, &geometry)?;
         let placement_streams = placement.streams();
-        let streams = placement_streams * host_streams::HostStreams::slots(&config);
+        // (A mapping table on flash writes its translation pages in a stream of their own, the
+        // last.)
+        let mapping_on = !config.ftl.mapping_cache.is_all();
+        let streams =
+            placement_streams * host_streams::HostStreams::slots(&config) + usize::from(mapping_on);
         let mut reduction = reduction::build(&config, &geometry)?;
         let mut ftl = Ftl::new(
             &config,
@@ -302,6 +309,7 @@ impl Simulation {
             ftl.geometry.channels,
             reduction.partial_unit_bytes(),
         );
+        let mapping_keys = mapping::translation_keys(&config, &ftl, reduction.as_ref(), streams);
         let mut pre = Preconditioner::new(
             &mut ftl,
             &mut allocators,
@@ -315,6 +323,13 @@ impl Simulation {
             Some(s) => Some(s.as_mut()),
             None => None,
         };
+        // The mapping table is on flash from the start (a formatted device's).
+        if let Some(keys) = &mapping_keys {
+            for unit in pre.host_units()..pre.mapped_units() {
+                pre.write_translation(unit, keys.clone())?;
+            }
+            pre.flush()?;
+        }
         pre.run(&config.precondition, config.seed, &mut |done, total| {
             progress(Phase::Precondition, done, total)
         })?;
@@ -394,6 +409,13 @@ impl Simulation {
             sched,
             host_interface: HostInterface::new(&config.host_interface),
             data_cache: DataCache::new(&config.data_cache, ftl.geometry.unit_bytes),
+            mapping: mapping_keys.map(|keys| {
+                let g = &ftl.geometry;
+                let sizes = (config.ftl.mapping_cache)
+                    .sizes(g.physical_units(), g.unit_bytes)
+                    .expect("a mapping table on flash");
+                mapping::Mapping::new(sizes, g.unit_bytes, ftl.host_units, keys)
+            }),
             events: EventQueue::default(),
             ftl,
             flows,
@@ -512,6 +534,9 @@ impl Simulation {
                 self.work_of(event)
             };
             self.dispatch(event);
+            if self.mapping.as_ref().is_some_and(|m| m.has_write_backs()) {
+                self.issue_write_backs();
+            }
             #[cfg(feature = "event-costs")]
             self.charge(work);
             if let Some(e) = self.fatal.take() {
@@ -584,6 +609,7 @@ impl Simulation {
             Event::BufferTimeout { stream } => self.on_buffer_timeout(stream as usize),
             Event::Level1Timer => self.on_level1_timer(),
             Event::ReorderTimeout { queue } => self.on_reorder_timeout(queue as usize),
+            Event::MappingLoaded { load } => self.on_mapping_loaded(load),
         }
     }
 
@@ -621,6 +647,7 @@ impl Simulation {
                 }
             }
             Event::GcReadDone { .. } => Work::GcReadDecoded,
+            Event::MappingLoaded { .. } => Work::ReadCommand,
             Event::BufferTimeout { .. } | Event::Level1Timer | Event::ReorderTimeout { .. } => {
                 Work::BufferTimeout
             }
@@ -671,7 +698,7 @@ impl Simulation {
 /// Every address of a flow must fall inside the logical capacity (the trace loader checks its
 /// own file; this catches a flow's `offset_bytes` and generated flows).
 fn check_flow_capacity(index: usize, f: &mut Flow, ftl: &Ftl) -> Result<(), Error> {
-    let capacity = ftl.logical_units as u64 * ftl.geometry.unit_bytes as u64;
+    let capacity = ftl.host_units as u64 * ftl.geometry.unit_bytes as u64;
     let offset = f.offset_bytes;
     let mut bad = None;
     let mut i = 0u64;

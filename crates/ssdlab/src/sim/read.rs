@@ -325,6 +325,7 @@ impl Simulation {
         match r.source {
             OpSource::Host | OpSource::Rmw => self.request_part_done(r.owner, decoded),
             OpSource::Gc | OpSource::Wl => self.gc_page_decoded(r.owner, page, decoded),
+            OpSource::Mapping => self.mapping_read_done(r.owner, decoded),
         }
     }
 

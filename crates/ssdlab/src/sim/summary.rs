@@ -60,7 +60,7 @@ impl Simulation {
         let unit = g.unit_bytes as u64;
         let extra = json!({
             "flows": flows,
-            "flash_ops": d.ops_json(),
+            "flash_ops": d.ops_json(self.mapping.is_some()),
             "merged_reads": d.merged_reads,
             "energy_uj": d.energy.to_json(),
             "gc": {
@@ -112,7 +112,7 @@ impl Simulation {
             "integrity": integrity,
             "precondition": self.precondition,
             "capacity": {
-                "logical_bytes": self.ftl.logical_units as u64 * unit,
+                "logical_bytes": self.ftl.host_units as u64 * unit,
                 "physical_bytes": g.physical_bytes(),
             },
             "sim_time_ns": self.now,
@@ -137,6 +137,17 @@ impl Simulation {
                     "bytes": st.dram_bytes,
                     "busy_ns": st.dram_busy_ns,
                 },
+            });
+        }
+        if let Some(m) = &self.mapping {
+            let (c, st) = (m.cache.stats, m.stats);
+            s["mapping_cache"] = json!({
+                "translation_pages": self.ftl.logical_units - self.ftl.host_units,
+                "hits": c.hits,
+                "misses": c.misses,
+                "dirty_evictions": c.dirty_evictions,
+                "page_reads": st.page_reads,
+                "page_writes": st.page_writes,
             });
         }
         if self.reduction.keeps_shapes() {

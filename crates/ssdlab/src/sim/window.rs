@@ -89,6 +89,9 @@ impl Simulation {
         if let Some(c) = &mut self.data_cache {
             c.stats = Default::default();
         }
+        if let Some(m) = &mut self.mapping {
+            m.reset_stats();
+        }
         self.level1_at_boundary();
     }
 

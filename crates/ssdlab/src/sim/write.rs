@@ -122,6 +122,9 @@ impl Simulation {
         if let Some(c) = &mut self.data_cache {
             c.drop_unit(lpn);
         }
+        if self.mapping.is_some() {
+            self.mapping_written(lpn);
+        }
         // A unit on PCM is rewritten where it is, only its bytes moved (no read-modify-write:
         // PCM is written a byte at a time). Units are stored as written there (`ftl/pcm.rs`).
         if self.ftl.geometry.pcm_first_die != u32::MAX {
@@ -210,7 +213,7 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let per_page = g.page_bytes / g.unit_bytes;
         let first = lpn / per_page * per_page;
-        let last = (first + per_page).min(self.ftl.logical_units);
+        let last = (first + per_page).min(self.ftl.host_units);
         let mut others = Vec::new();
         let mut pages: Vec<u32> = Vec::new();
         // Only the region written to shares pages (MGA's subpage-mapped data: the small writes);
@@ -263,7 +266,7 @@ impl Simulation {
     /// its page's timeout. Pages sealed before the unit went in are programmed before the
     /// timeout is set, the rest after. (Most units seal nothing.)
     #[inline(always)]
-    fn program_admitted(&mut self, a: Admitted) {
+    pub(super) fn program_admitted(&mut self, a: Admitted) {
         if self.scratch_sealed.is_empty() {
             return self.start_buffer_timeout(a);
         }
@@ -405,6 +408,7 @@ impl Simulation {
         } as u64;
         self.scratch_units = units;
         let units = sealed.entries.len() as u32;
+        let source = self.program_source(sealed.key);
         self.ftl.buffer.retire(sealed.entries);
         let owner = self.new_program(ProgramRecord {
             page,
@@ -414,7 +418,7 @@ impl Simulation {
             pool,
             partial_slots: 0,
         });
-        let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
+        let op = self.program_op_bytes(page, source, owner, bytes);
         self.submit(op);
         self.maybe_start_gc(pool);
     }
@@ -430,6 +434,7 @@ impl Simulation {
             return;
         }
         let entries = sealed.entries.len() as u32;
+        let source = self.program_source(sealed.key);
         self.ftl.buffer.retire(sealed.entries);
         if live.is_empty() {
             // Every unit was rewritten or trimmed while buffered: nothing to program.
@@ -457,7 +462,7 @@ impl Simulation {
                 pool,
                 partial_slots: 0,
             });
-            let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
+            let op = self.program_op_bytes(page, source, owner, bytes);
             self.submit(op);
         }
     }
@@ -535,6 +540,7 @@ impl Simulation {
         let written = self.ftl.fill_erased_slots(page, units);
         self.device.partial_programs += 1;
         let n = sealed.entries.len() as u32;
+        let source = self.program_source(sealed.key);
         self.ftl.buffer.retire(sealed.entries);
         let owner = self.new_program(ProgramRecord {
             page,
@@ -544,8 +550,18 @@ impl Simulation {
             pool,
             partial_slots: written.slots,
         });
-        let op = self.program_op_bytes(page, OpSource::Host, owner, written.bytes);
+        let op = self.program_op_bytes(page, source, owner, written.bytes);
         self.submit(op);
+    }
+
+    /// Whom a sealed page's program is counted for: the host, or the mapping table's
+    /// translation pages (their own stream, `mapping.rs`). Either way it is the write path's
+    /// (its end releases buffer room).
+    fn program_source(&self, key: usize) -> OpSource {
+        match &self.mapping {
+            Some(m) if m.writes_to(key) => OpSource::Mapping,
+            _ => OpSource::Host,
+        }
     }
 
     pub(super) fn new_program(&mut self, record: ProgramRecord) -> u32 {
@@ -630,7 +646,9 @@ impl Simulation {
                 self.gc[pool].programs_outstanding -= 1;
                 self.advance_gc(pool);
             }
-            OpSource::Rmw => unreachable!("merged units are programmed as host writes"),
+            OpSource::Rmw | OpSource::Mapping => {
+                unreachable!("merged units and translation pages are programmed as host writes")
+            }
         }
     }
 

@@ -255,14 +255,17 @@ impl DeviceStats {
         self.ops[kind.index()][source.index()] += 1;
     }
 
-    pub fn ops_json(&self) -> Value {
+    /// The counts by kind and source (`mapping` only when the mapping table is on flash).
+    pub fn ops_json(&self, mapping: bool) -> Value {
         let mut m = Map::new();
         for kind in OpKind::ALL {
             let ops = &self.ops[kind.index()];
             let mut by = Map::new();
             for s in OpSource::ALL {
                 // (Only reads merge: a merged unit is programmed as any host write.)
-                if s == OpSource::Rmw && kind != OpKind::Read {
+                if (s == OpSource::Rmw && kind != OpKind::Read)
+                    || (s == OpSource::Mapping && (!mapping || kind == OpKind::Erase))
+                {
                     continue;
                 }
                 by.insert(s.name().into(), json!(ops[s.index()]));

@@ -828,6 +828,23 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         },
     );
 
+    // A mapping table on flash: its operations and its CMT reported exactly while it is; each
+    // changed entry pushed out writes one translation page.
+    let on_flash = !config.ftl.mapping_cache.is_all();
+    v.expect(
+        "mapping operations are reported exactly while the table is on flash",
+        true,
+        s["flash_ops"]["read"].get("mapping").is_some() == on_flash
+            && s.get("mapping_cache").is_some() == on_flash,
+        || format!("flash_ops {}", s["flash_ops"]),
+    );
+    v.expect(
+        "each changed entry pushed out writes its translation page",
+        on_flash,
+        maybe(s, "mapping_cache.page_writes") == maybe(s, "mapping_cache.dirty_evictions"),
+        || format!("mapping_cache {:?}", s.get("mapping_cache")),
+    );
+
     // Switches that are off leave their counters at 0.
     v.expect(
         "merge_reads = false merges nothing",

@@ -948,6 +948,22 @@ pub fn draw(seed: u64) -> Draw {
     } else if chance(r, 0.2) {
         s.set("scheduler.suspension", table(&[("policy", "none".into())]));
     }
+    // The mapping table on flash behind a CMT: from a few entries to more than the table.
+    if chance(r, 0.25) {
+        let mut t = vec![
+            ("policy", Value::from("demand")),
+            ("capacity_kib", int(pick(r, &[1u64, 4, 64, 4096]))),
+        ];
+        if chance(r, 0.3) {
+            t.push(("entry_bytes", int(pick(r, &[4u64, 9, 16]))));
+        }
+        if chance(r, 0.3) {
+            t.push(("translation_entry_bytes", int(pick(r, &[4u64, 8, 512]))));
+        }
+        s.set("ftl.mapping_cache", table(&t));
+    } else if chance(r, 0.1) {
+        s.set("ftl.mapping_cache", table(&[("policy", "all".into())]));
+    }
     // The DRAM data cache, in MQSim's modes, with its timing drawn about MQSim's.
     if chance(r, 0.3) {
         let policy = pick(r, &["read", "write", "read_write"]);

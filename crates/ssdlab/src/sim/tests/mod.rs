@@ -1,10 +1,12 @@
 //! Engine tests that need the engine's insides: an exact GC copy and erase, and the integrity
 //! oracle catching a planted GC bug; `compression.rs`: reads and GC of compressed pages;
-//! `split.rs`: the split FTL; `data_cache.rs`: the DRAM data cache.
+//! `split.rs`: the split FTL; `data_cache.rs`: the DRAM data cache; `mapping.rs`: the mapping table on
+//! flash.
 
 mod cache;
 mod compression;
 mod data_cache;
+mod mapping;
 mod partial_program;
 mod split;
 
