@@ -11,6 +11,9 @@ Each run directory `<runs>/<NAME>/` holds what one MQSim run left behind:
     command.txt          the MQSim command line, run in that directory
     time.txt             `/usr/bin/time -v -o time.txt` output (wall time, peak RSS, exit status)
     rc.txt               the exit status as the shell saw it (124 = killed by `timeout`)
+    ssdconfig.xml        the device config given with -i: MQSim's shipped file, or a copy with
+                         one line changed (runs named *_precond90: Enabled_Preconditioning true;
+                         *_ideal_mapping: Ideal_Mapping_Table true, see ssdconfig_ideal_mapping.diff)
     <workload>.xml       the workload XML given with -w (ours; also under workloads/)
     <trace>.trace        the input trace (a symlink) named in the workload's File_Path
     <workload>_scenario_1.xml   MQSim's results, if it got that far
@@ -211,8 +214,8 @@ def collect_run(rd, shipped_cfg=None):
             changed = [l[0] + " " + l[1:].strip() for l in difflib.unified_diff(a_lines, b_lines, lineterm="", n=0)
                        if l[:1] in "+-" and not l.startswith(("+++", "---"))]
             r["ssdconfig_vs_shipped"] = changed or "identical to MQSim's ssdconfig.xml at the commit"
-        r["ssdconfig_Enabled_Preconditioning"] = ET.parse(cfg).getroot().findtext(
-            "Device_Parameter_Set/Enabled_Preconditioning")
+        for p in ("Enabled_Preconditioning", "Ideal_Mapping_Table"):
+            r["ssdconfig_" + p] = ET.parse(cfg).getroot().findtext("Device_Parameter_Set/" + p)
     err = open(os.path.join(rd, "stderr.txt")).read().strip() if os.path.exists(
         os.path.join(rd, "stderr.txt")) else ""
     if err:
