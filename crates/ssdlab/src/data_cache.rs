@@ -20,6 +20,7 @@
 //! the rows (`memory_access_size_in_byte / dram_row_size / 2`), so its 16 KiB access takes
 //! about half the time this one does.
 
+use foldhash::fast::FixedState;
 use lru::LruCache;
 
 use crate::config::{DataCacheConfig, DramConfig};
@@ -80,7 +81,7 @@ pub struct DataCache {
     dram: Dram,
     writes: bool,
     /// Units reads brought in, least recently used first out (when reads are cached).
-    held: Option<LruCache<u32, ()>>,
+    held: Option<LruCache<u32, (), FixedState>>,
     pub stats: DataCacheStats,
 }
 
@@ -90,7 +91,8 @@ impl DataCache {
         let dram = Dram::new(config.dram()?);
         let held = config.read_capacity_kib().map(|kib| {
             let units = (kib * 1024 / unit_bytes as u64).max(1) as usize;
-            LruCache::new(std::num::NonZeroUsize::new(units).expect("at least one unit"))
+            let units = std::num::NonZeroUsize::new(units).expect("at least one unit");
+            LruCache::with_hasher(units, FixedState::default())
         });
         Some(DataCache {
             dram,

@@ -9,6 +9,7 @@
 
 use std::num::NonZeroUsize;
 
+use foldhash::fast::FixedState;
 use lru::LruCache;
 
 use crate::config::MappingCacheSizes;
@@ -24,21 +25,28 @@ pub struct MappingCacheStats {
 }
 
 pub struct MappingCache {
-    /// Held entries by unit: whether each changed since its translation page was written.
-    entries: LruCache<u32, bool>,
+    /// Held entries by unit, each with the write count of its translation page when it last
+    /// changed (None: unchanged since loaded). An entry is dirty while that is its page's
+    /// current count: writing a page back makes all its entries clean at once.
+    entries: LruCache<u32, Option<u32>, FixedState>,
+    /// Per translation page, how many times it was written back.
+    page_writes: Vec<u32>,
     per_page: u32,
     first_translation_unit: u32,
     pub stats: MappingCacheStats,
 }
 
 impl MappingCache {
-    /// An empty CMT of `sizes`, whose translation pages start at unit `first_translation_unit`.
+    /// An empty CMT of `sizes`, whose translation pages start at unit `first_translation_unit`
+    /// (the host's units, whose entries the pages hold).
     pub fn new(sizes: MappingCacheSizes, first_translation_unit: u32) -> MappingCache {
         let capacity = NonZeroUsize::new(sizes.cmt_entries.min(usize::MAX as u64) as usize)
             .unwrap_or(NonZeroUsize::MIN);
+        let per_page = sizes.entries_per_translation_page.max(1);
         MappingCache {
-            entries: LruCache::new(capacity),
-            per_page: sizes.entries_per_translation_page.max(1),
+            entries: LruCache::with_hasher(capacity, FixedState::default()),
+            page_writes: vec![0; first_translation_unit.div_ceil(per_page) as usize],
+            per_page,
             first_translation_unit,
             stats: MappingCacheStats::default(),
         }
@@ -69,6 +77,11 @@ impl MappingCache {
         hit
     }
 
+    /// Entries the CMT holds at most.
+    pub fn capacity(&self) -> usize {
+        self.entries.cap().get()
+    }
+
     /// Whether `lpn`'s entry is held, without using it.
     pub fn holds(&self, lpn: u32) -> bool {
         self.entries.contains(&lpn)
@@ -78,23 +91,22 @@ impl MappingCache {
     /// changed entry, returns the translation unit to write back (its page's other changed
     /// entries are written with it, and are clean from now on).
     pub fn insert(&mut self, lpn: u32, dirty: bool) -> Option<u32> {
+        let page = (lpn / self.per_page) as usize;
+        let changed = dirty.then_some(self.page_writes[page]);
         if let Some(d) = self.entries.get_mut(&lpn) {
-            *d |= dirty;
+            if dirty {
+                *d = changed;
+            }
             return None;
         }
-        let (victim, was_dirty) = self.entries.push(lpn, dirty)?;
-        if !was_dirty {
+        let (victim, changed_at) = self.entries.push(lpn, changed)?;
+        let page = (victim / self.per_page) as usize;
+        if changed_at != Some(self.page_writes[page]) {
             return None;
         }
         self.stats.dirty_evictions += 1;
-        let page = victim / self.per_page;
-        let first = page * self.per_page;
-        for u in first..first.saturating_add(self.per_page) {
-            if let Some(d) = self.entries.peek_mut(&u) {
-                *d = false;
-            }
-        }
-        Some(self.first_translation_unit + page)
+        self.page_writes[page] += 1;
+        Some(self.first_translation_unit + page as u32)
     }
 
     /// `lpn` was written, or moved by GC: its entry changes. A held entry becomes dirty; one
@@ -161,5 +173,13 @@ mod tests {
         assert_eq!(c.stats.dirty_evictions, 2);
         // Updating a held entry is a hit and changes it.
         assert_eq!(c.update(42), (true, None));
+        // The same with pages smaller than the CMT (their entries looked up one by one).
+        let mut c = cmt(4, 2);
+        assert_eq!(c.update(0), (false, None));
+        assert_eq!(c.update(1), (false, None));
+        assert_eq!(c.insert(5, false), None);
+        assert_eq!(c.insert(6, false), None);
+        assert_eq!(c.insert(7, false), Some(1000));
+        assert_eq!(c.insert(8, false), None);
     }
 }

@@ -485,6 +485,41 @@ impl Simulation {
         self.end_gc_job(pool);
     }
 
+    /// Most victims GC may erase with no host request completing: every block once, and enough
+    /// for each pool to climb back to its threshold gaining a page a victim. (Past the input's
+    /// end GC runs on until every pool is at its threshold.)
+    fn gc_erase_limit(&self) -> u64 {
+        let climb: u64 = (self.ftl.pools.iter())
+            .map(|p| (p.gc_threshold_blocks as u64 + 1) * p.pages_per_block as u64)
+            .sum();
+        self.ftl.blocks.len() as u64 + climb
+    }
+
+    /// GC erased more victims than [`Simulation::gc_erase_limit`] with no host request
+    /// completing: what it frees goes to its own work. With the mapping table on flash, that is
+    /// the translation pages its moves write back.
+    #[cold]
+    fn gc_without_progress(&mut self) {
+        let erases = self.gc_erases_without_progress;
+        self.fatal = Some(match &self.mapping {
+            Some(m) => crate::error::Error::config(
+                "ftl.mapping_cache.capacity_kib",
+                format!(
+                    "GC erased {erases} victims with no host request completing, never \
+                     climbing back to its threshold: the entries its copies change, pushed out \
+                     of a cached mapping table of {} entries, write back as many translation \
+                     pages as the victims free (raise capacity_kib, or choose a GC victim policy \
+                     that finds emptier blocks)",
+                    m.cache.capacity()
+                ),
+            ),
+            None => crate::error::Error::Simulation(format!(
+                "GC erased {erases} victims with no host request completing, never climbing \
+                 back to its threshold: it frees nothing the host can use"
+            )),
+        });
+    }
+
     /// A job's victim is clean (erased, or PCM's, left): the pool may take pages again, and
     /// whatever waited for it goes on.
     fn end_gc_job(&mut self, pool: usize) {
@@ -504,6 +539,12 @@ impl Simulation {
                 self.ftl.pools[pool].plane
             )));
             return;
+        }
+        if job.source != OpSource::Wl && !level1 {
+            self.gc_erases_without_progress += 1;
+            if self.gc_erases_without_progress > self.gc_erase_limit() {
+                return self.gc_without_progress();
+            }
         }
         // Host pages held for lack of room go first.
         while let Some(front) = self.stalled_pages[pool].front() {

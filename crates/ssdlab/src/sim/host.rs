@@ -409,6 +409,7 @@ impl Simulation {
             .host_interface
             .complete(done_ns + after_read_ns, op, bytes);
         self.processed_requests += 1;
+        self.gc_erases_without_progress = 0;
         let f = &mut self.flows[flow as usize];
         f.outstanding -= 1;
         if measured {

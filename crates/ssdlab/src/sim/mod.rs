@@ -158,6 +158,9 @@ pub struct Simulation {
     gc: Vec<GcJob>,
     /// Sealed host pages waiting for a pool to have room (foreground GC), per pool.
     stalled_pages: Vec<VecDeque<SealedPage>>,
+    /// GC victims erased since a host request last completed (`gc.rs` `end_gc_job`: GC that
+    /// goes on for ever is stopped).
+    gc_erases_without_progress: u64,
     /// Pools that needed GC but held nothing worth cleaning, with their invalid space then
     /// (`gc.rs` `park_gc`): asked again once units of theirs are overwritten.
     gc_parked: Vec<(usize, u64)>,
@@ -444,6 +447,7 @@ impl Simulation {
                 .collect(),
             stalled_pages: (0..pools).map(|_| VecDeque::new()).collect(),
             gc_parked: Vec::new(),
+            gc_erases_without_progress: 0,
             write_waiters: VecDeque::new(),
             candidates: Vec::new(),
             scratch_groups: page_groups::PageGroups::default(),
