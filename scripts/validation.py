@@ -36,7 +36,7 @@ INPUTS = {
 
 # The summary's figures compared (and pinned): paths into `ssdlab run --json`.
 FIGURES = [
-    "requests.all",
+    "requests.count",
     "latency_ns.all.mean",
     "latency_ns.all.p99",
     "latency_ns.read.mean",
