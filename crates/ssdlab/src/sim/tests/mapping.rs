@@ -96,3 +96,28 @@ fn dirty_entries_pushed_out_write_their_pages_through_gc() {
         );
     }
 }
+
+/// GC whose copies' entries, pushed out of a CMT of a few entries, write back as many
+/// translation pages as its random victims free never climbs back to its threshold: the run
+/// stops, naming the CMT's capacity, instead of running for ever.
+#[test]
+fn gc_that_only_feeds_its_own_write_backs_is_stopped() {
+    let sets = [
+        "precondition.fill_fraction=0.9",
+        "precondition.overwrite_fraction=0.3",
+        "ftl.gc_victim={policy=\"randomized_greedy\", sample_size=1}",
+        &demand(1),
+    ];
+    let units = (0.9 * 73728.0) as u64;
+    let flow = Flow::new(
+        "f".into(),
+        super::random_writes(4000, units, 3),
+        ReplayMode::Open,
+        1,
+        1.0,
+        0,
+    );
+    let mut sim = Simulation::new(small(&sets), vec![flow], RunOptions::default()).unwrap();
+    let e = sim.run().unwrap_err().to_string();
+    assert!(e.contains("ftl.mapping_cache.capacity_kib") && e.contains("no host request"), "{e}");
+}
