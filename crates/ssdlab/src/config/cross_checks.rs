@@ -73,7 +73,15 @@ impl Config {
             }
             _ => f.placement.write_streams(),
         };
-        let needed = streams * lanes_short + 1;
+        // (A mapping table on flash writes its translation pages, stored as written, in a
+        // stream of their own.)
+        let translation_short = match f.mapping_cache.is_all() {
+            true => 0,
+            false => units_per_page - 1,
+        };
+        let streams = streams + u32::from(translation_short > 0);
+        let needed =
+            (streams - u32::from(translation_short > 0)) * lanes_short + translation_short + 1;
         if f.write_buffer_timeout_ns == 0 && f.write_buffer_units < needed {
             return Err(Error::config(
                 "ftl.write_buffer_units",

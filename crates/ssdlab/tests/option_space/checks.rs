@@ -163,7 +163,8 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
     let read_units = n(s, "read_units.flash")
         + n(s, "read_units.buffer_hit")
         + n(s, "read_units.unmapped")
-        + maybe(s, "compression.zero_read_units");
+        + maybe(s, "compression.zero_read_units")
+        + maybe(s, "data_cache.read_hit_units");
     v.expect(
         "read units add up",
         whole && f.reads > 0,

@@ -119,5 +119,8 @@ fn gc_that_only_feeds_its_own_write_backs_is_stopped() {
     );
     let mut sim = Simulation::new(small(&sets), vec![flow], RunOptions::default()).unwrap();
     let e = sim.run().unwrap_err().to_string();
-    assert!(e.contains("ftl.mapping_cache.capacity_kib") && e.contains("no host request"), "{e}");
+    assert!(
+        e.contains("ftl.mapping_cache.capacity_kib") && e.contains("no host request"),
+        "{e}"
+    );
 }
