@@ -948,44 +948,6 @@ pub fn draw(seed: u64) -> Draw {
     } else if chance(r, 0.2) {
         s.set("scheduler.suspension", table(&[("policy", "none".into())]));
     }
-    // The mapping table on flash behind a CMT: from a few entries to more than the table.
-    if chance(r, 0.25) {
-        let mut t = vec![
-            ("policy", Value::from("demand")),
-            ("capacity_kib", int(pick(r, &[1u64, 4, 64, 4096]))),
-        ];
-        if chance(r, 0.3) {
-            t.push(("entry_bytes", int(pick(r, &[4u64, 9, 16]))));
-        }
-        if chance(r, 0.3) {
-            t.push(("translation_entry_bytes", int(pick(r, &[4u64, 8, 512]))));
-        }
-        s.set("ftl.mapping_cache", table(&t));
-    } else if chance(r, 0.1) {
-        s.set("ftl.mapping_cache", table(&[("policy", "all".into())]));
-    }
-    // The DRAM data cache, in MQSim's modes, with its timing drawn about MQSim's.
-    if chance(r, 0.3) {
-        let policy = pick(r, &["read", "write", "read_write"]);
-        let mut t = vec![("policy", Value::from(policy))];
-        if policy != "write" {
-            t.push(("capacity_kib", int(pick(r, &[4u64, 16, 64, 1024, 262_144]))));
-        }
-        if chance(r, 0.5) {
-            t.push((
-                "dram",
-                table(&[
-                    ("row_bytes", int(pick(r, &[2048u64, 8192]))),
-                    ("clock_mhz", int(pick(r, &[100u64, 800]))),
-                    ("bus_bytes", int(pick(r, &[1u64, 8]))),
-                    ("trcd_ns", int(pick(r, &[0u64, 13]))),
-                ]),
-            ));
-        }
-        s.set("data_cache", table(&t));
-    } else if chance(r, 0.1) {
-        s.set("data_cache", table(&[("policy", "off".into())]));
-    }
     s.set(
         "scheduler.multiplane",
         chance(r, if planes > 1 { 0.5 } else { 0.05 }),
@@ -1139,6 +1101,47 @@ pub fn draw(seed: u64) -> Draw {
     };
     s.set("statistics.warmup_requests", int(warmup));
     s.set("statistics.warmup_fraction", Value::Float(share));
+    // The mapping table on flash behind a CMT, from a few entries to more than the table, and
+    // the DRAM data cache: drawn after the window, for the same reason.
+    if chance(r, 0.25) {
+        let mut t = vec![
+            ("policy", Value::from("demand")),
+            ("capacity_kib", int(pick(r, &[1u64, 4, 64, 4096]))),
+        ];
+        if chance(r, 0.3) {
+            t.push(("entry_bytes", int(pick(r, &[4u64, 9, 16]))));
+        }
+        if chance(r, 0.3) {
+            t.push(("translation_entry_bytes", int(pick(r, &[4u64, 8, 512]))));
+        }
+        s.set("ftl.mapping_cache", table(&t));
+    } else if chance(r, 0.1) {
+        s.set("ftl.mapping_cache", table(&[("policy", "all".into())]));
+    }
+    // The DRAM data cache, in MQSim's modes, with its timing drawn about MQSim's.
+    if chance(r, 0.3) {
+        let policy = pick(r, &["read", "write", "read_write"]);
+        let mut t = vec![("policy", Value::from(policy))];
+        if policy != "write" {
+            t.push(("capacity_kib", int(pick(r, &[4u64, 16, 64, 1024, 262_144]))));
+        }
+        if chance(r, 0.5) {
+            t.push((
+                "dram",
+                table(&[
+                    ("row_bytes", int(pick(r, &[2048u64, 8192]))),
+                    ("clock_mhz", int(pick(r, &[100u64, 800]))),
+                    ("bus_bytes", int(pick(r, &[1u64, 8]))),
+                    ("trcd_ns", int(pick(r, &[0u64, 13]))),
+                    ("tcl_ns", int(pick(r, &[0u64, 13]))),
+                    ("trp_ns", int(pick(r, &[0u64, 13, 50]))),
+                ]),
+            ));
+        }
+        s.set("data_cache", table(&t));
+    } else if chance(r, 0.1) {
+        s.set("data_cache", table(&[("policy", "off".into())]));
+    }
     Draw {
         seed,
         preset,
