@@ -245,6 +245,17 @@ impl<'a> Preconditioner<'a> {
             dest.region * self.streams + dest.stream,
             self.reduction.lane_of(shape),
         );
+        self.buffer_unit(lpn, version, shape, keys)
+    }
+
+    /// Put `lpn` into open pages `keys` and program the pages that fills.
+    fn buffer_unit(
+        &mut self,
+        lpn: u32,
+        version: u32,
+        shape: UnitShape,
+        keys: std::ops::Range<usize>,
+    ) -> Result<(), Error> {
         let mut sealed = std::mem::take(&mut self.sealed);
         self.ftl
             .buffer_unit(lpn, version, shape, keys, None, &mut sealed);
@@ -276,17 +287,7 @@ impl<'a> Preconditioner<'a> {
     ) -> Result<(), Error> {
         let version = self.next_version(unit);
         let shape = UnitShape::raw(self.ftl.geometry.unit_bytes);
-        let mut sealed = std::mem::take(&mut self.sealed);
-        self.ftl
-            .buffer_unit(unit, version, shape, keys, None, &mut sealed);
-        let mut result = Ok(());
-        for s in sealed.drain(..) {
-            if result.is_ok() {
-                result = self.program_now(s);
-            }
-        }
-        self.sealed = sealed;
-        result
+        self.buffer_unit(unit, version, shape, keys)
     }
 
     /// The version a whole-unit write of `lpn` gives it (the oracle's; 0 without one).

@@ -214,7 +214,10 @@ impl Simulation {
         self.scratch_groups = groups;
         // (A page already in controller memory, read ahead, serves the load at once.)
         let m = self.mapping.as_ref().expect("checked above");
-        m.loads.get(load as usize).is_some_and(|l| l.unit == unit).then_some(load)
+        m.loads
+            .get(load as usize)
+            .is_some_and(|l| l.unit == unit)
+            .then_some(load)
     }
 
     /// A read of load `load`'s translation page is decoded at `decoded`.

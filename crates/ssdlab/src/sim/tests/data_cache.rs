@@ -8,30 +8,7 @@ const READ_CACHE: &str = "data_cache={policy=\"read\", capacity_kib=64}";
 const DRAM_4K_NS: u64 = 26 + 20_480;
 const FIRMWARE_NS: u64 = 1_000;
 
-fn request(at_us: u64, op: Op, unit: u64) -> TraceRequest {
-    TraceRequest {
-        arrival_ns: at_us * 1000,
-        offset_bytes: unit * 4096,
-        size_bytes: 4096,
-        op,
-        stream: 0,
-    }
-}
-
-/// Each request's latency, in order, and the simulation.
-fn latencies(sets: &[&str], requests: Vec<TraceRequest>) -> (Vec<u64>, Simulation) {
-    let flow = Flow::new("f".into(), requests, ReplayMode::Open, 1, 1.0, 0);
-    let options = RunOptions {
-        verify: true,
-        request_log: true,
-    };
-    let mut sim = Simulation::new(small(sets), vec![flow], options).unwrap();
-    sim.run().unwrap();
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
-    let mut log = sim.log.clone().unwrap();
-    log.sort_by_key(|r| r.arrival_ns);
-    (log.iter().map(|r| r.latency_ns).collect(), sim)
-}
+use super::unit_request as request;
 
 /// A write cache acknowledges a write once its data is in DRAM, and a read of data still in the
 /// write buffer is a DRAM read, queued behind the write on the one channel.

@@ -10,28 +10,7 @@ fn demand(kib: u32) -> String {
 }
 
 fn read(at_us: u64, unit: u64) -> TraceRequest {
-    TraceRequest {
-        arrival_ns: at_us * 1000,
-        offset_bytes: unit * 4096,
-        size_bytes: 4096,
-        op: Op::Read,
-        stream: 0,
-    }
-}
-
-/// Each request's latency, in arrival order, and the simulation.
-fn run(sets: &[&str], requests: Vec<TraceRequest>) -> (Vec<u64>, Simulation) {
-    let flow = Flow::new("f".into(), requests, ReplayMode::Open, 1, 1.0, 0);
-    let options = RunOptions {
-        verify: true,
-        request_log: true,
-    };
-    let mut sim = Simulation::new(small(sets), vec![flow], options).unwrap();
-    sim.run().unwrap();
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
-    let mut log = sim.log.clone().unwrap();
-    log.sort_by_key(|r| r.arrival_ns);
-    (log.iter().map(|r| r.latency_ns).collect(), sim)
+    super::unit_request(at_us, Op::Read, unit)
 }
 
 fn mapping_ops(sim: &Simulation, kind: OpKind) -> u64 {
@@ -45,8 +24,8 @@ fn mapping_ops(sim: &Simulation, kind: OpKind) -> u64 {
 fn a_miss_reads_the_translation_page_before_the_data() {
     let fill = "precondition.fill_fraction=0.5";
     let trace = vec![read(0, 10), read(1_000, 10), read(2_000, 11)];
-    let (all, _) = run(&[fill], trace.clone());
-    let (lat, sim) = run(&[fill, &demand(64)], trace);
+    let (all, _) = latencies(&[fill], trace.clone());
+    let (lat, sim) = latencies(&[fill, &demand(64)], trace);
     let mapping_read = 50_000 + 2_048 + 2_000;
     assert_eq!(lat, [all[0] + mapping_read, all[1], all[2] + mapping_read]);
     let m = sim.mapping.as_ref().unwrap();
@@ -65,7 +44,7 @@ fn a_miss_reads_the_translation_page_before_the_data() {
 fn reads_of_a_page_being_loaded_join_its_read() {
     let fill = "precondition.fill_fraction=0.5";
     let trace = vec![read(0, 10), read(1, 20), read(2, 30)];
-    let (_, sim) = run(&[fill, &demand(64)], trace);
+    let (_, sim) = latencies(&[fill, &demand(64)], trace);
     assert_eq!(mapping_ops(&sim, OpKind::Read), 1);
     assert_eq!(sim.mapping.as_ref().unwrap().cache.stats.misses, 3);
 }
@@ -82,7 +61,7 @@ fn dirty_entries_pushed_out_write_their_pages_through_gc() {
     ];
     let units = (0.9 * 73728.0) as u64;
     let trace = super::random_writes(4000, units, 3);
-    let (_, sim) = run(&sets, trace);
+    let (_, sim) = latencies(&sets, trace);
     let m = sim.mapping.as_ref().unwrap();
     assert!(m.cache.stats.dirty_evictions > 100, "{:?}", m.cache.stats);
     assert_eq!(m.stats.page_writes, m.cache.stats.dirty_evictions);

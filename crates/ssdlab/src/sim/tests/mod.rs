@@ -57,6 +57,33 @@ fn gc_copy_and_erase_take_exact_die_and_bus_time() {
     assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
 }
 
+/// Replay `requests` on the small device with `sets`, verified: each request's latency in
+/// arrival order, and the simulation.
+fn latencies(sets: &[&str], requests: Vec<TraceRequest>) -> (Vec<u64>, Simulation) {
+    let flow = Flow::new("f".into(), requests, ReplayMode::Open, 1, 1.0, 0);
+    let options = RunOptions {
+        verify: true,
+        request_log: true,
+    };
+    let mut sim = Simulation::new(small(sets), vec![flow], options).unwrap();
+    sim.run().unwrap();
+    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    let mut log = sim.log.clone().unwrap();
+    log.sort_by_key(|r| r.arrival_ns);
+    (log.iter().map(|r| r.latency_ns).collect(), sim)
+}
+
+/// A 4 KiB request of unit `unit` at `at_us`.
+fn unit_request(at_us: u64, op: Op, unit: u64) -> TraceRequest {
+    TraceRequest {
+        arrival_ns: at_us * 1000,
+        offset_bytes: unit * 4096,
+        size_bytes: 4096,
+        op,
+        stream: 0,
+    }
+}
+
 fn random_writes(n: usize, units: u64, seed: u64) -> Vec<TraceRequest> {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
