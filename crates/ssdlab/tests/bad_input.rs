@@ -949,6 +949,41 @@ fn what_cannot_act_is_refused_naming_the_key() {
             "unknown field",
         ),
         (
+            err("default", None, &["ftl.mapping_cache={policy=\"demand\", capacity_kib=0}"]),
+            "`ftl.mapping_cache.capacity_kib`",
+            "at least 1",
+        ),
+        (
+            err("default", None, &["ftl.mapping_cache={policy=\"demand\", capacity_kib=64, translation_entry_bytes=8192}"]),
+            "`ftl.mapping_cache.translation_entry_bytes`",
+            "too small for an entry",
+        ),
+        (
+            err("default", None, &["ftl.mapping_cache={policy=\"all\", capacity_kib=64}"]),
+            "capacity_kib",
+            "unknown field",
+        ),
+        (
+            err("default", None, &["data_cache={policy=\"read\", capacity_kib=1}"]),
+            "`data_cache.capacity_kib`",
+            "at least one mapping unit",
+        ),
+        (
+            err("rosa", None, &["data_cache={policy=\"write\"}"]),
+            "`data_cache.policy`",
+            "choose one",
+        ),
+        (
+            err("default", None, &["data_cache={policy=\"off\", dram={clock_mhz=800}}"]),
+            "dram",
+            "unknown field",
+        ),
+        (
+            err("default", None, &["data_cache={policy=\"write\", dram={bus_bytes=0}}"]),
+            "`data_cache.dram.bus_bytes`",
+            "at least 1",
+        ),
+        (
             err("rosa", None, &["ftl.write_buffer_timeout_ns=1"]),
             "`ftl.write_buffer_timeout_ns`",
             "holds one mapping unit",
