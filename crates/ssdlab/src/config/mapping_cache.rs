@@ -112,10 +112,8 @@ impl Needs for MappingCacheConfig {
                 ));
             }
         }
-        let s = self
-            .sizes(d.geometry.physical_units(), d.geometry.unit_bytes)
-            .expect("demand");
-        if s.cmt_entries == 0 {
+        let sizes = self.sizes(d.geometry.physical_units(), d.geometry.unit_bytes);
+        if sizes.is_some_and(|s| s.cmt_entries == 0) {
             return Err(Error::config(
                 "ftl.mapping_cache.capacity_kib",
                 "holds no entry of the cached mapping table",
