@@ -288,6 +288,7 @@ mod _core {
         let options = RunOptions {
             verify,
             request_log: log_requests,
+            ..RunOptions::default()
         };
         let done = py
             .detach(|| run(&preset, config_path, &sets, flows, &options))

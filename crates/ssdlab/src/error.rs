@@ -53,6 +53,9 @@ pub enum Error {
         line: usize,
         source: Box<Error>,
     },
+    /// A device snapshot that cannot be loaded for this run (`sim/snapshot.rs`), and why.
+    #[error("{}: device snapshot refused: {reason}", path.display())]
+    Snapshot { path: PathBuf, reason: String },
     /// One run of an experiment grid failed: which, and why.
     #[error("run {run}: {source}")]
     InRun { run: String, source: Box<Error> },

@@ -8,7 +8,9 @@ use serde_json::{json, Value};
 use crate::config::{Config, FlowConfig};
 use crate::error::Error;
 use crate::flash::Geometry;
-use crate::sim::{Flow, Phase, RequestRecord, RequestSource, RunOptions, Simulation, VecSource};
+use crate::sim::{
+    Flow, Phase, RequestRecord, RequestSource, RunOptions, Simulation, SnapshotUse, VecSource,
+};
 use crate::trace::{load_trace_as, BlkparseEvent, Caller, LoadOptions, Trace, TraceFormat};
 use crate::workload::GeneratorSource;
 
@@ -17,6 +19,8 @@ pub struct RunResult {
     pub summary: Value,
     /// One record per request, when `RunOptions::request_log` was set.
     pub requests: Option<Vec<RequestRecord>>,
+    /// The device snapshot the run used (`RunOptions::snapshot`), and how.
+    pub snapshot: Option<(std::path::PathBuf, SnapshotUse)>,
 }
 
 /// Logical capacity of a validated config, in bytes.
@@ -231,5 +235,6 @@ pub fn simulate_flows(
     Ok(RunResult {
         summary,
         requests: sim.log.take(),
+        snapshot: sim.snapshot.take(),
     })
 }

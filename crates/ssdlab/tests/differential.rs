@@ -139,6 +139,7 @@ fn check(
     let opts = RunOptions {
         verify: true,
         request_log: false,
+        ..RunOptions::default()
     };
     let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
     // The model starts from the preconditioned state (unit → last version, and the units

@@ -127,6 +127,7 @@ fn pcm_reads_are_faster_than_flash_reads() {
     let opts = RunOptions {
         verify: true,
         request_log: true,
+        ..RunOptions::default()
     };
     let mut sim = Simulation::new(common::small(PCM), vec![flow], opts).unwrap();
     sim.run().unwrap();

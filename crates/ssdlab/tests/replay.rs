@@ -26,6 +26,7 @@ fn replay_with(
     let opts = RunOptions {
         verify: true,
         request_log: false,
+        ..RunOptions::default()
     };
     simulate(&config, &opts).unwrap().summary
 }
@@ -259,6 +260,7 @@ fn a_trace_flows_stream_rule_numbers_its_extents_before_folding() {
     let opts = RunOptions {
         verify: true,
         request_log: true,
+        ..RunOptions::default()
     };
     let result = simulate(&config, &opts).unwrap();
     assert_eq!(result.summary["integrity"]["violations"], 0);

@@ -68,6 +68,7 @@ fn run(
     let opts = RunOptions {
         verify: true,
         request_log: true,
+        ..RunOptions::default()
     };
     let mut sim = Simulation::new(config.clone(), flows, opts).unwrap();
     sim.run().unwrap();

@@ -17,6 +17,7 @@ fn verify() -> RunOptions {
     RunOptions {
         verify: true,
         request_log: false,
+        ..RunOptions::default()
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::config::{Config, FlowConfig, ReplayMode};
 use crate::error::Error;
 use crate::run::simulate_with;
-use crate::sim::{Phase, RequestRecord, RunOptions};
+use crate::sim::{Phase, RequestRecord, RunOptions, SnapshotUse};
 use crate::trace::{Caller, TraceFormat};
 
 use super::trace::{say_chosen_event, ReadArgs};
@@ -49,6 +49,11 @@ pub(super) struct RunArgs {
     /// Random seed (overrides the config's).
     #[arg(long)]
     seed: Option<u64>,
+    /// Load the preconditioned device from a snapshot instead of preconditioning, or
+    /// precondition and save it: PATH is a folder of snapshots by key (created if need be), or
+    /// one snapshot file, refused unless it is of this device (docs/snapshots.md).
+    #[arg(long, value_name = "PATH")]
+    snapshot: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -84,6 +89,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
     let options = RunOptions {
         verify: a.verify,
         request_log: a.log_requests,
+        snapshot: a.snapshot,
     };
     let mut config = a.device.resolve(&seed, added)?;
     // Flows without a blkparse event get one chosen while loading; say which.
@@ -99,6 +105,18 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
     });
     progress.finish();
     let result = result?;
+    match &result.snapshot {
+        Some((path, SnapshotUse::Loaded)) => {
+            eprintln!("ssdlab: device loaded from {}", path.display())
+        }
+        Some((path, SnapshotUse::Saved)) => {
+            eprintln!("ssdlab: preconditioned device saved to {}", path.display())
+        }
+        Some((_, SnapshotUse::Unneeded)) => {
+            eprintln!("ssdlab: no snapshot saved: preconditioning wrote nothing")
+        }
+        None => {}
+    }
     for (f, unchosen) in config.flows.iter().zip(unchosen) {
         if let (true, Some(TraceFormat::Blkparse), Some(path), Some(event)) =
             (unchosen, f.format, &f.trace, f.blkparse_event)

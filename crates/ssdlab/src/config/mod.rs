@@ -63,7 +63,7 @@ pub use statistics::StatisticsConfig;
 pub use timing::{MlcTiming, SlcTiming, TimingConfig, TlcTiming};
 
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::content::ContentConfig;
 use crate::error::Error;
@@ -232,6 +232,23 @@ impl Config {
     pub fn to_json(&self) -> serde_json::Value {
         // The config is plain data; serialising it cannot fail.
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// [`Config::to_json`] with each flow's trace file named by its content (`sha256:…`), not
+    /// its path, for the keys of cached results and device snapshots: a moved checkout still
+    /// finds them, an edited trace does not.
+    pub fn identity_json(&self) -> Result<serde_json::Value, Error> {
+        use sha2::{Digest, Sha256};
+        let mut c = self.to_json();
+        if let Some(flows) = c.get_mut("flows").and_then(serde_json::Value::as_array_mut) {
+            for f in flows {
+                if let Some(path) = f.get("trace").and_then(|t| t.as_str()).map(PathBuf::from) {
+                    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+                    f["trace"] = format!("sha256:{:x}", Sha256::digest(&bytes)).into();
+                }
+            }
+        }
+        Ok(c)
     }
 }
 

@@ -108,17 +108,7 @@ fn run_key(
     workload: &str,
     seed: u64,
 ) -> Result<String, Error> {
-    let mut c = config.to_json();
-    // Trace files count by content, not path: a moved checkout still hits its cache, an edited
-    // trace does not.
-    if let Some(flows) = c.get_mut("flows").and_then(Value::as_array_mut) {
-        for f in flows {
-            if let Some(path) = f.get("trace").and_then(Value::as_str).map(PathBuf::from) {
-                let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-                f["trace"] = json!(format!("sha256:{:x}", Sha256::digest(&bytes)));
-            }
-        }
-    }
+    let c = config.identity_json()?;
     let mut identity = json!({
         "config": c, "config_label": label, "workload": workload, "seed": seed,
         "version": crate::VERSION,

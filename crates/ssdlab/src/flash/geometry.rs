@@ -82,7 +82,9 @@ pub struct PageAddr {
     pub page_type: u8,
 }
 
-#[derive(Clone, Debug)]
+/// `Default`: an empty device, the placeholder a device snapshot's FTL holds until the config's
+/// geometry is put back (`sim/snapshot.rs`).
+#[derive(Clone, Debug, Default)]
 pub struct Geometry {
     pub channels: u32,
     pub ways: u32,
@@ -120,6 +122,12 @@ struct Divisors {
     slots_per_block: StrengthReducedU32,
     /// Mapping-unit size: host byte addresses become units (every request).
     unit_bytes: StrengthReducedU64,
+}
+
+impl Default for Divisors {
+    fn default() -> Divisors {
+        Divisors::new(1, 1, 1, 1, 1)
+    }
 }
 
 impl Divisors {
@@ -556,7 +564,7 @@ impl StripeOrder {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct StripeCursor {
     levels: [(u32, u32); 4],
     digits: [u32; 4],

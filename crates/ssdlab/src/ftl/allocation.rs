@@ -1,9 +1,10 @@
 //! Which plane a sealed page is programmed on.
 
+use super::saved_state::{self, SavedState};
 use crate::config::AllocationConfig;
 use crate::flash::{DieSet, Geometry, PlaneId, Scheduler, StripeCursor, StripeOrder};
 
-pub trait PlaneAllocator: Send {
+pub trait PlaneAllocator: SavedState + Send {
     /// Plane for the next page of a write stream. `has_room(plane)` says whether the plane can
     /// take a page without waiting for GC.
     fn next_plane(&mut self, sched: &Scheduler, has_room: &dyn Fn(PlaneId) -> bool) -> PlaneId;
@@ -12,6 +13,16 @@ pub trait PlaneAllocator: Send {
 /// Static striping: page k goes to the plane given by k's digits in the configured order.
 pub struct StaticStripe {
     cursor: StripeCursor,
+}
+
+impl SavedState for StaticStripe {
+    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
+        saved_state::save(&self.cursor)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
+        self.cursor = saved_state::load(state)?;
+        Ok(())
+    }
 }
 
 impl PlaneAllocator for StaticStripe {
@@ -28,6 +39,16 @@ pub struct LeastBusy {
     planes_per_die: u32,
     /// The next plane to look at first, counted from `first_plane`.
     cursor: u32,
+}
+
+impl SavedState for LeastBusy {
+    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
+        saved_state::save(&self.cursor)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
+        self.cursor = saved_state::load(state)?;
+        Ok(())
+    }
 }
 
 impl PlaneAllocator for LeastBusy {

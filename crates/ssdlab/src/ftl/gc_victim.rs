@@ -4,6 +4,7 @@
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use super::saved_state::{self, keeps_nothing, SavedState};
 use crate::config::GcVictimConfig;
 use crate::flash::BlockId;
 
@@ -28,7 +29,7 @@ pub struct Candidate {
     pub erase_count: u32,
 }
 
-pub trait VictimPolicy: Send {
+pub trait VictimPolicy: SavedState + Send {
     /// Index into `candidates` (never empty) of the block to clean.
     fn choose(&mut self, candidates: &[Candidate], now_ns: u64) -> usize;
 }
@@ -115,6 +116,18 @@ pub struct RandomVictim {
     rng: Pcg64Mcg,
 }
 
+keeps_nothing!(Greedy, CostBenefit, Isr);
+
+impl SavedState for RandomVictim {
+    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
+        saved_state::save(&self.rng)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
+        self.rng = saved_state::load(state)?;
+        Ok(())
+    }
+}
+
 impl VictimPolicy for RandomVictim {
     fn choose(&mut self, c: &[Candidate], _now: u64) -> usize {
         self.rng.gen_range(0..c.len())
@@ -126,6 +139,16 @@ impl VictimPolicy for RandomVictim {
 pub struct RandomizedGreedy {
     rng: Pcg64Mcg,
     sample_size: usize,
+}
+
+impl SavedState for RandomizedGreedy {
+    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
+        saved_state::save(&self.rng)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
+        self.rng = saved_state::load(state)?;
+        Ok(())
+    }
 }
 
 impl VictimPolicy for RandomizedGreedy {

@@ -1,11 +1,12 @@
 //! Where GC sends the valid units it copies out of a victim: the same region, or another one
 //! (IPU's upgrade/degrade between SLC and TLC, ROSA's hot→PCM / cold→flash).
 
+use super::saved_state::{keeps_nothing, SavedState};
 use crate::config::MigrationConfig;
 use crate::error::Error;
 use crate::flash::Geometry;
 
-pub trait Migration: Send {
+pub trait Migration: SavedState + Send {
     /// Destination region of a valid unit copied out of a block of `from_region`, and the unit's
     /// update count after the move (`updates` before it; a policy may demote the unit).
     fn destination(&mut self, lpn: u32, from_region: usize, updates: u8) -> (usize, u8);
@@ -20,6 +21,8 @@ pub trait Migration: Send {
 
 /// GC keeps data in its region.
 pub struct NoMigration;
+
+keeps_nothing!(NoMigration, Evict, Degrade);
 
 impl Migration for NoMigration {
     fn destination(&mut self, _lpn: u32, from_region: usize, updates: u8) -> (usize, u8) {

@@ -20,6 +20,7 @@ pub mod read_counts;
 pub mod read_policy;
 pub mod reduction;
 pub mod reverse_map;
+pub mod saved_state;
 pub mod shape;
 pub mod split;
 pub mod split_map;
@@ -64,7 +65,7 @@ pub enum Location {
     Flash(SlotId),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockState {
     Free,
     /// Being written (an active block of a host stream or of GC).
@@ -75,7 +76,7 @@ pub enum BlockState {
     Victim,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BlockInfo {
     pub state: BlockState,
     /// Pages allocated (programs issued), in page order.
@@ -111,6 +112,7 @@ pub enum Writer {
 }
 
 /// The blocks of one region in one plane.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Pool {
     pub plane: PlaneId,
     pub region: usize,
@@ -157,19 +159,23 @@ impl Pool {
 }
 
 /// A page's packing slack and its count of valid units ([`Ftl`]'s `page_slack`).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct PageSlack {
     slack_bytes: u16,
     live_units: u8,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Ftl {
+    /// Not saved in a device snapshot: the config gives it (`sim/snapshot.rs`).
+    #[serde(skip)]
     pub geometry: Geometry,
     /// Mapping units mapped: the host's logical capacity (`host_units`), then the translation
     /// pages of a mapping table kept on flash (`ftl.mapping_cache`).
     pub logical_units: u32,
     /// The host's logical capacity in mapping units.
     pub host_units: u32,
+    #[serde(with = "crate::ftl::table::bulk")]
     pub l2p: Vec<u32>,
     /// Per slot, the unit last written there (the page's out-of-band area on a real device).
     /// A slot is valid exactly when its unit still maps to it (`slot_is_valid`). Validity is
@@ -183,12 +189,14 @@ pub struct Ftl {
     /// because they queue FIFO on one die; a page at or past this index is still in controller
     /// memory. Kept apart from `blocks` because every host read asks it: a dense `u32` per block
     /// stays in cache where the block records do not.
+    #[serde(with = "crate::ftl::table::bulk")]
     pub programmed: Vec<u32>,
     /// Per block, the space its valid units take: one per unit stored as written, or its stored
     /// bytes when units are shaped (a compressed unit takes less of a page than a raw one, a
     /// split part a partial unit), so that GC compares blocks by what cleaning them costs. Kept
     /// apart from `blocks` for the same reason: every overwrite of a unit decrements the count
     /// of a block anywhere on the device, and a dense `u32` per block stays in cache.
+    #[serde(with = "crate::ftl::table::bulk")]
     pub valid_space: Vec<u32>,
     /// The space a page offers: its slots, or its bytes when units are shaped.
     pub space_per_page: u32,
@@ -201,6 +209,7 @@ pub struct Ftl {
     /// Per unit, its packed [`UnitShape`] while it is stored on flash or buffered; empty when
     /// the data-reduction policy stores every unit as written (slot i holds bytes
     /// `i · unit ..` of its page).
+    #[serde(with = "crate::ftl::table::bulk")]
     shapes: Vec<u64>,
     /// Per page, when units are shaped: the bytes its packing left unused and how many of its
     /// units are still valid. The slack counts as valid space while any unit of the page is:
@@ -225,6 +234,7 @@ pub struct Ftl {
     update_counts: Vec<std::cell::Cell<u8>>,
     /// Per block, the space (`valid_space`'s measure) its pages programmed in part left
     /// erased; empty unless a region takes partial programs.
+    #[serde(with = "crate::ftl::table::bulk")]
     erased_space: Vec<u32>,
     /// Pages programmed in part (`partial_program.rs`); empty unless a region takes partial
     /// programs.

@@ -17,7 +17,7 @@ use crate::config::PartialProgramConfig;
 use crate::flash::{BlockId, PageId};
 
 /// A page programmed in part.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PartialPage {
     /// Subpages still erased (programmable): always the page's last ones.
     pub erased: u64,

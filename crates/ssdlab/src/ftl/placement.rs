@@ -2,6 +2,7 @@
 //! are packed together into pages; policies may separate hot from cold data, SLC from TLC, or
 //! reorder writes by stream (melded pages).
 
+use super::saved_state::{keeps_nothing, SavedState};
 use crate::config::PlacementConfig;
 use crate::error::Error;
 use crate::flash::{Geometry, Medium};
@@ -12,7 +13,7 @@ pub struct Destination {
     pub stream: usize,
 }
 
-pub trait Placement: Send {
+pub trait Placement: SavedState + Send {
     /// Number of write streams (open pages) this policy uses.
     fn streams(&self) -> usize;
     /// Where a host write of `lpn` goes; `updates` is how many times the unit has been
@@ -31,6 +32,8 @@ pub trait Placement: Send {
 
 /// All host writes go to region 0 in one stream.
 pub struct SingleRegion;
+
+keeps_nothing!(SingleRegion, Cache, Levels);
 
 impl Placement for SingleRegion {
     fn streams(&self) -> usize {
@@ -160,6 +163,22 @@ impl Oblivious {
         let run = (lpn / self.run_units) as u64;
         let h = run.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         self.bounds.iter().position(|&b| h <= b).unwrap_or(0)
+    }
+}
+
+/// Only the flash's own placement, if any, keeps anything: the address shares are fixed.
+impl SavedState for Oblivious {
+    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
+        self.flash
+            .as_ref()
+            .map_or(Ok(Vec::new()), |f| f.save_state())
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
+        match &mut self.flash {
+            Some(f) => f.load_state(state),
+            None if state.is_empty() => Ok(()),
+            None => Err(postcard::Error::DeserializeBadEncoding),
+        }
     }
 }
 

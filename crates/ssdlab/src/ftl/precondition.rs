@@ -33,7 +33,7 @@ use crate::config::{FillPattern, PreconditionConfig};
 use crate::error::Error;
 use crate::flash::{PageId, Scheduler};
 
-#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct PreconditionReport {
     pub units_written: u64,
     pub gc_invocations: u64,

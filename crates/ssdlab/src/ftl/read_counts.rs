@@ -13,7 +13,7 @@
 use super::Ftl;
 use crate::flash::{BlockId, SlotId};
 
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct ReadCounts {
     /// Per unit, host reads since the run began (saturating).
     pub per_unit: Vec<u32>,

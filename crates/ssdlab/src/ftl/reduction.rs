@@ -13,6 +13,7 @@ use crate::content::{ContentSource, UnitIdentity};
 use crate::error::Error;
 use crate::flash::Geometry;
 
+use super::saved_state::{keeps_nothing, SavedState};
 use super::shape::{UnitKind, UnitShape};
 use super::write_buffer::Lane;
 
@@ -24,7 +25,7 @@ pub struct Reduced {
     pub encode_ns: u64,
 }
 
-pub trait DataReduction: Send {
+pub trait DataReduction: SavedState + Send {
     /// Reduce the next write of logical unit `lpn` (its content is that of the unit's next
     /// write version: each overwrite brings new bytes).
     fn reduce(&mut self, lpn: u32) -> Reduced;
@@ -61,6 +62,8 @@ impl Reduced {
         }
     }
 }
+
+keeps_nothing!(Identity);
 
 impl DataReduction for Identity {
     fn reduce(&mut self, _lpn: u32) -> Reduced {
@@ -113,6 +116,21 @@ pub struct Compress {
     /// The page's bytes, and its non-zero partial units (reused).
     page: Vec<u8>,
     nonzero: Vec<u8>,
+}
+
+/// The content versions written: the next write of a unit brings the next version's bytes.
+/// (`seen` is left out: it only spares recomputing what the codec gives the same bytes.)
+impl SavedState for Compress {
+    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
+        Ok(bytemuck::cast_slice(&self.versions).to_vec())
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
+        if state.len() != std::mem::size_of_val(self.versions.as_slice()) {
+            return Err(postcard::Error::DeserializeUnexpectedEnd);
+        }
+        self.versions = bytemuck::pod_collect_to_vec(state);
+        Ok(())
+    }
 }
 
 impl DataReduction for Compress {

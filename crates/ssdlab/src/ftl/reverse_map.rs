@@ -23,23 +23,25 @@ use super::NO_LPN;
 /// counts of the pages before it in the group).
 const GROUP_PAGES: u32 = 16;
 
-#[derive(PartialEq)]
+#[derive(PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum ReverseMap {
     /// One entry per slot, slot-indexed (padding holds [`NO_LPN`]).
-    Dense(Vec<u32>),
+    Dense(#[serde(with = "crate::ftl::table::bulk")] Vec<u32>),
     Packed(Packed),
 }
 
 /// The units of the pages of each block, packed.
-#[derive(PartialEq)]
+#[derive(PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Packed {
     /// Per block, the units of its filled pages, page after page (kept allocated when the block
     /// is erased: its next pages take the room again).
     units: Vec<Vec<u32>>,
     /// Per page, how many units it holds (0 until filled since its block's erase).
+    #[serde(with = "crate::ftl::table::bulk")]
     counts: Vec<u8>,
     /// Per group of [`GROUP_PAGES`] pages of a block, where its first page's units start in
     /// the block's `units`.
+    #[serde(with = "crate::ftl::table::bulk")]
     group_start: Vec<u32>,
     groups_per_block: u32,
 }

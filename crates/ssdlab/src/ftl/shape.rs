@@ -12,7 +12,7 @@
 
 use crate::codec::layout::Slot;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum UnitKind {
     /// Stored as written: its non-zero partial units back to back from `offset`, in order.
     Raw,
@@ -23,7 +23,7 @@ pub enum UnitKind {
     Split,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UnitShape {
     pub kind: UnitKind,
     /// Byte offset of the stored data in its page (set when the page is packed).

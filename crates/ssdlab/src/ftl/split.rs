@@ -8,9 +8,10 @@ use std::num::NonZeroUsize;
 
 use lru::LruCache;
 
+use super::saved_state::{self, keeps_nothing, SavedState};
 use crate::config::{ReadHistory, SplitConfig};
 
-pub trait SplitDecision: Send {
+pub trait SplitDecision: SavedState + Send {
     /// A host read of `request_bytes` covered part of `lpn`.
     fn observe_read(&mut self, lpn: u32, request_bytes: u64);
     /// Should `lpn`, written raw by a host request of `request_bytes`, be split?
@@ -20,6 +21,8 @@ pub trait SplitDecision: Send {
 /// "Split All" (§5.3.3): every failed compression is split.
 pub struct SplitAll;
 
+keeps_nothing!(SplitAll);
+
 impl SplitDecision for SplitAll {
     fn observe_read(&mut self, _lpn: u32, _request_bytes: u64) {}
     fn split(&mut self, _lpn: u32, _request_bytes: u64) -> bool {
@@ -28,7 +31,7 @@ impl SplitDecision for SplitAll {
 }
 
 /// What is remembered of an LPN's host reads: whether the last one was larger than the limit.
-pub trait ReadSizeHistory: Send {
+pub trait ReadSizeHistory: SavedState + Send {
     fn record(&mut self, lpn: u32, large: bool);
     /// `Some(large)` for the last read remembered, `None` without history.
     fn last_read_large(&mut self, lpn: u32) -> Option<bool>;
@@ -38,6 +41,16 @@ pub trait ReadSizeHistory: Send {
 /// never read reads as small.
 pub struct BitHistory {
     bits: Vec<u64>,
+}
+
+impl SavedState for BitHistory {
+    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
+        saved_state::save(&self.bits)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
+        self.bits = saved_state::load(state)?;
+        Ok(())
+    }
 }
 
 impl ReadSizeHistory for BitHistory {
@@ -60,6 +73,22 @@ pub struct LruHistory {
     lru: LruCache<u32, bool>,
 }
 
+/// The entries, least recently used first: put back in that order, they rebuild the recency.
+impl SavedState for LruHistory {
+    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
+        let entries: Vec<(u32, bool)> = self.lru.iter().rev().map(|(k, v)| (*k, *v)).collect();
+        saved_state::save(&entries)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
+        let entries: Vec<(u32, bool)> = saved_state::load(state)?;
+        self.lru.clear();
+        for (lpn, large) in entries {
+            self.lru.put(lpn, large);
+        }
+        Ok(())
+    }
+}
+
 impl ReadSizeHistory for LruHistory {
     fn record(&mut self, lpn: u32, large: bool) {
         self.lru.put(lpn, large);
@@ -75,6 +104,15 @@ impl ReadSizeHistory for LruHistory {
 pub struct BySize {
     limit_bytes: u64,
     history: Box<dyn ReadSizeHistory>,
+}
+
+impl SavedState for BySize {
+    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
+        self.history.save_state()
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
+        self.history.load_state(state)
+    }
 }
 
 impl SplitDecision for BySize {

@@ -15,7 +15,7 @@ use crate::flash::{PageId, PlaneId, SlotId};
 
 /// One part of a split LPN: its slot, and where its bytes start in the slot's page (its partial
 /// index × the partial unit).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SplitPart {
     pub slot: SlotId,
     pub offset: u32,

@@ -63,3 +63,31 @@ pub fn prefetch<T>(v: &[T], i: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (v, i);
 }
+
+/// A large table in a device snapshot (`sim/snapshot.rs`), as its bytes in one piece: a table of
+/// a 512 GiB device holds over a hundred million entries, and encoded entry by entry it took
+/// most of a snapshot's load time. The bytes are the machine's own (little-endian on every
+/// target ssdlab builds for; the snapshot's key names the byte order).
+pub mod bulk {
+    use bytemuck::Pod;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    // (`&Vec`, not a slice: serde's `with` passes the field as it is.)
+    #[allow(clippy::ptr_arg)]
+    pub fn serialize<T: Pod, S: Serializer>(table: &Vec<T>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(bytemuck::cast_slice(table))
+    }
+
+    pub fn deserialize<'de, T: Pod, D: Deserializer<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+        let bytes = <&'de [u8]>::deserialize(d)?;
+        if bytes.len() % std::mem::size_of::<T>() != 0 {
+            return Err(serde::de::Error::invalid_length(
+                bytes.len(),
+                &"a whole number of table entries",
+            ));
+        }
+        let table: Vec<T> = bytemuck::pod_collect_to_vec(bytes);
+        super::advise_huge_pages(&table);
+        Ok(table)
+    }
+}

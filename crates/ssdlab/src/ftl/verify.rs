@@ -17,15 +17,19 @@ const KEPT_MESSAGES: usize = 20;
 /// The host's unit of addressing: what the oracle tracks written bytes by.
 pub const SECTOR_BYTES: u32 = 512;
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Oracle {
     /// Last version written of each logical unit (0 = never written). A trim does not reset it:
     /// a unit only partly trimmed stays mapped and still reads as this version.
+    #[serde(with = "crate::ftl::table::bulk")]
     pub versions: Vec<u32>,
     /// One bit per sector of the logical space: the sector holds bytes the host wrote and did not
     /// trim since.
+    #[serde(with = "crate::ftl::table::bulk")]
     written: Vec<u64>,
     sectors_per_unit: u32,
     /// Version stored in each flash slot.
+    #[serde(with = "crate::ftl::table::bulk")]
     pub slot_version: Vec<u32>,
     /// Version of each unit last written as all zero (which has no slot).
     pub zero_versions: std::collections::HashMap<u32, u32>,

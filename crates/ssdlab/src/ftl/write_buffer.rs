@@ -15,7 +15,7 @@ use super::{Writer, NO_LPN};
 /// `align_bytes`, back to back while they fit ([`PagePacker`]). A data-reduction policy names
 /// its lanes (e.g. compressed units merged, failed ones alone); open pages are per (region,
 /// stream, lane).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Lane {
     pub max_units: u32,
     pub align_bytes: u32,
@@ -28,7 +28,7 @@ impl Lane {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     /// `NO_LPN` once overwritten or trimmed while buffered.
     pub lpn: u32,
@@ -37,7 +37,7 @@ pub struct Entry {
     pub open_key: u32,
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct OpenPage {
     pub entries: Vec<u32>,
     /// Where the next unit goes.
@@ -57,7 +57,10 @@ pub struct SealedPage {
     pub waiters: Vec<u32>,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct WriteBuffer {
+    /// Not saved in a device snapshot: preconditioning leaves the buffer empty.
+    #[serde(skip)]
     entries: Slab<Entry>,
     /// Per entry, when units are shaped: how its unit is stored, its offset that of its place in
     /// the open page. Units stored as written need none (kept apart from `entries` so that

@@ -14,6 +14,7 @@ mod level1;
 mod mapping;
 mod page_groups;
 mod read;
+pub mod snapshot;
 mod split;
 mod summary;
 #[cfg(test)]
@@ -59,6 +60,20 @@ pub use host::RequestRecord;
 pub struct RunOptions {
     pub verify: bool,
     pub request_log: bool,
+    /// Where the preconditioned device is saved once and loaded from then on: a folder of
+    /// snapshots by key, or one snapshot file (`snapshot.rs`).
+    pub snapshot: Option<std::path::PathBuf>,
+}
+
+/// What a run did with its device snapshot (`RunOptions::snapshot`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SnapshotUse {
+    /// Loaded instead of preconditioning.
+    Loaded,
+    /// Preconditioned and saved.
+    Saved,
+    /// None made: preconditioning wrote nothing.
+    Unneeded,
 }
 
 /// What a program operation is for (its `owner` indexes these).
@@ -183,6 +198,8 @@ pub struct Simulation {
     window: window::Window,
     pub precondition: PreconditionReport,
     pub log: Option<Vec<RequestRecord>>,
+    /// The device snapshot of `options.snapshot`, and what the run did with it.
+    pub snapshot: Option<(std::path::PathBuf, SnapshotUse)>,
     pub options: RunOptions,
     processed_requests: u64,
     /// Events handled so far (a measure of simulation work, reported by `ssdlab bench`).
@@ -326,37 +343,37 @@ impl Simulation {
             Some(s) => Some(s.as_mut()),
             None => None,
         };
-        // The mapping table is on flash from the start (a formatted device's).
-        if let Some(keys) = &mapping_keys {
-            for unit in pre.host_units()..pre.mapped_units() {
-                pre.write_translation(unit, keys.clone())?;
-            }
-            pre.flush()?;
+        let snapshot = (options.snapshot.as_deref())
+            .map(|at| snapshot::Snapshot::at(at, &config, options.verify))
+            .transpose()?;
+        // (Held until saved: a run of this process sharing the snapshot waits, then loads it.)
+        let claim = snapshot.as_ref().map(snapshot::Snapshot::claim);
+        let loaded = match &snapshot {
+            Some(s) => s.load(&mut pre)?,
+            None => false,
+        };
+        if !loaded {
+            precondition(
+                &mut pre,
+                &config,
+                mapping_keys.as_ref(),
+                &mut flows,
+                progress,
+            )?;
         }
-        pre.run(&config.precondition, config.seed, &mut |done, total| {
-            progress(Phase::Precondition, done, total)
-        })?;
-        if footprint {
-            // In address order, as a file system's data lies after a sequential fill (and as
-            // MQSim's warm-up does, from a map keyed by address), in one pass over the span the
-            // flows touch (the marks live in the mapping table). Written in the order the trace
-            // touches them, the units of requests that follow one another would share physical
-            // pages, and those requests would share read commands: on a random-read workload
-            // two reads in three did.
-            let (mut lo, mut hi) = (u64::MAX, 0);
-            for f in flows.iter_mut() {
-                f.for_each_unit_range(unit_bytes, |a, b, _| {
-                    lo = lo.min(a);
-                    hi = hi.max(b);
-                });
+        let snapshot_use = match &snapshot {
+            Some(_) if loaded => Some(SnapshotUse::Loaded),
+            Some(s) if pre.report.units_written > 0 || mapping_keys.is_some() => {
+                s.save(&pre)?;
+                Some(SnapshotUse::Saved)
             }
-            if lo <= hi {
-                pre.resolve_footprint(lo, hi, &mut |done, total| {
-                    progress(Phase::Footprint, done, total)
-                })?;
-            }
-            pre.flush()?;
-        }
+            Some(_) => Some(SnapshotUse::Unneeded),
+            None => None,
+        };
+        drop(claim);
+        let snapshot = snapshot
+            .zip(snapshot_use)
+            .map(|(s, u)| (s.path().to_path_buf(), u));
         let precondition = pre.report;
         let pre_split_cursor = pre.split_cursor;
         let shaped = ftl.keeps_shapes();
@@ -463,6 +480,7 @@ impl Simulation {
             window: window::Window::new(warmup),
             precondition,
             log: options.request_log.then(Vec::new),
+            snapshot,
             options,
             processed_requests: 0,
             events_processed: 0,
@@ -701,6 +719,51 @@ impl Simulation {
 
 /// Every address of a flow must fall inside the logical capacity (the trace loader checks its
 /// own file; this catches a flow's `offset_bytes` and generated flows).
+/// Precondition the device `pre` writes into: the mapping table on flash (its translation pages
+/// `mapping_keys`), the fill and overwrites, then the units the flows read before writing
+/// them, with `progress` told how each phase goes.
+fn precondition(
+    pre: &mut Preconditioner,
+    config: &Config,
+    mapping_keys: Option<&std::ops::Range<usize>>,
+    flows: &mut [Flow],
+    progress: &mut dyn FnMut(Phase, u64, u64),
+) -> Result<(), Error> {
+    // The mapping table is on flash from the start (a formatted device's).
+    if let Some(keys) = mapping_keys {
+        for unit in pre.host_units()..pre.mapped_units() {
+            pre.write_translation(unit, keys.clone())?;
+        }
+        pre.flush()?;
+    }
+    pre.run(&config.precondition, config.seed, &mut |done, total| {
+        progress(Phase::Precondition, done, total)
+    })?;
+    if config.precondition.trace_footprint {
+        // In address order, as a file system's data lies after a sequential fill (and as
+        // MQSim's warm-up does, from a map keyed by address), in one pass over the span the
+        // flows touch (the marks live in the mapping table). Written in the order the trace
+        // touches them, the units of requests that follow one another would share physical
+        // pages, and those requests would share read commands: on a random-read workload
+        // two reads in three did.
+        let unit_bytes = pre.ftl.geometry.unit_bytes as u64;
+        let (mut lo, mut hi) = (u64::MAX, 0);
+        for f in flows.iter_mut() {
+            f.for_each_unit_range(unit_bytes, |a, b, _| {
+                lo = lo.min(a);
+                hi = hi.max(b);
+            });
+        }
+        if lo <= hi {
+            pre.resolve_footprint(lo, hi, &mut |done, total| {
+                progress(Phase::Footprint, done, total)
+            })?;
+        }
+        pre.flush()?;
+    }
+    Ok(())
+}
+
 fn check_flow_capacity(index: usize, f: &mut Flow, ftl: &Ftl) -> Result<(), Error> {
     let capacity = ftl.host_units as u64 * ftl.geometry.unit_bytes as u64;
     let offset = f.offset_bytes;

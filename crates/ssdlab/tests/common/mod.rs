@@ -45,6 +45,7 @@ pub fn run_logged(
     let opts = RunOptions {
         verify: true,
         request_log: true,
+        ..RunOptions::default()
     };
     let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
     sim.run().unwrap();
@@ -60,6 +61,7 @@ pub fn run_verified(config: Config, requests: Vec<TraceRequest>) -> Simulation {
     let opts = RunOptions {
         verify: true,
         request_log: false,
+        ..RunOptions::default()
     };
     let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
     sim.run().unwrap();
@@ -168,6 +170,7 @@ pub fn verified(config: &Config) -> serde_json::Value {
     let opts = ssdlab::RunOptions {
         verify: true,
         request_log: false,
+        ..ssdlab::RunOptions::default()
     };
     let s = ssdlab::run::simulate(config, &opts).unwrap().summary;
     assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);

@@ -221,6 +221,7 @@ fn run_twice(preset: &str, sets: &[String], invalid: Option<&str>, judged: &mut 
     let options = RunOptions {
         verify: true,
         request_log: false,
+        ..RunOptions::default()
     };
     let once = || {
         simulate_with(&mut config.clone(), &options, &mut |_, _, _| {}).map(|r| {

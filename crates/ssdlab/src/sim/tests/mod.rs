@@ -19,6 +19,7 @@ fn verify() -> RunOptions {
     RunOptions {
         verify: true,
         request_log: false,
+        ..RunOptions::default()
     }
 }
 
@@ -64,6 +65,7 @@ fn latencies(sets: &[&str], requests: Vec<TraceRequest>) -> (Vec<u64>, Simulatio
     let options = RunOptions {
         verify: true,
         request_log: true,
+        ..RunOptions::default()
     };
     let mut sim = Simulation::new(small(sets), vec![flow], options).unwrap();
     sim.run().unwrap();
@@ -396,6 +398,7 @@ fn stream_ids_survive_from_the_flow_to_the_request() {
     let options = RunOptions {
         verify: true,
         request_log: true,
+        ..RunOptions::default()
     };
     let mut sim = Simulation::new(small(&[]), vec![flow], options).unwrap();
     sim.run().unwrap();
