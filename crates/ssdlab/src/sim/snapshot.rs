@@ -53,19 +53,20 @@ const RUN_ONLY: [(&str, &str); 9] = [
 /// footprint is preconditioned). `verify` adds the oracle's state.
 pub fn shaping(config: &Config, verify: bool) -> Result<Value, Error> {
     let mut c = config.identity_json()?;
+    // (`shift_remove`: the keys keep their order, so equal configs give equal keys.)
     let Some(m) = c.as_object_mut() else {
         return Ok(c);
     };
     for (section, _) in RUN_ONLY {
-        m.remove(section);
+        m.shift_remove(section);
     }
     if let Some(ftl) = m.get_mut("ftl").and_then(Value::as_object_mut) {
         // (Reads only: preconditioning reads nothing.)
-        ftl.remove("read_policy");
+        ftl.shift_remove("read_policy");
     }
     if !config.precondition.trace_footprint {
-        m.remove("flows");
-        m.remove("host");
+        m.shift_remove("flows");
+        m.shift_remove("host");
     }
     m.insert("verify".into(), verify.into());
     Ok(c)
@@ -321,4 +322,49 @@ fn differ(key: &str, saved: &Value, run: &Value, out: &mut Vec<String>) {
     out.push(format!(
         "`{key}` is {saved} in the snapshot, {run} in this run"
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(s: &Snapshot, version: &str, format: u32) -> Header {
+        Header {
+            magic: MAGIC.into(),
+            format,
+            version: version.into(),
+            key: s.key.clone(),
+            shaping: s.shaping.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_snapshot_of_another_version_or_format_is_refused_saying_which() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Snapshot::at(dir.path(), &crate::test_support::small(&[]), false).unwrap();
+        assert!(s.check(&header(&s, crate::VERSION, FORMAT)).is_ok());
+        for h in [
+            header(&s, "0.0.1", FORMAT),
+            header(&s, crate::VERSION, FORMAT + 1),
+        ] {
+            let e = s.check(&h).unwrap_err().to_string();
+            assert!(e.contains(&format!("saved by ssdlab {}", h.version)), "{e}");
+            assert!(e.contains(&format!("format {}", h.format)), "{e}");
+        }
+    }
+
+    #[test]
+    fn what_acts_only_after_preconditioning_leaves_the_key_alone() {
+        let key = |sets: &[&str], verify: bool| {
+            let dir = tempfile::tempdir().unwrap();
+            let c = crate::test_support::small(sets);
+            Snapshot::at(dir.path(), &c, verify).unwrap().key
+        };
+        let plain = key(&[], false);
+        assert_eq!(plain, key(&["timing.ecc_decode_ns=1", "name=\"x\""], false));
+        assert_eq!(plain, key(&["ftl.read_policy.policy=\"full\""], false));
+        assert_ne!(plain, key(&[], true));
+        assert_ne!(plain, key(&["precondition.fill_fraction=0.5"], false));
+        assert_ne!(plain, key(&["seed=8"], false));
+    }
 }

@@ -1,0 +1,277 @@
+//! Device snapshots (`sim/snapshot.rs`, docs/snapshots.md): a run that loads its preconditioned
+//! device from a snapshot gives the summary of a run that preconditions afresh, byte for byte,
+//! for each technique's state (a test each); runs that differ only in what acts after
+//! preconditioning share one snapshot; a snapshot of another device is refused, saying why.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use ssdlab::config::{Config, FlowConfig};
+use ssdlab::error::Error;
+use ssdlab::experiment::spec::Experiment;
+use ssdlab::run::simulate;
+use ssdlab::sim::SnapshotUse;
+use ssdlab::trace::{Caller, TraceFormat};
+use ssdlab::RunOptions;
+
+/// A GC-active steady state: 90% of the logical space written, then half of it again at random.
+const STEADY: &[&str] = &[
+    "precondition.fill_fraction=0.9",
+    "precondition.overwrite_fraction=0.5",
+    "host.out_of_range=\"wrap\"",
+];
+
+fn experiments() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments")
+}
+
+/// The configs of a reproduction (`experiments/NAME.toml`): label, preset and overrides.
+fn schemes(name: &str) -> Vec<(String, String, Vec<String>)> {
+    let e = Experiment::load(&experiments().join(format!("{name}.toml"))).unwrap();
+    (e.configs.iter())
+        .map(|c| {
+            let sets = c.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            (c.label.clone(), c.preset.clone(), sets)
+        })
+        .collect()
+}
+
+/// `config` replaying the committed `hm_0` excerpt.
+fn with_trace(mut config: Config) -> Config {
+    let trace = common::trace("msr_hm_0_first1000.csv.gz");
+    (config.flows).push(FlowConfig::trace(
+        trace,
+        Some(TraceFormat::Msr),
+        Caller::Toml,
+    ));
+    config
+}
+
+/// The summary as text, without its wall time (the one key that differs between identical
+/// runs).
+fn text(summary: &serde_json::Value) -> String {
+    let mut s = summary.clone();
+    s.as_object_mut().unwrap().remove("wall_time_s");
+    serde_json::to_string_pretty(&s).unwrap()
+}
+
+fn run(config: &Config, snapshot: Option<&Path>) -> Result<(String, Option<SnapshotUse>), Error> {
+    let options = RunOptions {
+        verify: true,
+        snapshot: snapshot.map(Path::to_path_buf),
+        ..RunOptions::default()
+    };
+    let r = simulate(config, &options)?;
+    assert_eq!(
+        r.summary["integrity"]["violations"], 0,
+        "{}",
+        r.summary["integrity"]
+    );
+    Ok((text(&r.summary), r.snapshot.map(|(_, u)| u)))
+}
+
+/// Precondition afresh; precondition and save; load: the three summaries are one.
+fn same_with_snapshot(label: &str, config: &Config) {
+    let dir = tempfile::tempdir().unwrap();
+    let (fresh, _) = run(config, None).unwrap();
+    let (saved, first) = run(config, Some(dir.path())).unwrap();
+    let (loaded, second) = run(config, Some(dir.path())).unwrap();
+    assert_eq!(first, Some(SnapshotUse::Saved), "{label}");
+    assert_eq!(second, Some(SnapshotUse::Loaded), "{label}");
+    assert!(fresh == saved, "{label}: saving changed the run");
+    assert!(
+        fresh == loaded,
+        "{label}: the loaded device ran otherwise:\n{}",
+        first_difference(&fresh, &loaded)
+    );
+}
+
+fn first_difference(a: &str, b: &str) -> String {
+    (a.lines().zip(b.lines()))
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .map_or("(lengths differ)".into(), |(i, (x, y))| {
+            format!("line {i}: {x} / {y}")
+        })
+}
+
+fn small(sets: &[&str]) -> Config {
+    with_trace(common::small(&[STEADY, sets].concat()))
+}
+
+#[test]
+fn the_plain_ftl_with_random_victims_and_dynamic_allocation() {
+    for sets in [
+        &["ftl.gc_victim.policy=\"random\""][..],
+        &[
+            "ftl.gc_victim={policy=\"randomized_greedy\", sample_size=2}",
+            "ftl.allocation={policy=\"dynamic\"}",
+        ],
+        &[
+            "ftl.gc_victim.policy=\"cost_benefit\"",
+            "precondition.pattern=\"sequential\"",
+        ],
+    ] {
+        same_with_snapshot(&format!("{sets:?}"), &small(sets));
+    }
+}
+
+/// The trace's footprint is preconditioned too (the small device's `trace_footprint`): the
+/// snapshot is of that trace's device, and another trace's is another snapshot.
+#[test]
+fn the_trace_footprint() {
+    let c = small(&[
+        "precondition.fill_fraction=0.0",
+        "precondition.overwrite_fraction=0.0",
+    ]);
+    same_with_snapshot("footprint", &c);
+    let dir = tempfile::tempdir().unwrap();
+    run(&c, Some(dir.path())).unwrap();
+    let mut other = common::small(&["host.out_of_range=\"wrap\""]);
+    other.flows.push(FlowConfig::trace(
+        common::trace("msr_hm_0_first1000.csv.gz"),
+        Some(TraceFormat::Msr),
+        Caller::Toml,
+    ));
+    other.flows[0].offset_bytes = 1 << 20;
+    let (_, used) = run(&other, Some(dir.path())).unwrap();
+    assert_eq!(used, Some(SnapshotUse::Saved));
+}
+
+/// PR-SSD: compressed units (the content versions written), the split FTL's history.
+#[test]
+fn pr_ssd() {
+    // LZ4, DPC with partial reads, PR-SSD's split decision, every page split.
+    let chosen = ["S", "DP", "PR", "SplitAll"];
+    let schemes = schemes("pr-ssd");
+    for (label, preset, sets) in schemes.iter().filter(|s| chosen.contains(&s.0.as_str())) {
+        let mut all = sets.clone();
+        all.extend(["geometry.channels=4", "geometry.blocks_per_plane=24"].map(String::from));
+        all.extend(STEADY.iter().map(|s| s.to_string()));
+        let c = with_trace(Config::resolve(preset, None, &all).unwrap());
+        same_with_snapshot(label, &c);
+    }
+}
+
+/// IPU: the SLC-mode cache's levels (update counts), partial programs, ISR victims.
+#[test]
+fn ipu() {
+    let device = experiments().join("ipu/device.toml");
+    for (label, preset, sets) in schemes("ipu") {
+        let mut all = sets.clone();
+        all.extend(
+            [
+                "geometry.blocks_per_plane=200",
+                "geometry.pages_per_block=64",
+                "geometry.regions=[{name=\"main\", cell_mode=\"mlc\", blocks_per_plane=180}, \
+                 {name=\"slc\", cell_mode=\"slc\", blocks_per_plane=20, nop=4}]",
+            ]
+            .map(String::from),
+        );
+        all.extend(STEADY.iter().map(|s| s.to_string()));
+        let c = with_trace(Config::resolve(&preset, Some(&device), &all).unwrap());
+        same_with_snapshot(&label, &c);
+    }
+}
+
+/// ROSA: PCM filled by the oblivious placement, level 1's read counts from the timed run on.
+#[test]
+fn rosa() {
+    let mut sets = common::SMALL_PCM.to_vec();
+    sets.extend([
+        "ftl.gc_threshold=0.03",
+        "ftl.level1_gc={policy=\"read_intensity\", interval_ns=100000000}",
+    ]);
+    same_with_snapshot("rosa", &small(&sets));
+}
+
+/// SPREAD's and melded pages' read policies act after preconditioning; melded pages' writes
+/// reorder by stream into wordlines.
+#[test]
+fn spread_and_melded_pages() {
+    for sets in [
+        &["ftl.read_policy.policy=\"subpage\""][..],
+        &[
+            "ftl.read_policy={policy=\"melded\"}",
+            "timing.tlc.tr_melded_ns=160000",
+            "geometry.program_order=\"shadow\"",
+            "ftl.host_streams={policy=\"wordlines\", max_open=2}",
+        ],
+    ] {
+        same_with_snapshot(&format!("{sets:?}"), &small(sets));
+    }
+}
+
+/// A mapping table on flash: its translation pages written at the start, its CMT.
+#[test]
+fn the_mapping_table_on_flash() {
+    let sets = [
+        "ftl.mapping_cache={policy=\"demand\", capacity_kib=16}",
+        "data_cache={policy=\"read_write\", capacity_kib=256}",
+    ];
+    same_with_snapshot("demand mapping", &small(&sets));
+}
+
+/// Timing, scheduling, the read policy and the caches act only after preconditioning: runs
+/// that differ in them share a snapshot, and each gives what preconditioning afresh gives.
+#[test]
+fn runs_that_differ_after_preconditioning_share_a_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, used) = run(&small(&[]), Some(dir.path())).unwrap();
+    assert_eq!(used, Some(SnapshotUse::Saved));
+    let other = small(&[
+        "timing.ecc_decode_ns=9000",
+        "scheduler.read_priority=true",
+        "ftl.read_policy.policy=\"full\"",
+        "data_cache={policy=\"read\", capacity_kib=512}",
+        "statistics={warmup_fraction=0.5}",
+    ]);
+    let (fresh, _) = run(&other, None).unwrap();
+    let (loaded, used) = run(&other, Some(dir.path())).unwrap();
+    assert_eq!(used, Some(SnapshotUse::Loaded));
+    assert!(fresh == loaded, "{}", first_difference(&fresh, &loaded));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+/// A snapshot file of another device is refused, naming what differs; so is a file that is no
+/// snapshot. From the command line, exit status 2.
+#[test]
+fn a_snapshot_of_another_device_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    run(&small(&[]), Some(dir.path())).unwrap();
+    let file = std::fs::read_dir(dir.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let other = small(&["ftl.gc_victim.policy=\"cost_benefit\""]);
+    let e = run(&other, Some(&file)).unwrap_err().to_string();
+    assert!(e.contains("device snapshot refused"), "{e}");
+    assert!(
+        e.contains(
+            "`ftl.gc_victim.policy` is \"greedy\" in the snapshot, \"cost_benefit\" in this run"
+        ),
+        "{e}"
+    );
+    // The file as given is this device's: loaded.
+    let (_, used) = run(&small(&[]), Some(&file)).unwrap();
+    assert_eq!(used, Some(SnapshotUse::Loaded));
+
+    let junk = dir.path().join("junk.snapshot");
+    std::fs::write(&junk, b"not a snapshot").unwrap();
+    let e = run(&small(&[]), Some(&junk)).unwrap_err().to_string();
+    assert!(e.contains("not a device snapshot"), "{e}");
+    let (code, _, stderr) = common::ssdlab(&[
+        "run",
+        "--preset",
+        "default",
+        "--workload",
+        "spread-kv",
+        "--snapshot",
+        junk.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("device snapshot refused"), "{stderr}");
+}
