@@ -42,6 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 REPRODUCTIONS = Path("docs") / "reproductions"
 SITE = Path("docs") / "site"
+# Where an experiment keeps its device snapshots, in its output folder.
+SNAPSHOTS = "snapshots"
 
 # A README's command line: `ssdlab reproduce NAME ... --out DIR ...` (options in any order).
 _COMMAND = re.compile(r"^\s*ssdlab\s+reproduce\s+(?P<args>[^#]*)")
@@ -114,9 +116,12 @@ def coverage_problems(root: Path = ROOT) -> list[str]:
 
 
 def generated(folder: Path) -> list[str]:
-    """The files of ``folder`` that its command writes: all but README.md and the nested
-    reproductions (sub-folders with their own experiment.json), as sorted relative paths."""
+    """The files of ``folder`` that its command writes and the repository keeps: all but
+    README.md, the device snapshots (``snapshots/``, kept beside the result cache, not
+    committed) and the nested reproductions (sub-folders with their own experiment.json), as
+    sorted relative paths."""
     nested = [p.parent for p in folder.rglob("experiment.json") if p.parent != folder]
+    nested.append(folder / SNAPSHOTS)
     return sorted(
         str(p.relative_to(folder))
         for p in folder.rglob("*")
@@ -175,9 +180,11 @@ def rebuild_site(root: Path = ROOT) -> None:
 
 def clear(folder: Path) -> None:
     """Remove what the folder's command writes, so that nothing it no longer writes stays and no
-    run is taken from the cache (its key names the version, not the engine's source)."""
+    run is taken from the cache, nor a device from a snapshot (their keys name the version, not
+    the engine's source)."""
     for name in generated(folder):
         (folder / name).unlink()
+    shutil.rmtree(folder / SNAPSHOTS, ignore_errors=True)
     for sub in ("runs", "plots"):
         if (folder / sub).is_dir() and not any((folder / sub).iterdir()):
             (folder / sub).rmdir()
