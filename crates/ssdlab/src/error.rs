@@ -53,6 +53,11 @@ pub enum Error {
         line: usize,
         source: Box<Error>,
     },
+    /// A run that failed where a remote executor (Ray) ran it, in that executor's words: the
+    /// engine's error on the worker, or why the worker was lost. Counted as a failed simulation
+    /// (exit code 1): the run was started.
+    #[error("{0}")]
+    Remote(String),
     /// One run of an experiment grid failed: which, and why.
     #[error("run {run}: {source}")]
     InRun { run: String, source: Box<Error> },
@@ -67,7 +72,7 @@ impl Error {
     /// being bad (exit code 2).
     pub fn is_simulation(&self) -> bool {
         match self {
-            Error::Simulation(_) => true,
+            Error::Simulation(_) | Error::Remote(_) => true,
             Error::InRun { source, .. } | Error::InFile { source, .. } => source.is_simulation(),
             _ => false,
         }
