@@ -47,7 +47,7 @@ enum Command {
     TraceInfo(trace::TraceInfoArgs),
     /// Write a trace in the native or the DiskSim format.
     Convert(trace::ConvertArgs),
-    /// Run an experiment grid (configs × workloads × seeds) on all cores.
+    /// Run an experiment grid (configs × workloads × seeds) on all cores, or on Ray.
     Experiment(experiment::ExperimentArgs),
     /// Run a paper's experiment from experiments/ and write a report next to the paper's numbers.
     Reproduce(experiment::ReproduceArgs),
