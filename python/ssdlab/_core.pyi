@@ -1,7 +1,7 @@
 """The private Rust extension behind :mod:`ssdlab`; use the functions of ``ssdlab`` instead."""
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from typing_extensions import TypeAlias
@@ -9,6 +9,7 @@ from typing_extensions import TypeAlias
 __all__ = [
     "SsdlabError",
     "cli_main",
+    "run_task",
     "preset_toml",
     "presets",
     "simulate",
@@ -52,8 +53,12 @@ def trace_info(
 def presets() -> list[str]: ...
 def preset_toml(name: str) -> str: ...
 def version() -> str: ...
-def cli_main(argv: Sequence[str]) -> int:
-    """Run the ``ssdlab`` command line; ``argv[0]`` is the program name. Returns the exit code."""
+def cli_main(argv: Sequence[str], ray: Callable[[str | None], Any] | None = None) -> int:
+    """Run the ``ssdlab`` command line; ``argv[0]`` is the program name. Returns the exit code.
+    ``ray(address)`` gives the executor of ``--backend ray`` (``ssdlab.ray_backend.connect``)."""
+
+def run_task(task_toml: str) -> str:
+    """Simulate one run of a grid sent by its Ray backend; its summary as JSON text."""
 
 def workloads() -> list[str]:
     """Names of the named workloads compiled into the engine."""

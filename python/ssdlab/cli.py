@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ssdlab import _core
+from ssdlab.ray_backend import connect as ray_connect
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -35,7 +36,8 @@ def main(argv: list[str] | None = None) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os.environ["SSDLAB_PLOTS"] = "python"
-    code = _core.cli_main(args)
+    # `--backend ray` of experiment and reproduce runs on Ray through this package.
+    code = _core.cli_main(args, ray_connect)
     out = _experiment_out(args[1:]) if code == 0 else None
     if out is not None and (out / "experiment.json").is_file():
         from ssdlab.plots import plot_experiment

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use ssdlab::config::{preset_names, preset_source, FlowConfig, ReplayMode};
-use ssdlab::experiment::Experiment;
+use ssdlab::experiment::{runner, Executor, Experiment};
 use ssdlab::run::simulate_with;
 use ssdlab::sim::RequestRecord;
 use ssdlab::trace::info::TraceInfo;
@@ -167,7 +167,12 @@ fn experiment_rows(
 ) -> Result<String, Error> {
     let spec = spec.prepare()?;
     let runs = ssdlab::experiment::expand(&spec, base)?;
-    let results = ssdlab::experiment::run_grid(runs, out.as_deref(), jobs, &mut |_, _| {})?;
+    let results = ssdlab::experiment::run_grid(
+        runs,
+        out.as_deref(),
+        &mut ssdlab::experiment::Local { jobs },
+        &mut |_, _| {},
+    )?;
     if let Some(dir) = &out {
         ssdlab::experiment::write_outputs(&spec, &results, dir, "ssdlab.run_grid(...)")?;
     }
@@ -196,6 +201,43 @@ fn experiment_rows(
         })
         .collect();
     Ok(serde_json::Value::Array(rows).to_string())
+}
+
+/// The Ray executor of the Python package (`ssdlab.ray_backend.RayExecutor`), which the command
+/// line's `--backend ray` runs a grid on: its `run(tasks)` takes the runs as `(index, task_toml)`
+/// pairs and yields `(index, summary_json, None)` or `(index, None, error)` as each ends.
+struct PyExecutor(Py<PyAny>);
+
+impl Executor for PyExecutor {
+    fn execute(
+        &mut self,
+        runs: &[ssdlab::experiment::Run],
+        todo: &[usize],
+        finished: &mut dyn FnMut(usize, Result<serde_json::Value, Error>),
+    ) -> Result<(), Error> {
+        let mut tasks: Vec<(usize, String)> = Vec::with_capacity(todo.len());
+        for &i in todo {
+            match runner::task_toml(&runs[i]) {
+                Ok(task) => tasks.push((i, task)),
+                Err(e) => finished(i, Err(e)),
+            }
+        }
+        Python::attach(|py| -> PyResult<()> {
+            let ended = self.0.bind(py).call_method1("run", (tasks,))?;
+            for item in ended.try_iter()? {
+                let (i, summary, error): (usize, Option<String>, Option<String>) =
+                    item?.extract()?;
+                let result = match summary {
+                    Some(text) => serde_json::from_str(&text)
+                        .map_err(|e| Error::Remote(format!("its summary is no JSON: {e}"))),
+                    None => Err(Error::Remote(error.unwrap_or_default())),
+                };
+                finished(i, result);
+            }
+            Ok(())
+        })
+        .map_err(|e| Error::Remote(format!("the Ray backend failed: {e}")))
+    }
 }
 
 /// The request log as `{column: list}`, which `pandas.DataFrame` takes without a per-row pass:
@@ -392,6 +434,15 @@ mod _core {
         .map_err(py_err)
     }
 
+    /// Simulate one run of an experiment grid given as the TOML text the grid's Ray backend
+    /// sends (the `verify` flag and a resolved config); returns its summary as JSON text. The
+    /// GIL is released while the engine runs.
+    #[pyfunction]
+    fn run_task(py: Python<'_>, task_toml: String) -> PyResult<String> {
+        py.detach(|| runner::simulate_task(&task_toml))
+            .map_err(py_err)
+    }
+
     /// Names of the presets compiled into the engine.
     #[pyfunction]
     fn presets() -> Vec<&'static str> {
@@ -416,11 +467,24 @@ mod _core {
     }
 
     /// Run the `ssdlab` command line (`argv[0]` is the program name) and return its exit code.
-    /// It writes to the process's stdout and stderr directly, not to `sys.stdout`.
+    /// It writes to the process's stdout and stderr directly, not to `sys.stdout`. `ray`, if
+    /// given, is called with `--address` (or None) for `--backend ray` and returns the executor
+    /// (`ssdlab.ray_backend.connect`); its exception's message is the usage error.
     #[pyfunction]
-    fn cli_main(py: Python<'_>, argv: Vec<String>) -> i32 {
+    #[pyo3(signature = (argv, ray=None))]
+    fn cli_main(py: Python<'_>, argv: Vec<String>, ray: Option<Py<PyAny>>) -> i32 {
         py.detach(|| {
-            let code = ssdlab::cli::main_with_args(argv);
+            let mut connect = ray.map(|ray| {
+                move |address: Option<&str>| -> Result<Box<dyn Executor>, String> {
+                    Python::attach(|py| {
+                        ray.call1(py, (address,))
+                            .map(|executor| Box::new(PyExecutor(executor)) as Box<dyn Executor>)
+                            .map_err(|e| e.value(py).to_string())
+                    })
+                }
+            });
+            let ray_connect = connect.as_mut().map(|c| c as ssdlab::cli::RayConnect);
+            let code = ssdlab::cli::main_with_ray(argv, ray_connect);
             // No Rust `main` returns here to flush a final partial line before Python exits.
             let _ = std::io::stdout().flush();
             let _ = std::io::stderr().flush();

@@ -56,6 +56,11 @@ pub enum Error {
     /// A device snapshot that cannot be loaded for this run (`sim/snapshot.rs`), and why.
     #[error("{}: device snapshot refused: {reason}", path.display())]
     Snapshot { path: PathBuf, reason: String },
+    /// A run that failed where a remote executor (Ray) ran it, in that executor's words: the
+    /// engine's error on the worker, or why the worker was lost. Counted as a failed simulation
+    /// (exit code 1): the run was started.
+    #[error("{0}")]
+    Remote(String),
     /// One run of an experiment grid failed: which, and why.
     #[error("run {run}: {source}")]
     InRun { run: String, source: Box<Error> },
@@ -70,7 +75,7 @@ impl Error {
     /// being bad (exit code 2).
     pub fn is_simulation(&self) -> bool {
         match self {
-            Error::Simulation(_) => true,
+            Error::Simulation(_) | Error::Remote(_) => true,
             Error::InRun { source, .. } | Error::InFile { source, .. } => source.is_simulation(),
             _ => false,
         }

@@ -354,7 +354,14 @@ fn a_small_verified_ablation_runs_and_its_report_agrees_with_results_csv() {
     let file = dir.join("small.toml");
     std::fs::write(&file, text).unwrap();
     let out = dir.join("out");
-    let (e, results) = experiment::run_file(&file, &out, 2, "test", &mut |_, _| {}).unwrap();
+    let (e, results) = experiment::run_file(
+        &file,
+        &out,
+        &mut experiment::Local { jobs: 2 },
+        "test",
+        &mut |_, _| {},
+    )
+    .unwrap();
     assert_eq!(results.len(), 8 * 2);
     for r in &results {
         assert_eq!(
@@ -450,7 +457,14 @@ fn a_small_verified_ablation_runs_and_its_report_agrees_with_results_csv() {
         "{json}"
     );
     // A second run reuses every verified run; without `verify` the runs are others.
-    let (_, reused) = experiment::run_file(&file, &out, 2, "test", &mut |_, _| {}).unwrap();
+    let (_, reused) = experiment::run_file(
+        &file,
+        &out,
+        &mut experiment::Local { jobs: 2 },
+        "test",
+        &mut |_, _| {},
+    )
+    .unwrap();
     assert!(reused.iter().all(|r| r.cached));
     let unverified = std::fs::read_to_string(&file)
         .unwrap()

@@ -70,9 +70,15 @@ two lines."""
 }
 
 fn run_jobs(file: &Path, out: &Path, jobs: usize) -> Vec<experiment::RunResult> {
-    experiment::run_file(file, out, jobs, "test", &mut |_, _| {})
-        .unwrap()
-        .1
+    experiment::run_file(
+        file,
+        out,
+        &mut experiment::Local { jobs },
+        "test",
+        &mut |_, _| {},
+    )
+    .unwrap()
+    .1
 }
 
 fn run(file: &Path, out: &Path) -> Vec<experiment::RunResult> {
@@ -969,9 +975,15 @@ fn sweeps_with_overrides_workload_parameters_and_where_shape_the_grid() {
         .unwrap();
     assert_eq!(r16.config.geometry.channels, 16);
 
-    let results = experiment::run_file(&path, &dir.join("out"), 2, "test", &mut |_, _| {})
-        .unwrap()
-        .1;
+    let results = experiment::run_file(
+        &path,
+        &dir.join("out"),
+        &mut experiment::Local { jobs: 2 },
+        "test",
+        &mut |_, _| {},
+    )
+    .unwrap()
+    .1;
     let csv = std::fs::read_to_string(dir.join("out/results.csv")).unwrap();
     let mut lines = csv.lines();
     assert_eq!(

@@ -436,8 +436,14 @@ format = "msr"
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("grid.toml");
     std::fs::write(&file, text).unwrap();
-    let (_, runs) =
-        ssdlab::experiment::run_file(&file, &dir.join("out"), 1, "test", &mut |_, _| {}).unwrap();
+    let (_, runs) = ssdlab::experiment::run_file(
+        &file,
+        &dir.join("out"),
+        &mut ssdlab::experiment::Local { jobs: 1 },
+        "test",
+        &mut |_, _| {},
+    )
+    .unwrap();
     let count = |label: &str| {
         let r = runs.iter().find(|r| r.config_label == label).unwrap();
         (

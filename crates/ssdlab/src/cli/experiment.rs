@@ -3,8 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+use crate::experiment::{Executor, Local};
 
-use super::{usage_error, Progress};
+use super::{usage_error, Progress, RayConnect};
 
 #[derive(clap::Args, Debug)]
 pub(super) struct ExperimentArgs {
@@ -13,9 +14,8 @@ pub(super) struct ExperimentArgs {
     /// Folder for runs/*.json, results.csv and report.md (runs already there are reused).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Simulations run at once (default: every core).
-    #[arg(long, value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -28,21 +28,80 @@ pub(super) struct ReproduceArgs {
     /// Where the experiment files are.
     #[arg(long, value_name = "DIR", default_value = "experiments")]
     experiments: PathBuf,
-    /// Simulations run at once (default: every core).
-    #[arg(long, value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
-pub(super) fn experiment(a: ExperimentArgs) -> Result<i32, Error> {
+/// Where the runs of a grid are simulated (docs/experiments.md, "Running on a Ray cluster").
+#[derive(clap::Args, Debug)]
+pub(super) struct BackendArgs {
+    /// Simulations run at once by the local backend (default: every core). Not with `ray`,
+    /// where the cluster's CPUs decide (each run takes one).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// `local`: threads of this process. `ray`: one Ray task per run (the Python package's
+    /// `ssdlab` command, with `pip install 'ssdlab[ray]'`).
+    #[arg(long, value_enum, default_value_t = Backend::Local)]
+    backend: Backend,
+    /// The Ray cluster (`--backend ray`): `auto` (the one this machine belongs to), or
+    /// `ray://HOST:10001` (Ray Client). Default: a new Ray instance on this machine.
+    #[arg(long, value_name = "ADDR")]
+    address: Option<String>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Backend {
+    Local,
+    Ray,
+}
+
+impl BackendArgs {
+    /// The executor these options name, or the exit code of the usage error they make.
+    fn executor(self, ray: Option<RayConnect>) -> Result<Box<dyn Executor>, i32> {
+        match self.backend {
+            Backend::Local => {
+                if self.address.is_some() {
+                    return Err(usage_error(
+                        "--address is the Ray cluster's: give --backend ray",
+                    ));
+                }
+                let jobs = self.jobs.unwrap_or_else(crate::experiment::default_jobs);
+                Ok(Box::new(Local { jobs }))
+            }
+            Backend::Ray => {
+                if self.jobs.is_some() {
+                    return Err(usage_error(
+                        "--jobs is the local backend's: with --backend ray, the cluster's CPUs \
+                         decide how many runs are simulated at once (each run takes one)",
+                    ));
+                }
+                let Some(connect) = ray else {
+                    return Err(usage_error(
+                        "the Ray backend runs through the Python package's `ssdlab` command: \
+                         pip install 'ssdlab[ray]', then run this command line with it",
+                    ));
+                };
+                connect(self.address.as_deref())
+                    .map_err(|why| usage_error(&format!("--backend ray: {why}")))
+            }
+        }
+    }
+}
+
+pub(super) fn experiment(a: ExperimentArgs, ray: Option<RayConnect>) -> Result<i32, Error> {
+    let mut executor = match a.backend.executor(ray) {
+        Ok(executor) => executor,
+        Err(code) => return Ok(code),
+    };
     let command = format!(
         "ssdlab experiment {} --out {}",
         a.file.display(),
         a.out.display()
     );
-    run_grid(&a.file, &a.out, a.jobs, &command)
+    run_grid(&a.file, &a.out, executor.as_mut(), &command)
 }
 
-pub(super) fn reproduce(a: ReproduceArgs) -> Result<i32, Error> {
+pub(super) fn reproduce(a: ReproduceArgs, ray: Option<RayConnect>) -> Result<i32, Error> {
     let file = a.experiments.join(format!("{}.toml", a.name));
     if !file.is_file() {
         return Ok(usage_error(&format!(
@@ -55,16 +114,25 @@ pub(super) fn reproduce(a: ReproduceArgs) -> Result<i32, Error> {
     let out = a
         .out
         .unwrap_or_else(|| Path::new("reproductions").join(&a.name));
+    let mut executor = match a.backend.executor(ray) {
+        Ok(executor) => executor,
+        Err(code) => return Ok(code),
+    };
     let command = format!("ssdlab reproduce {} --out {}", a.name, out.display());
-    run_grid(&file, &out, a.jobs, &command)
+    run_grid(&file, &out, executor.as_mut(), &command)
 }
 
-fn run_grid(file: &Path, out_dir: &Path, jobs: Option<usize>, command: &str) -> Result<i32, Error> {
-    let jobs = jobs.unwrap_or_else(crate::experiment::default_jobs);
+fn run_grid(
+    file: &Path,
+    out_dir: &Path,
+    executor: &mut dyn Executor,
+    command: &str,
+) -> Result<i32, Error> {
     let mut progress = Progress::new("runs");
-    let result = crate::experiment::run_file(file, out_dir, jobs, command, &mut |done, total| {
-        progress.update(done as u64, total as u64)
-    });
+    let result =
+        crate::experiment::run_file(file, out_dir, executor, command, &mut |done, total| {
+            progress.update(done as u64, total as u64)
+        });
     progress.finish();
     let (_, results) = result?;
     let reused = results.iter().filter(|r| r.cached).count();

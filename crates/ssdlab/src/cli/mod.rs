@@ -1,5 +1,5 @@
 //! The `ssdlab` command line. Exit codes: 0 success, 1 the simulation failed (e.g. the data did
-//! not fit), 2 bad input (usage, config, trace), 3 the integrity oracle found violations.
+//! not fit, or a run failed on Ray), 2 bad input (usage, config, trace), 3 the integrity oracle found violations.
 //!
 //! One file per command (or pair of related commands); this file parses the command line,
 //! dispatches, and maps errors to exit codes.
@@ -20,6 +20,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::{Config, FlowConfig};
 use crate::error::Error;
+use crate::experiment::Executor;
 
 use progress::Progress;
 
@@ -46,7 +47,7 @@ enum Command {
     TraceInfo(trace::TraceInfoArgs),
     /// Write a trace in the native or the DiskSim format.
     Convert(trace::ConvertArgs),
-    /// Run an experiment grid (configs × workloads × seeds) on all cores.
+    /// Run an experiment grid (configs × workloads × seeds) on all cores, or on Ray.
     Experiment(experiment::ExperimentArgs),
     /// Run a paper's experiment from experiments/ and write a report next to the paper's numbers.
     Reproduce(experiment::ReproduceArgs),
@@ -69,8 +70,19 @@ struct ReportArgs {
     args: Vec<String>,
 }
 
+/// Connects to Ray for `--backend ray` at `--address` (`None`: the connector's default) and
+/// returns the executor running each run as a Ray task, or why it cannot (a usage error, exit
+/// code 2). Ray is Python's: the console script of the Python package gives one; the native
+/// binary has none.
+pub type RayConnect<'a> = &'a mut dyn FnMut(Option<&str>) -> Result<Box<dyn Executor>, String>;
+
 /// Run the CLI with these arguments (the first is the program name); returns the exit code.
 pub fn main_with_args(args: Vec<String>) -> i32 {
+    main_with_ray(args, None)
+}
+
+/// [`main_with_args`], with the Ray backend of `experiment` and `reproduce` given by `ray`.
+pub fn main_with_ray(args: Vec<String>, ray: Option<RayConnect>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -85,8 +97,8 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
         Command::Workloads(a) => catalog::workloads(a),
         Command::TraceInfo(a) => trace::trace_info(a),
         Command::Convert(a) => trace::convert(a),
-        Command::Experiment(a) => experiment::experiment(a),
-        Command::Reproduce(a) => experiment::reproduce(a),
+        Command::Experiment(a) => experiment::experiment(a, ray),
+        Command::Reproduce(a) => experiment::reproduce(a, ray),
         Command::Bench(a) => bench::bench(a),
         Command::CodecStudy(a) => codec_study::run(a),
         Command::ContentSample(a) => content::content_sample(a),

@@ -1,7 +1,8 @@
 //! Experiments: a TOML file naming a grid of configs × workloads × seeds and the metrics to
-//! report. `ssdlab experiment FILE --out DIR` runs it on a local thread pool and writes one JSON
-//! per run (`runs/`), `results.csv` and `report.md`; results are cached by a hash of what they
-//! depend on, so re-running an experiment only runs what changed. `ssdlab reproduce NAME` runs
+//! report. `ssdlab experiment FILE --out DIR` runs it on a local thread pool (or on Ray, from the
+//! Python package) and writes one JSON per run (`runs/`), `results.csv` and `report.md`; results
+//! are cached by a hash of what they depend on, so re-running an experiment only runs what
+//! changed. `ssdlab reproduce NAME` runs
 //! `experiments/NAME.toml`, whose `[paper]` table lists the paper's own figures, and the report
 //! puts ours next to them. Plots are drawn by the Python package (`ssdlab.plots`).
 
@@ -13,23 +14,24 @@ pub mod spec;
 
 use std::path::Path;
 
-pub use runner::{expand, run_grid, Run, RunResult};
+pub use runner::{expand, run_grid, Executor, Local, Run, RunResult};
 pub use spec::Experiment;
 
 use crate::error::Error;
 
-/// Run an experiment file's grid and write its outputs into `out`; returns the results.
+/// Run an experiment file's grid on `executor` and write its outputs into `out`; returns the
+/// results.
 pub fn run_file(
     file: &Path,
     out: &Path,
-    jobs: usize,
+    executor: &mut dyn Executor,
     command: &str,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Experiment, Vec<RunResult>), Error> {
     let e = Experiment::load(file)?;
     let base = file.parent().unwrap_or(Path::new("."));
     let runs = expand(&e, base)?;
-    let results = run_grid(runs, Some(out), jobs, progress)?;
+    let results = run_grid(runs, Some(out), executor, progress)?;
     write_outputs(&e, &results, out, command)?;
     runner::check_integrity(e.verify, &results)?;
     Ok((e, results))

@@ -1,10 +1,12 @@
-//! Running a grid: expand it into runs, skip the runs whose result is cached, run the rest on a
-//! pool of threads, and write one JSON per run and `results.csv`.
+//! Running a grid: expand it into runs, skip the runs whose result is cached, run the rest on an
+//! [`Executor`] (a pool of threads here, or Ray tasks from the Python package), and write one JSON
+//! per run and `results.csv`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::mpsc;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -132,12 +134,108 @@ pub fn run_file(out: &Path, r: &Run) -> PathBuf {
     ))
 }
 
-/// Run the grid on `jobs` threads; with `out`, reuse and write `runs/*.json`. `progress(done,
-/// total)` is called on this thread as runs finish.
+/// Runs the runs of a grid that are not cached yet: where, and how many at once, is the
+/// executor's policy; what is done with their results (files written as each finishes, progress,
+/// errors naming the run) is [`run_grid`]'s, the same for every executor.
+pub trait Executor {
+    /// Simulate `runs[i]` for every `i` of `todo` (as [`simulate_run`] does) and call
+    /// `finished(i, summary)` on the calling thread as each ends, in any order. A failed run is
+    /// reported through `finished`, and the others still run; an `Err` return is the executor's
+    /// own failure (the runs it has not reported are lost).
+    fn execute(
+        &mut self,
+        runs: &[Run],
+        todo: &[usize],
+        finished: &mut dyn FnMut(usize, Result<Value, Error>),
+    ) -> Result<(), Error>;
+}
+
+/// A pool of `jobs` threads in this process (the default executor).
+pub struct Local {
+    pub jobs: usize,
+}
+
+impl Executor for Local {
+    fn execute(
+        &mut self,
+        runs: &[Run],
+        todo: &[usize],
+        finished: &mut dyn FnMut(usize, Result<Value, Error>),
+    ) -> Result<(), Error> {
+        let next = AtomicUsize::new(0);
+        let (tx, rx) = mpsc::channel::<(usize, Result<Value, Error>)>();
+        std::thread::scope(|scope| {
+            for _ in 0..self.jobs.max(1).min(todo.len().max(1)) {
+                let tx = tx.clone();
+                let next = &next;
+                scope.spawn(move || loop {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&i) = todo.get(n) else { break };
+                    let r = &runs[i];
+                    // The receiver lives until every sender is gone.
+                    let _ = tx.send((i, simulate_run(&r.config, r.verify)));
+                });
+            }
+            drop(tx);
+            for (i, result) in rx {
+                finished(i, result);
+            }
+        });
+        Ok(())
+    }
+}
+
+/// Simulate one run of a grid and return its summary. Every executor runs a run through here
+/// (a remote one from [`task_toml`], with [`simulate_task`]), so that a run's options are set
+/// in one place, whichever executor runs it.
+pub fn simulate_run(config: &Config, verify: bool) -> Result<Value, Error> {
+    let options = RunOptions {
+        verify,
+        ..RunOptions::default()
+    };
+    Ok(simulate(config, &options)?.summary)
+}
+
+/// What a remote executor ships to its workers for one run: whether the oracle checks it, and
+/// the resolved config.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Task {
+    verify: bool,
+    config: Config,
+}
+
+/// A run as TOML text for a remote executor, which gives it to [`simulate_task`] where it runs.
+/// TOML, the config's own language, not JSON: the config's types read tables through TOML's
+/// deserializer, which has no null for the `None`s the JSON echo writes. The config comes back
+/// exactly, its floats too (written in their shortest exact form), so the worker runs, and its
+/// summary echoes, the config the local executor would.
+pub fn task_toml(r: &Run) -> Result<String, Error> {
+    let task = Task {
+        verify: r.verify,
+        config: r.config.clone(),
+    };
+    toml::to_string(&task).map_err(|e| Error::Toml {
+        origin: "the run's task".into(),
+        message: e.to_string(),
+    })
+}
+
+/// Simulate a run given as [`task_toml`] text; returns its summary as JSON text.
+pub fn simulate_task(text: &str) -> Result<String, Error> {
+    let task: Task = toml::from_str(text).map_err(|e| Error::toml("the run's task", e))?;
+    Ok(simulate_run(&task.config, task.verify)?.to_string())
+}
+
+/// Run the grid's runs on `executor`; with `out`, reuse `runs/*.json` whose key matches (those
+/// runs are not given to the executor) and write each run's file as it finishes, so that a grid
+/// stopped by a failure resumes where it was. `progress(done, total)` is called on this thread
+/// as runs finish. A failed run does not stop the others; the error names the first failed run
+/// in grid order.
 pub fn run_grid(
     runs: Vec<Run>,
     out: Option<&Path>,
-    jobs: usize,
+    executor: &mut dyn Executor,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<RunResult>, Error> {
     if let Some(dir) = out {
@@ -155,72 +253,61 @@ pub fn run_grid(
     }
     let mut done = total - todo.len();
     progress(done, total);
-    let next = AtomicUsize::new(0);
-    let first_error: Mutex<Option<Error>> = Mutex::new(None);
-    let (tx, rx) = mpsc::channel::<(usize, Value)>();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1).min(todo.len().max(1)) {
-            let tx = tx.clone();
-            let (runs, todo, next, first_error) = (&runs, &todo, &next, &first_error);
-            scope.spawn(move || loop {
-                let n = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&i) = todo.get(n) else { break };
-                let r = &runs[i];
-                let options = RunOptions {
-                    verify: r.verify,
-                    ..RunOptions::default()
-                };
-                match simulate(&r.config, &options) {
-                    Ok(result) => {
-                        // The receiver lives until every sender is gone.
-                        let _ = tx.send((i, result.summary));
-                    }
-                    Err(e) => {
-                        let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-                        slot.get_or_insert(Error::InRun {
-                            run: format!(
-                                "{} × {} (seed {})",
-                                r.config_name, r.workload_label, r.seed
-                            ),
-                            source: Box::new(e),
-                        });
-                    }
-                }
-            });
+    // The first error of the grid, by the position of its run.
+    let mut first_error: Option<(usize, Error)> = None;
+    let mut fail = |i: usize, e: Error| {
+        if first_error.as_ref().is_none_or(|(j, _)| i < *j) {
+            first_error = Some((i, e));
         }
-        drop(tx);
-        for (i, summary) in rx {
-            let r = &runs[i];
-            if let Some(dir) = out {
-                let mut record = json!({
-                    "key": r.key, "config_label": r.config_label,
-                });
-                if !r.params.is_empty() {
-                    record["params"] = json!(r.params);
-                }
-                let rest = json!({
-                    "workload": r.workload_label, "seed": r.seed, "version": crate::VERSION,
-                    "summary": summary,
-                });
-                if let (Some(m), Value::Object(rest)) = (record.as_object_mut(), rest) {
-                    m.extend(rest);
-                }
-                let path = run_file(dir, r);
-                let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
-                if let Err(e) = std::fs::write(&path, text) {
-                    let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-                    slot.get_or_insert(Error::io(&path, e));
-                }
+    };
+    executor.execute(&runs, &todo, &mut |i, result| {
+        let r = &runs[i];
+        let summary = match result {
+            Ok(summary) => summary,
+            Err(e) => {
+                let run = format!("{} × {} (seed {})", r.config_name, r.workload_label, r.seed);
+                return fail(
+                    i,
+                    Error::InRun {
+                        run,
+                        source: Box::new(e),
+                    },
+                );
             }
-            results[i] = Some(finished(r, summary, false));
-            done += 1;
-            progress(done, total);
+        };
+        if let Some(dir) = out {
+            if let Err(e) = write_run(dir, r, &summary) {
+                fail(i, e);
+            }
         }
-    });
-    if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        results[i] = Some(finished(r, summary, false));
+        done += 1;
+        progress(done, total);
+    })?;
+    if let Some((_, e)) = first_error {
         return Err(e);
     }
     Ok(results.into_iter().flatten().collect())
+}
+
+/// Write a finished run's file (`runs/<name>.json`): its key, identity and summary.
+fn write_run(dir: &Path, r: &Run, summary: &Value) -> Result<(), Error> {
+    let mut record = json!({
+        "key": r.key, "config_label": r.config_label,
+    });
+    if !r.params.is_empty() {
+        record["params"] = json!(r.params);
+    }
+    let rest = json!({
+        "workload": r.workload_label, "seed": r.seed, "version": crate::VERSION,
+        "summary": summary,
+    });
+    if let (Some(m), Value::Object(rest)) = (record.as_object_mut(), rest) {
+        m.extend(rest);
+    }
+    let path = run_file(dir, r);
+    let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
+    std::fs::write(&path, text).map_err(|e| Error::io(&path, e))
 }
 
 fn finished(r: &Run, summary: Value, cached: bool) -> RunResult {
@@ -384,6 +471,35 @@ mod tests {
         });
         let old = format!("{:x}", Sha256::digest(identity.to_string().as_bytes()));
         assert_eq!(without, old);
+    }
+
+    #[test]
+    fn a_task_gives_the_worker_every_shipped_experiments_configs_exactly() {
+        // What a Ray worker simulates must be the config the grid resolved, to the last bit of
+        // every float: its summary echoes the config, and results.csv must not depend on where a
+        // run ran. The shipped experiments cover every section a config can have.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .expect("experiments/")
+            .map(|entry| entry.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        assert!(files.len() > 5, "{}", dir.display());
+        let mut checked = 0;
+        for file in &files {
+            let e = Experiment::load(file).expect("loads");
+            for r in expand(&e, &dir).expect("expands") {
+                let text = task_toml(&r).expect("written");
+                let task: Task = toml::from_str(&text).expect("read");
+                assert_eq!(task.verify, r.verify);
+                // Debug prints every field, floats in their shortest exact form.
+                let (sent, got) = (format!("{:?}", r.config), format!("{:?}", task.config));
+                assert!(sent == got, "{} {}", file.display(), r.config_name);
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 
     #[test]
