@@ -100,6 +100,7 @@ def run_grid(
     out: StrPath | None = None,
     jobs: int | None = None,
     plots: bool = True,
+    snapshots: bool = True,
 ) -> pandas.DataFrame:
     """Run an experiment grid, like ``ssdlab experiment``; one DataFrame row per run.
 
@@ -111,6 +112,9 @@ def run_grid(
             None keeps everything in memory.
         jobs: simulations run at once (default: every core). The GIL is released meanwhile.
         plots: draw the plots into ``out/plots`` (only with ``out``).
+        snapshots: keep each preconditioned device in ``out/snapshots/`` (only with ``out``), so
+            that the runs sharing a device and its preconditioning precondition it once
+            (``docs/snapshots.md``); False preconditions every run afresh.
 
     Returns:
         columns ``config``, ``workload``, ``seed``, one per parameter of the configs (their
@@ -122,14 +126,19 @@ def run_grid(
     out_dir = None if out is None else _path("out", out)
     jobs = _count("jobs", jobs)
     plots = _flag("plots", plots)
+    snapshots = _flag("snapshots", snapshots)
     if isinstance(experiment, Mapping):
         try:
             spec_json = json.dumps(experiment)
         except (TypeError, ValueError) as e:
             raise TypeError(f"experiment: {e}") from None
-        rows = _core.run_experiment(spec_json=spec_json, out=out_dir, jobs=jobs)
+        rows = _core.run_experiment(
+            spec_json=spec_json, out=out_dir, jobs=jobs, snapshots=snapshots
+        )
     elif _is_path(experiment):
-        rows = _core.run_experiment(path=os.fsdecode(experiment), out=out_dir, jobs=jobs)
+        rows = _core.run_experiment(
+            path=os.fsdecode(experiment), out=out_dir, jobs=jobs, snapshots=snapshots
+        )
     else:
         raise TypeError(
             f"experiment must be the path of a TOML file or a dict, "

@@ -71,8 +71,10 @@ def run_experiment(
     spec_json: str | None = None,
     out: str | None = None,
     jobs: int | None = None,
+    snapshots: bool = True,
 ) -> str:
-    """Run an experiment grid (a TOML file, or JSON text); the rows as JSON text."""
+    """Run an experiment grid (a TOML file, or JSON text); the rows as JSON text. With ``out``
+    and ``snapshots``, the preconditioned devices are kept in ``out/snapshots/``."""
 
 def paper_comparison(out: _StrPath) -> str:
     """The paper's figures of the experiment whose outputs are in ``out`` next to ours, as JSON

@@ -164,9 +164,13 @@ fn experiment_rows(
     base: &std::path::Path,
     out: Option<PathBuf>,
     jobs: usize,
+    snapshots: bool,
 ) -> Result<String, Error> {
     let spec = spec.prepare()?;
-    let runs = ssdlab::experiment::expand(&spec, base)?;
+    let mut runs = ssdlab::experiment::expand(&spec, base)?;
+    if let (Some(dir), true) = (&out, snapshots) {
+        ssdlab::experiment::keep_snapshots(&mut runs, dir)?;
+    }
     let results = ssdlab::experiment::run_grid(
         runs,
         out.as_deref(),
@@ -382,15 +386,17 @@ mod _core {
 
     /// Run an experiment grid given as a TOML file (`path`) or as JSON text (`spec_json`, relative
     /// paths from the working directory); returns the rows as JSON text. With `out`, runs are
-    /// cached there and `results.csv`, `report.md` are written. The GIL is released meanwhile.
+    /// cached there and `results.csv`, `report.md` are written, and with `snapshots` the
+    /// preconditioned devices are kept in `out/snapshots/`. The GIL is released meanwhile.
     #[pyfunction]
-    #[pyo3(signature = (path=None, spec_json=None, out=None, jobs=None))]
+    #[pyo3(signature = (path=None, spec_json=None, out=None, jobs=None, snapshots=true))]
     fn run_experiment(
         py: Python<'_>,
         path: Option<PathBuf>,
         spec_json: Option<String>,
         out: Option<PathBuf>,
         jobs: Option<usize>,
+        snapshots: bool,
     ) -> PyResult<String> {
         let jobs = jobs.unwrap_or_else(ssdlab::experiment::default_jobs);
         py.detach(|| {
@@ -414,7 +420,7 @@ mod _core {
                     ))
                 }
             };
-            experiment_rows(spec, &base, out, jobs)
+            experiment_rows(spec, &base, out, jobs, snapshots)
         })
         .map_err(py_err)
     }

@@ -357,6 +357,7 @@ fn a_small_verified_ablation_runs_and_its_report_agrees_with_results_csv() {
     let (e, results) = experiment::run_file(
         &file,
         &out,
+        true,
         &mut experiment::Local { jobs: 2 },
         "test",
         &mut |_, _| {},
@@ -460,6 +461,7 @@ fn a_small_verified_ablation_runs_and_its_report_agrees_with_results_csv() {
     let (_, reused) = experiment::run_file(
         &file,
         &out,
+        true,
         &mut experiment::Local { jobs: 2 },
         "test",
         &mut |_, _| {},

@@ -73,6 +73,7 @@ fn run_jobs(file: &Path, out: &Path, jobs: usize) -> Vec<experiment::RunResult> 
     experiment::run_file(
         file,
         out,
+        true,
         &mut experiment::Local { jobs },
         "test",
         &mut |_, _| {},
@@ -978,6 +979,7 @@ fn sweeps_with_overrides_workload_parameters_and_where_shape_the_grid() {
     let results = experiment::run_file(
         &path,
         &dir.join("out"),
+        true,
         &mut experiment::Local { jobs: 2 },
         "test",
         &mut |_, _| {},
@@ -1131,4 +1133,52 @@ fn bad_sweeps_workloads_and_references_are_rejected_by_key() {
         assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Configs that differ only in what acts after preconditioning share one preconditioned device
+/// (docs/snapshots.md): the grid saves one snapshot per device and seed, and its results are
+/// those of preconditioning every run afresh, byte for byte.
+#[test]
+fn runs_that_share_a_device_precondition_it_once() {
+    let dir = scratch("snapshots");
+    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let text = format!(
+        r#"
+name = "shared devices"
+metrics = ["iops", "latency_ns.read.mean", "gc.invocations", "precondition.units_written"]
+seeds = [1, 2]
+
+[[configs]]
+label = "dma"
+preset = "default"
+config_file = "{repo}/crates/ssdlab/tests/data/small.toml"
+set = {{ "ftl.read_policy.policy" = "dma" }}
+
+[[configs]]
+label = "full, read priority"
+preset = "default"
+config_file = "{repo}/crates/ssdlab/tests/data/small.toml"
+set = {{ "ftl.read_policy.policy" = "full", "scheduler.read_priority" = true }}
+
+[[workloads]]
+label = "steady"
+trace = "{repo}/traces/msr_hm_0_first1000.csv.gz"
+format = "msr"
+set = {{ "precondition.fill_fraction" = 0.9, "precondition.overwrite_fraction" = 0.5, "host.out_of_range" = "wrap" }}
+"#
+    );
+    let file = dir.join("grid.toml");
+    std::fs::write(&file, text).unwrap();
+    let grid = |out: &Path, snapshots: bool| {
+        let local = &mut experiment::Local { jobs: 2 };
+        experiment::run_file(&file, out, snapshots, local, "test", &mut |_, _| {}).unwrap();
+        std::fs::read_to_string(out.join("results.csv")).unwrap()
+    };
+    let (kept, afresh) = (dir.join("kept"), dir.join("afresh"));
+    assert_eq!(grid(&kept, true), grid(&afresh, false));
+    let saved = std::fs::read_dir(kept.join(experiment::SNAPSHOTS))
+        .unwrap()
+        .count();
+    assert_eq!(saved, 2, "one device per seed");
+    assert!(!afresh.join(experiment::SNAPSHOTS).exists());
 }

@@ -439,6 +439,7 @@ format = "msr"
     let (_, runs) = ssdlab::experiment::run_file(
         &file,
         &dir.join("out"),
+        true,
         &mut ssdlab::experiment::Local { jobs: 1 },
         "test",
         &mut |_, _| {},

@@ -47,6 +47,10 @@ pub(super) struct BackendArgs {
     /// `ray://HOST:10001` (Ray Client). Default: a new Ray instance on this machine.
     #[arg(long, value_name = "ADDR")]
     address: Option<String>,
+    /// Precondition every run afresh instead of keeping each preconditioned device in
+    /// OUT/snapshots/ for the runs that share it (docs/snapshots.md).
+    #[arg(long)]
+    no_snapshots: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +93,7 @@ impl BackendArgs {
 }
 
 pub(super) fn experiment(a: ExperimentArgs, ray: Option<RayConnect>) -> Result<i32, Error> {
+    let snapshots = !a.backend.no_snapshots;
     let mut executor = match a.backend.executor(ray) {
         Ok(executor) => executor,
         Err(code) => return Ok(code),
@@ -98,7 +103,7 @@ pub(super) fn experiment(a: ExperimentArgs, ray: Option<RayConnect>) -> Result<i
         a.file.display(),
         a.out.display()
     );
-    run_grid(&a.file, &a.out, executor.as_mut(), &command)
+    run_grid(&a.file, &a.out, snapshots, executor.as_mut(), &command)
 }
 
 pub(super) fn reproduce(a: ReproduceArgs, ray: Option<RayConnect>) -> Result<i32, Error> {
@@ -114,24 +119,26 @@ pub(super) fn reproduce(a: ReproduceArgs, ray: Option<RayConnect>) -> Result<i32
     let out = a
         .out
         .unwrap_or_else(|| Path::new("reproductions").join(&a.name));
+    let snapshots = !a.backend.no_snapshots;
     let mut executor = match a.backend.executor(ray) {
         Ok(executor) => executor,
         Err(code) => return Ok(code),
     };
     let command = format!("ssdlab reproduce {} --out {}", a.name, out.display());
-    run_grid(&file, &out, executor.as_mut(), &command)
+    run_grid(&file, &out, snapshots, executor.as_mut(), &command)
 }
 
 fn run_grid(
     file: &Path,
     out_dir: &Path,
+    snapshots: bool,
     executor: &mut dyn Executor,
     command: &str,
 ) -> Result<i32, Error> {
     let mut progress = Progress::new("runs");
     let result =
-        crate::experiment::run_file(file, out_dir, executor, command, &mut |done, total| {
-            progress.update(done as u64, total as u64)
+        crate::experiment::run_file(file, out_dir, snapshots, executor, command, &mut |d, t| {
+            progress.update(d as u64, t as u64)
         });
     progress.finish();
     let (_, results) = result?;

@@ -21,20 +21,41 @@ use crate::error::Error;
 
 /// Run an experiment file's grid on `executor` and write its outputs into `out`; returns the
 /// results.
+///
+/// With `snapshots`, the runs keep their preconditioned devices in `out/snapshots/`
+/// (docs/snapshots.md): the runs that share a device and its preconditioning precondition it
+/// once.
 pub fn run_file(
     file: &Path,
     out: &Path,
+    snapshots: bool,
     executor: &mut dyn Executor,
     command: &str,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Experiment, Vec<RunResult>), Error> {
     let e = Experiment::load(file)?;
     let base = file.parent().unwrap_or(Path::new("."));
-    let runs = expand(&e, base)?;
+    let mut runs = expand(&e, base)?;
+    if snapshots {
+        keep_snapshots(&mut runs, out)?;
+    }
     let results = run_grid(runs, Some(out), executor, progress)?;
     write_outputs(&e, &results, out, command)?;
     runner::check_integrity(e.verify, &results)?;
     Ok((e, results))
+}
+
+/// The folder of an experiment's output where its runs keep their device snapshots.
+pub const SNAPSHOTS: &str = "snapshots";
+
+/// Let `runs` keep their preconditioned devices in `out/snapshots/`.
+pub fn keep_snapshots(runs: &mut [Run], out: &Path) -> Result<(), Error> {
+    // Absolute: a remote executor's workers find it at the same path.
+    let dir = std::path::absolute(out.join(SNAPSHOTS)).map_err(|err| Error::io(out, err))?;
+    for r in runs {
+        r.snapshot = Some(dir.clone());
+    }
+    Ok(())
 }
 
 /// `results.csv`, `report.md` and a copy of the experiment (`experiment.json`, which the plots

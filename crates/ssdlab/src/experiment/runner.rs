@@ -31,6 +31,9 @@ pub struct Run {
     /// Check every read and the final state against the integrity oracle (the experiment's
     /// `verify`).
     pub verify: bool,
+    /// Where the run's preconditioned device is saved once and loaded from (`RunOptions::
+    /// snapshot`): the grid's `snapshots/` folder, unless the grid keeps none.
+    pub snapshot: Option<PathBuf>,
     /// Hash of everything the result depends on: the resolved config (with trace files by
     /// content), the labels, the seed, whether the oracle checks the run, and the simulator
     /// version.
@@ -85,6 +88,7 @@ pub fn expand(e: &Experiment, base: &Path) -> Result<Vec<Run>, Error> {
                     seed,
                     config,
                     verify: e.verify,
+                    snapshot: None,
                     key,
                 });
             }
@@ -173,7 +177,8 @@ impl Executor for Local {
                     let Some(&i) = todo.get(n) else { break };
                     let r = &runs[i];
                     // The receiver lives until every sender is gone.
-                    let _ = tx.send((i, simulate_run(&r.config, r.verify)));
+                    let result = simulate_run(&r.config, r.verify, r.snapshot.as_deref());
+                    let _ = tx.send((i, result));
                 });
             }
             drop(tx);
@@ -188,9 +193,14 @@ impl Executor for Local {
 /// Simulate one run of a grid and return its summary. Every executor runs a run through here
 /// (a remote one from [`task_toml`], with [`simulate_task`]), so that a run's options are set
 /// in one place, whichever executor runs it.
-pub fn simulate_run(config: &Config, verify: bool) -> Result<Value, Error> {
+pub fn simulate_run(
+    config: &Config,
+    verify: bool,
+    snapshot: Option<&Path>,
+) -> Result<Value, Error> {
     let options = RunOptions {
         verify,
+        snapshot: snapshot.map(Path::to_path_buf),
         ..RunOptions::default()
     };
     Ok(simulate(config, &options)?.summary)
@@ -202,6 +212,9 @@ pub fn simulate_run(config: &Config, verify: bool) -> Result<Value, Error> {
 #[serde(deny_unknown_fields)]
 struct Task {
     verify: bool,
+    /// The grid's snapshot folder, at the same path on the worker's machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    snapshot: Option<PathBuf>,
     config: Config,
 }
 
@@ -213,6 +226,7 @@ struct Task {
 pub fn task_toml(r: &Run) -> Result<String, Error> {
     let task = Task {
         verify: r.verify,
+        snapshot: r.snapshot.clone(),
         config: r.config.clone(),
     };
     toml::to_string(&task).map_err(|e| Error::Toml {
@@ -224,7 +238,8 @@ pub fn task_toml(r: &Run) -> Result<String, Error> {
 /// Simulate a run given as [`task_toml`] text; returns its summary as JSON text.
 pub fn simulate_task(text: &str) -> Result<String, Error> {
     let task: Task = toml::from_str(text).map_err(|e| Error::toml("the run's task", e))?;
-    Ok(simulate_run(&task.config, task.verify)?.to_string())
+    let summary = simulate_run(&task.config, task.verify, task.snapshot.as_deref())?;
+    Ok(summary.to_string())
 }
 
 /// Run the grid's runs on `executor`; with `out`, reuse `runs/*.json` whose key matches (those
