@@ -83,6 +83,21 @@ def test_run_grid_with_out_caches_writes_csv_and_plots(tmp_path):
     assert (out / "plots" / "iops.svg").read_bytes() == svg
 
 
+def test_run_grid_keeps_each_preconditioned_device_once(tmp_path):
+    """Configs that differ only in their read policy share a device: one snapshot per seed, and
+    the rows of preconditioning every run afresh."""
+    spec = grid()
+    spec["workloads"] = spec["workloads"][:1]
+    for c in spec["configs"]:
+        c["set"]["precondition.fill_fraction"] = 0.9
+        c["set"]["precondition.overwrite_fraction"] = 0.5
+    kept = ssdlab.run_grid(spec, out=tmp_path / "kept", jobs=2, plots=False)
+    afresh = ssdlab.run_grid(spec, out=tmp_path / "afresh", jobs=2, plots=False, snapshots=False)
+    assert kept.equals(afresh)
+    assert len(list((tmp_path / "kept" / "snapshots").glob("*.snapshot"))) == 2
+    assert not (tmp_path / "afresh" / "snapshots").exists()
+
+
 def test_absolute_metrics_are_plotted_unnormalized(tmp_path):
     import matplotlib
 

@@ -86,8 +86,10 @@ pub mod bulk {
                 &"a whole number of table entries",
             ));
         }
-        let table: Vec<T> = bytemuck::pod_collect_to_vec(bytes);
+        // Zeroed and advised first, so the copy faults in huge pages rather than 4 KiB ones.
+        let mut table: Vec<T> = bytemuck::zeroed_vec(bytes.len() / std::mem::size_of::<T>());
         super::advise_huge_pages(&table);
+        bytemuck::cast_slice_mut(&mut table).copy_from_slice(bytes);
         Ok(table)
     }
 }

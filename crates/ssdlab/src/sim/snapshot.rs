@@ -147,7 +147,12 @@ impl Snapshot {
                 false => Ok(false),
             };
         }
-        let bytes = std::fs::read(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        let file = std::fs::File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        // Mapped rather than read: the tables are copied once, from the page cache into their
+        // own memory, and the file's pages are never the process's own. SAFETY: snapshots are
+        // written to a temporary file and renamed, never changed in place, so the mapped file
+        // does not change under the mapping.
+        let bytes = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(&self.path, e))?;
         let (header, rest) = postcard::take_from_bytes::<Header>(&bytes)
             .map_err(|e| self.refused(format!("not a device snapshot ({e})")))?;
         self.check(&header)?;
