@@ -207,7 +207,9 @@ pub fn run(preset: &str, sets: &[String], invalid: Option<&str>, judged: &mut Ju
     }
 }
 
-/// Resolve, read the workload's facts, run twice, check.
+/// Resolve, read the workload's facts, run twice, check. The first run saves its preconditioned
+/// device in a snapshot and the second loads it (docs/snapshots.md), so that "identical when
+/// repeated" holds a loaded device to the preconditioned one, for every accepted combination.
 fn run_twice(preset: &str, sets: &[String], invalid: Option<&str>, judged: &mut Judged) -> Outcome {
     let config = match Config::resolve(preset, None, sets) {
         Ok(c) => c,
@@ -218,10 +220,11 @@ fn run_twice(preset: &str, sets: &[String], invalid: Option<&str>, judged: &mut 
         Ok(mut flows) => Facts::of(&loaded, &mut flows),
         Err(e) => return judge_error(&e, Some(&config), invalid),
     };
+    let snapshots = tempfile::tempdir().expect("a scratch folder");
     let options = RunOptions {
         verify: true,
         request_log: false,
-        ..RunOptions::default()
+        snapshot: Some(snapshots.path().to_path_buf()),
     };
     let once = || {
         simulate_with(&mut config.clone(), &options, &mut |_, _, _| {}).map(|r| {
@@ -244,7 +247,10 @@ fn run_twice(preset: &str, sets: &[String], invalid: Option<&str>, judged: &mut 
         Ok(again) if again == first => {}
         Ok(again) => failures.push(Failure {
             check: "identical when repeated",
-            detail: first_difference(&first, &again),
+            detail: format!(
+                "{} (the second run loaded the first's device snapshot, if it saved one)",
+                first_difference(&first, &again)
+            ),
         }),
         Err(e) => failures.push(Failure {
             check: "identical when repeated",
