@@ -225,7 +225,7 @@ fn request_columns<'py>(py: Python<'py>, rows: &[RequestRecord]) -> PyResult<Bou
     columns.set_item(arrival, PyList::new(py, rows.iter().map(|r| r.arrival_ns))?)?;
     let completions = rows.iter().map(|r| r.completion_ns);
     columns.set_item(completion, PyList::new(py, completions)?)?;
-    columns.set_item(latency, PyList::new(py, rows.iter().map(|r| r.latency_ns))?)?;
+    columns.set_item(latency, PyList::new(py, rows.iter().map(|r| r.latency_ns()))?)?;
     if streams {
         columns.set_item(stream, PyList::new(py, rows.iter().map(|r| r.stream))?)?;
     }

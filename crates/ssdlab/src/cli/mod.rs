@@ -10,6 +10,7 @@ mod codec_study;
 mod content;
 mod experiment;
 mod progress;
+mod request_log;
 mod run;
 mod trace;
 

@@ -70,7 +70,7 @@ fn latencies(sets: &[&str], requests: Vec<TraceRequest>) -> (Vec<u64>, Simulatio
     assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
     let mut log = sim.log.clone().unwrap();
     log.sort_by_key(|r| r.arrival_ns);
-    (log.iter().map(|r| r.latency_ns).collect(), sim)
+    (log.iter().map(|r| r.latency_ns()).collect(), sim)
 }
 
 /// A 4 KiB request of unit `unit` at `at_us`.
