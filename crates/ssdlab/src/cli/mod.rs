@@ -22,7 +22,7 @@ use clap::{Parser, Subcommand};
 use crate::config::{Config, FlowConfig};
 use crate::error::Error;
 
-use progress::Progress;
+pub use progress::Progress;
 
 #[derive(Parser, Debug)]
 #[command(

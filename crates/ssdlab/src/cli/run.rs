@@ -103,8 +103,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
         .collect();
     let mut progress = Progress::new(Phase::Replay.counts());
     let result = simulate_with(&mut config, &options, &mut |phase, done, total| {
-        progress.phase(phase.counts());
-        progress.update(done, total)
+        progress.simulation(phase, done, total)
     });
     progress.finish();
     let result = result?;
