@@ -9,7 +9,7 @@ The engine is Rust (the private ``ssdlab._core`` extension); this package is its
 
     r = ssdlab.simulate("my_device.toml", ["a.csv.gz", ("b.trace", "mqsim")],
                         set={"ftl.gc_threshold": 0.05}, log_requests=True)
-    r.requests.groupby("op").latency_ns.describe()
+    r.requests.groupby("op", observed=True).latency_ns.describe()
 
 The summary's keys are described in ``docs/results.md``. Errors in configs, ``set`` keys and
 traces raise :class:`SsdlabError` (a ``ValueError``) whose message names the file, line, field
