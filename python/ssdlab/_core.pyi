@@ -2,7 +2,6 @@
 
 import os
 from collections.abc import Sequence
-from typing import Any
 
 from typing_extensions import TypeAlias
 
