@@ -9,7 +9,7 @@ The engine is Rust (the private ``ssdlab._core`` extension); this package is its
 
     r = ssdlab.simulate("my_device.toml", ["a.csv.gz", ("b.trace", "mqsim")],
                         set={"ftl.gc_threshold": 0.05}, log_requests=True)
-    r.requests.groupby("op").latency_ns.describe()
+    r.requests.groupby("op", observed=True).latency_ns.describe()
 
 The summary's keys are described in ``docs/results.md``. Errors in configs, ``set`` keys and
 traces raise :class:`SsdlabError` (a ``ValueError``) whose message names the file, line, field
@@ -23,6 +23,7 @@ import math
 import numbers
 import os
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
@@ -62,10 +63,12 @@ class Result:
         summary: the JSON summary as a dict (latencies, IOPS, WAF, GC and flash-op counts,
             integrity checks, the resolved config, version and seed; see ``docs/results.md``).
         requests: with ``log_requests=True``, a :class:`pandas.DataFrame` with one row per host
-            request and the columns ``flow`` (index into ``summary["flows"]``), ``op``
-            ("read"/"write"/"trim"), ``offset_bytes``, ``size_bytes``, ``arrival_ns``,
-            ``completion_ns`` and ``latency_ns``, then ``stream`` (the request's stream id, 0 for
-            none) when some request of the run has a stream id; otherwise None.
+            request, in completion order, and the columns ``flow`` (uint32, index into
+            ``summary["flows"]``), ``op`` (a categorical of "read", "write", "trim"),
+            ``offset_bytes``, ``size_bytes``, ``arrival_ns``, ``completion_ns`` and
+            ``latency_ns`` (int64), then ``stream`` (uint16, the request's stream id, 0 for none)
+            when some request of the run has a stream id; 45 bytes a request (47 with
+            ``stream``). Otherwise None.
     """
 
     __slots__ = ("requests", "summary")
@@ -181,6 +184,7 @@ def simulate(
     seed: int | None = None,
     verify: bool = False,
     log_requests: bool = False,
+    progress: bool | None = None,
 ) -> Result:
     """Replay traces on a simulated SSD, like ``ssdlab run``.
 
@@ -214,7 +218,15 @@ def simulate(
         seed: random seed, overriding the config's.
         verify: check every read and the final mapping against an integrity oracle; the result
             is ``summary["integrity"]``.
-        log_requests: also return one row per request as ``Result.requests``.
+        log_requests: also return one row per request as ``Result.requests``, built from the
+            engine's columns without a copy through text (see ``docs/results.md``, "Request
+            log", for the memory a request takes).
+        progress: show a progress bar with an estimated time left on stderr while the run
+            lasts (preconditioning, then the replay), after its first second, as ``ssdlab
+            run`` does; None shows it when ``sys.stderr`` is a terminal. It is drawn on the
+            process's stderr (file descriptor 2), never where that is not a terminal; pass False
+            when running several simulations at once in threads, whose bars would overwrite one
+            another.
 
     Raises:
         SsdlabError: unknown preset, bad TOML or ``set`` key, unreadable or malformed trace, a
@@ -241,13 +253,36 @@ def simulate(
         _count("queue_depth", queue_depth),
         _flag("verify", verify),
         _flag("log_requests", log_requests),
+        _stderr_is_terminal() if progress is None else _flag("progress", progress),
     )
-    requests = None
-    if columns is not None:
-        import pandas
-
-        requests = pandas.DataFrame(columns)
+    requests = None if columns is None else _request_frame(columns)
     return Result(json.loads(summary_json), requests)
+
+
+def _request_frame(
+    columns: list[tuple[str, str, bytearray, tuple[str, ...] | None]],
+) -> pandas.DataFrame:
+    """The request log as a DataFrame over the engine's column buffers: numpy wraps each
+    ``bytearray`` as it is (writable, no copy), ``op``'s codes become a categorical."""
+    import numpy
+    import pandas
+
+    data: dict[str, Any] = {}
+    for name, dtype, values, categories in columns:
+        array = numpy.frombuffer(values, dtype)
+        if categories is not None:
+            array = pandas.Categorical.from_codes(array, categories=list(categories))
+        data[name] = array
+    # copy=False: one block per column, as built; the default would copy the int64 columns
+    # into one block, doubling the peak memory of a long log.
+    return pandas.DataFrame(data, copy=False)
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced by an object without it, or closed
+        return False
 
 
 def trace_info(

@@ -32,14 +32,18 @@ def simulate(
     queue_depth: int | None = None,
     verify: bool = False,
     log_requests: bool = False,
-) -> tuple[str, dict[str, list[Any]] | None]:
-    """Run one simulation with the GIL released.
+    progress: bool = False,
+) -> tuple[str, list[tuple[str, str, bytearray, tuple[str, ...] | None]] | None]:
+    """Run one simulation with the GIL released; with ``progress``, a progress bar shows on
+    stderr meanwhile if it is a terminal.
 
     Each trace is (path, format name, JSON text of a columns description, blkparse event).
 
-    Returns the summary as JSON text and, with ``log_requests``, the request log as
-    ``{column: list}`` with the columns flow, op, offset_bytes, size_bytes, arrival_ns,
-    completion_ns, latency_ns, and stream when some request has a stream id.
+    Returns the summary as JSON text and, with ``log_requests``, the request log as a list of
+    ``(column, numpy dtype, values, categories)``: the columns flow ("<u4"), op ("u1" codes
+    into ``categories``, the op names), offset_bytes, size_bytes, arrival_ns, completion_ns,
+    latency_ns ("<i8"), and stream ("<u2") when some request has a stream id; the values are
+    little-endian in a bytearray (``numpy.frombuffer``), categories None but for op.
     """
 
 def trace_info(

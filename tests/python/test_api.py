@@ -28,6 +28,11 @@ MQSIM = ROOT / "traces" / "tpcc_small_mqsim.trace.gz"
 # The small device (192 MiB raw) is far smaller than the traced disks: fold addresses into it.
 WRAP = {"host.out_of_range": "wrap"}
 COLUMNS = ["flow", "op", "offset_bytes", "size_bytes", "arrival_ns", "completion_ns", "latency_ns"]
+# Two writes and a read with the stream ids 3, none and 65535, in the native format.
+STREAMS_TRACE = (
+    "arrival_ns,offset_bytes,size_bytes,op,stream\n"
+    "0,0,4096,write,3\n1000000,8192,4096,write,\n2000000,0,4096,read,65535\n"
+)
 
 
 def trace_lines(path: Path) -> int:
@@ -85,10 +90,14 @@ def test_request_log_dataframe():
     assert (df["flow"] == 0).all()
     assert (df["latency_ns"] == df["completion_ns"] - df["arrival_ns"]).all()
     assert (df["size_bytes"] > 0).all()
-    for col in COLUMNS:
-        if col != "op":
-            assert df[col].dtype.kind in "iu", col
+    assert df["op"].dtype == "category"
+    assert list(df["op"].cat.categories) == ["read", "write", "trim"]
+    assert df["flow"].dtype == "uint32"
+    assert all(df[col].dtype == "int64" for col in COLUMNS[2:])
     assert df["latency_ns"].max() == r.summary["latency_ns"]["all"]["max"]
+    # Built over the engine's buffers, yet a DataFrame like any other: its values can be changed.
+    df.loc[0, "size_bytes"] = 1
+    assert df["size_bytes"].iloc[0] == 1
 
 
 def test_two_traces_are_two_flows():
@@ -293,6 +302,7 @@ def test_argument_type_errors():
         # bool("no") is True: flags take True or False only.
         (lambda: run_small(verify="no"), TypeError, r"^verify must be True or False"),
         (lambda: run_small(log_requests=1), TypeError, r"^log_requests must be True or False"),
+        (lambda: run_small(progress="no"), TypeError, r"^progress must be True or False"),
         # Arguments fed to the engine's converters, which named no argument or the wrong one.
         (lambda: run_small(mode=1), TypeError, r"^mode must be a str or None"),
         (lambda: run_small(blkparse_event=1), TypeError, r"^blkparse_event must be a str"),
@@ -450,6 +460,42 @@ def cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.parametrize("streams", [False, True])
+def test_request_log_in_parquet_csv_and_python_is_the_same(tmp_path, streams):
+    import pandas
+    from pandas.testing import assert_frame_equal
+
+    trace = MSR
+    if streams:
+        trace = tmp_path / "streams.csv"
+        trace.write_text(STREAMS_TRACE)
+    args = ["run", "--config", str(SMALL), "--set", "host.out_of_range=wrap", "--trace", str(trace)]
+    for form, flag in [("csv", "--log-requests"), ("parquet", "--log-requests=parquet")]:
+        out = cli(*args, "--out", str(tmp_path / form), flag)
+        assert out.returncode == 0, out.stderr
+        assert [p.name for p in (tmp_path / form).glob("requests.*")] == [f"requests.{form}"]
+    text = pandas.read_csv(tmp_path / "csv" / "requests.csv")
+    parquet = pandas.read_parquet(tmp_path / "parquet" / "requests.parquet")
+    frame = run_small(trace, log_requests=True).requests
+    columns = [*COLUMNS, "stream"] if streams else COLUMNS
+    assert list(text.columns) == list(parquet.columns) == list(frame.columns) == columns
+    assert len(text) == (3 if streams else trace_lines(MSR))
+    # Parquet keeps the engine's widths: unsigned flow and stream, int64 elsewhere.
+    widths = {"flow": "uint32", "stream": "uint16"}
+    expected = {c: widths.get(c, "int64") for c in columns if c != "op"}
+    assert parquet.drop(columns="op").dtypes.to_dict() == expected
+    as_text = {c: "int64" for c in columns} | {"op": str}
+    assert_frame_equal(parquet.astype(as_text), text.astype(as_text))
+    assert_frame_equal(frame.astype(as_text), text.astype(as_text))
+    assert_frame_equal(frame, parquet.astype({"op": frame["op"].dtype}))
+
+
+def test_cli_refuses_an_unknown_request_log_format(tmp_path):
+    out = cli("run", "--trace", str(MSR), "--out", str(tmp_path), "--log-requests=json")
+    assert out.returncode == 2
+    assert "[possible values: csv, parquet]" in out.stderr
+
+
 def test_cli_presets():
     out = cli("presets")
     assert out.returncode == 0, out.stderr
@@ -553,10 +599,7 @@ def test_a_columns_trace_is_described_by_a_dict():
 
 def test_stream_ids_go_from_a_trace_to_the_request_log(tmp_path):
     native = tmp_path / "streams.csv"
-    native.write_text(
-        "arrival_ns,offset_bytes,size_bytes,op,stream\n"
-        "0,0,4096,write,3\n1000000,8192,4096,write,\n2000000,0,4096,read,65535\n"
-    )
+    native.write_text(STREAMS_TRACE)
     spaced = tmp_path / "streams.txt"
     spaced.write_text("0 0 4096 W 3\n1000000 8192 4096 W 0\n2000000 0 4096 R 65535\n")
     described = {"time_ns": 1, "offset_bytes": 2, "size_bytes": 3, "op": 4, "read": ["R"],

@@ -9,12 +9,13 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::PyByteArray;
 
+use ssdlab::cli::Progress;
 use ssdlab::config::{preset_names, preset_source, FlowConfig, ReplayMode};
 use ssdlab::experiment::{runner, Executor, Experiment};
 use ssdlab::run::simulate_with;
-use ssdlab::sim::RequestRecord;
+use ssdlab::sim::{Column, Phase, RequestRecord};
 use ssdlab::trace::info::TraceInfo;
 use ssdlab::trace::{
     load_trace_as, BlkparseEvent, Caller, ColumnsSpec, LoadOptions, Op, TraceFormat,
@@ -124,16 +125,27 @@ struct Run {
 }
 
 /// Everything `ssdlab run` does between parsing its arguments and printing: resolve the config
-/// with one flow per trace and workload, validate, load the traces, simulate.
+/// with one flow per trace and workload, validate, load the traces, simulate; with `progress`,
+/// `ssdlab run`'s progress bar (on a terminal only).
 fn run(
     preset: &str,
     config_path: Option<PathBuf>,
     sets: &[String],
     flows: Vec<FlowConfig>,
     options: &RunOptions,
+    progress: bool,
 ) -> Result<Run, Error> {
     let mut config = Config::resolve_with_flows(preset, config_path.as_deref(), sets, flows)?;
-    let result = simulate_with(&mut config, options, &mut |_, _, _| {})?;
+    let mut bar = progress.then(|| Progress::new(Phase::Replay.counts()));
+    let result = simulate_with(&mut config, options, &mut |phase, done, total| {
+        if let Some(bar) = &mut bar {
+            bar.simulation(phase, done, total);
+        }
+    });
+    if let Some(bar) = &mut bar {
+        bar.finish();
+    }
+    let result = result?;
     Ok(Run {
         summary_json: result.summary.to_string(),
         requests: result.requests,
@@ -244,38 +256,42 @@ impl Executor for PyExecutor {
     }
 }
 
-/// The request log as `{column: list}`, which `pandas.DataFrame` takes without a per-row pass:
-/// the columns of `requests.csv` written by `ssdlab run --out`, `stream` among them when some
-/// request has one.
-fn request_columns<'py>(py: Python<'py>, rows: &[RequestRecord]) -> PyResult<Bound<'py, PyDict>> {
-    let ops = [
-        PyString::intern(py, "read"),
-        PyString::intern(py, "write"),
-        PyString::intern(py, "trim"),
-    ];
-    let op_name = |op: Op| match op {
-        Op::Read => &ops[0],
-        Op::Write => &ops[1],
-        Op::Trim => &ops[2],
-    };
-    let columns = PyDict::new(py);
+/// One column of the request log for Python: its name, the numpy dtype of its values, the values
+/// (little-endian, in a `bytearray` that `numpy.frombuffer` wraps without a copy) and, for `op`,
+/// the names its codes index.
+type LogColumn<'py> = (
+    &'static str,
+    &'static str,
+    Bound<'py, PyByteArray>,
+    Option<[&'static str; 3]>,
+);
+
+/// The request log column by column: those of `requests.csv` written by `ssdlab run --out`,
+/// `stream` among them when some request has one. A column costs its width per request (45 or
+/// 47 bytes a request in all), not a Python object per value.
+fn request_columns<'py>(py: Python<'py>, rows: &[RequestRecord]) -> PyResult<Vec<LogColumn<'py>>> {
     let streams = RequestRecord::any_stream(rows);
-    let [flow, op, offset, size, arrival, completion, latency, stream] = RequestRecord::COLUMNS;
-    columns.set_item(flow, PyList::new(py, rows.iter().map(|r| r.flow))?)?;
-    columns.set_item(op, PyList::new(py, rows.iter().map(|r| op_name(r.op)))?)?;
-    columns.set_item(
-        offset,
-        PyList::new(py, rows.iter().map(|r| r.offset_bytes))?,
-    )?;
-    columns.set_item(size, PyList::new(py, rows.iter().map(|r| r.size_bytes))?)?;
-    columns.set_item(arrival, PyList::new(py, rows.iter().map(|r| r.arrival_ns))?)?;
-    let completions = rows.iter().map(|r| r.completion_ns);
-    columns.set_item(completion, PyList::new(py, completions)?)?;
-    columns.set_item(latency, PyList::new(py, rows.iter().map(|r| r.latency_ns))?)?;
-    if streams {
-        columns.set_item(stream, PyList::new(py, rows.iter().map(|r| r.stream))?)?;
-    }
-    Ok(columns)
+    RequestRecord::log_columns(streams)
+        .iter()
+        .map(|&c| {
+            // The 64-bit columns as int64, which pandas computes with as it does with the CSV's
+            // values (no value of the log reaches 2^63); the narrower ones unsigned.
+            let (dtype, width) = match c.bits() {
+                None => ("u1", 1),
+                Some(16) => ("<u2", 2),
+                Some(32) => ("<u4", 4),
+                Some(_) => ("<i8", 8),
+            };
+            let values = PyByteArray::new_with(py, rows.len() * width, |buf| {
+                for (v, r) in buf.chunks_exact_mut(width).zip(rows) {
+                    v.copy_from_slice(&c.value(r).to_le_bytes()[..width]);
+                }
+                Ok(())
+            })?;
+            let categories = (c == Column::Op).then(|| Op::ALL.map(Op::name));
+            Ok((c.name(), dtype, values, categories))
+        })
+        .collect()
 }
 
 #[pymodule]
@@ -285,17 +301,19 @@ mod _core {
     #[pymodule_export]
     use super::SsdlabError;
 
-    /// Run one simulation; returns `(summary_json, request_columns or None)`.
+    /// Run one simulation; returns `(summary_json, request log columns or None)`, the columns as
+    /// `(name, dtype, bytearray, categories or None)`.
     ///
     /// `traces` are `(path, format, columns_json, blkparse_event)` tuples (format None:
     /// detected; columns_json: the JSON text of a dict describing the columns, format then
     /// `columns`; blkparse_event None: the first of Q, D, C present) and `workloads` named
     /// workloads, each added as a flow with `mode` and `queue_depth` (None: the config's `host`
-    /// defaults, or the workload's own arrivals). The GIL is released while the engine runs.
+    /// defaults, or the workload's own arrivals). The GIL is released while the engine runs;
+    /// with `progress`, a progress bar shows on stderr meanwhile if it is a terminal.
     #[pyfunction]
     #[pyo3(signature = (
         preset, config_path, sets, traces, workloads, mode=None, queue_depth=None, verify=false,
-        log_requests=false
+        log_requests=false, progress=false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn simulate<'py>(
@@ -309,7 +327,8 @@ mod _core {
         queue_depth: Option<u32>,
         verify: bool,
         log_requests: bool,
-    ) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
+        progress: bool,
+    ) -> PyResult<(String, Option<Vec<LogColumn<'py>>>)> {
         let mode = mode
             .as_deref()
             .map(replay_mode)
@@ -337,7 +356,7 @@ mod _core {
             ..RunOptions::default()
         };
         let done = py
-            .detach(|| run(&preset, config_path, &sets, flows, &options))
+            .detach(|| run(&preset, config_path, &sets, flows, &options, progress))
             .map_err(py_err)?;
         let requests = match &done.requests {
             Some(rows) => Some(request_columns(py, rows)?),

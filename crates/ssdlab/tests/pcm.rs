@@ -137,8 +137,8 @@ fn pcm_reads_are_faster_than_flash_reads() {
     for r in log.iter().filter(|r| r.op == Op::Read) {
         let lpn = (r.offset_bytes / 4096) as usize;
         match on_pcm[lpn] {
-            true => pcm.push(r.latency_ns),
-            false => flash.push(r.latency_ns),
+            true => pcm.push(r.latency_ns()),
+            false => flash.push(r.latency_ns()),
         }
     }
     let (pcm_max, flash_min) = (pcm.iter().max().unwrap(), flash.iter().min().unwrap());

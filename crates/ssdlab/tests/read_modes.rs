@@ -41,7 +41,7 @@ fn latency_at(log: &[RequestRecord], offset_bytes: u64, op: Op) -> u64 {
     log.iter()
         .find(|r| r.offset_bytes == offset_bytes && r.op == op)
         .unwrap()
-        .latency_ns
+        .latency_ns()
 }
 
 fn policy(name: &str) -> String {
@@ -178,14 +178,14 @@ fn a_read_wants_only_the_codewords_of_its_bytes() {
         small(&[fill, &policy("subpage"), SUBPAGE]),
         vec![req(0, 6 * 1024, KIB2, Op::Read)],
     );
-    assert_eq!(log[0].latency_ns, FW + 15_000 + KIB2 + ECC);
+    assert_eq!(log[0].latency_ns(), FW + 15_000 + KIB2 + ECC);
     assert_eq!(s["raf"], 1.0);
     // 4 KiB at byte 6 KiB straddles units 1 and 2: codewords 3 and 4.
     let (log, _) = run(
         small(&[fill, &policy("subpage"), SUBPAGE]),
         vec![req(0, 6 * 1024, KIB4, Op::Read)],
     );
-    assert_eq!(log[0].latency_ns, FW + 20_000 + KIB4 + ECC);
+    assert_eq!(log[0].latency_ns(), FW + 20_000 + KIB4 + ECC);
 }
 
 /// Distinct 2 KiB-aligned offsets in a scrambled order (an odd stride over a power of two).

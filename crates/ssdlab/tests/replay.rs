@@ -351,3 +351,36 @@ fn a_trace_flows_stream_rule_is_refused_where_it_cannot_apply() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("flows[0].stream"), "{err}");
 }
+
+/// `--log-requests=parquet` writes `requests.parquet` instead of `requests.csv`, the same bytes
+/// for the same run (its content against the CSV's: `tests/python/test_api.py`); an unknown
+/// format is a usage error.
+#[test]
+fn the_parquet_request_log_is_deterministic() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-parquet");
+    let trace = common::trace("msr_hm_0_first1000.csv.gz");
+    let log = |name: &str, flag: &str| {
+        let out = dir.join(name);
+        let (code, _, err) = common::ssdlab(&[
+            "run",
+            "--trace",
+            trace.to_str().unwrap(),
+            flag,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        (code, err, out)
+    };
+    let (code, err, a) = log("a", "--log-requests=parquet");
+    assert_eq!(code, 0, "{err}");
+    let (code, err, b) = log("b", "--log-requests=parquet");
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(a.join("requests.parquet")).unwrap();
+    assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"));
+    assert_eq!(bytes, std::fs::read(b.join("requests.parquet")).unwrap());
+    assert!(!a.join("requests.csv").exists());
+    let (code, err, c) = log("c", "--log-requests=json");
+    assert_eq!(code, 2);
+    assert!(err.contains("[possible values: csv, parquet]"), "{err}");
+    assert!(!c.exists());
+}

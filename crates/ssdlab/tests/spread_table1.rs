@@ -43,7 +43,7 @@ fn isolated_read_ns(policy: &str, kib: u64) -> u64 {
         "one page, one command"
     );
     assert_eq!(log.len(), 1);
-    log[0].latency_ns
+    log[0].latency_ns()
 }
 
 #[test]

@@ -128,7 +128,7 @@ fn host_figures_are_those_of_the_requests_after_the_warmup() {
         let l: Vec<u64> = kept
             .iter()
             .filter(|r| ops.contains(&r.op))
-            .map(|r| r.latency_ns)
+            .map(|r| r.latency_ns())
             .collect();
         let mean = l.iter().sum::<u64>() as f64 / l.len() as f64;
         let got = &s["latency_ns"][key];

@@ -29,7 +29,7 @@ fn latency_of(log: &[RequestRecord], offset_unit: u64) -> u64 {
     log.iter()
         .find(|r| r.offset_bytes == offset_unit * KIB4)
         .unwrap()
-        .latency_ns
+        .latency_ns()
 }
 
 /// Sequential precondition of the first 32 units: pages 0..7 of the stream, one per plane.
@@ -41,21 +41,21 @@ const FILL_1PCT: &str = "precondition.fill_fraction=0.01";
 fn one_4k_read_on_an_idle_device() {
     // Unit 0 sits on page 0 (LSB) of plane 0; dma moves only its 4 KiB.
     let (log, s) = run(small(&[FILL_1PCT]), vec![req(0, 0, 1, Op::Read)]);
-    assert_eq!(log[0].latency_ns, FW + TR_LSB + KIB4 + ECC);
+    assert_eq!(log[0].latency_ns(), FW + TR_LSB + KIB4 + ECC);
     assert_eq!(s["raf"], 4.0, "one 16 KiB page sensed for 4 KiB asked");
     // The full-page policy moves 16 KiB.
     let (log, _) = run(
         small(&[FILL_1PCT, "ftl.read_policy.policy=full"]),
         vec![req(0, 0, 1, Op::Read)],
     );
-    assert_eq!(log[0].latency_ns, FW + TR_LSB + 4 * KIB4 + ECC);
+    assert_eq!(log[0].latency_ns(), FW + TR_LSB + 4 * KIB4 + ECC);
 }
 
 #[test]
 fn page_type_sets_the_sensing_time() {
     // Unit 32 is on page 8 of the stream: plane 0 again, page index 1 of its block (CSB).
     let (log, _) = run(small(&[FILL_1PCT]), vec![req(0, 32, 1, Op::Read)]);
-    assert_eq!(log[0].latency_ns, FW + 70_000 + KIB4 + ECC);
+    assert_eq!(log[0].latency_ns(), FW + 70_000 + KIB4 + ECC);
 }
 
 #[test]
@@ -63,7 +63,7 @@ fn a_read_spanning_pages_completes_with_its_last_page() {
     // Units 2..6 span page 0 (units 2, 3 → plane 0, die 0, channel 0) and page 1 (units 4, 5 →
     // plane 4, die 2, channel 1): two commands in parallel, 8 KiB each.
     let (log, s) = run(small(&[FILL_1PCT]), vec![req(0, 2, 4, Op::Read)]);
-    assert_eq!(log[0].latency_ns, FW + TR_LSB + 2 * KIB4 + ECC);
+    assert_eq!(log[0].latency_ns(), FW + TR_LSB + 2 * KIB4 + ECC);
     assert_eq!(s["flash_ops"]["read"]["host"], 2);
 }
 
@@ -100,11 +100,11 @@ fn one_page_program_with_program_ack() {
         small(&["ftl.write_ack=\"program\""]),
         vec![req(0, 100, 4, Op::Write)],
     );
-    assert_eq!(log[0].latency_ns, FW + 4 * KIB4 + TPROG_LSB);
+    assert_eq!(log[0].latency_ns(), FW + 4 * KIB4 + TPROG_LSB);
     assert_eq!(s["flash_ops"]["program"]["host"], 1);
     // With buffer acknowledgement the host sees only the firmware time.
     let (log, _) = run(small(&[]), vec![req(0, 100, 4, Op::Write)]);
-    assert_eq!(log[0].latency_ns, FW);
+    assert_eq!(log[0].latency_ns(), FW);
 }
 
 /// NVMe over PCIe 3.0 x4 with 128-byte packets carrying 28 bytes of overhead each: a message of
@@ -127,10 +127,10 @@ fn the_host_interface_carries_commands_data_and_completions() {
     // A read: the command crosses, the device reads, the data and the CQE cross back.
     let (log, _) = run(small(&[FILL_8_PAGES, nvme]), vec![req(0, 0, 1, Op::Read)]);
     let device = FW + TR_LSB + KIB4 + ECC;
-    assert_eq!(log[0].latency_ns, SUBMIT + device + DATA_4K + CQE);
+    assert_eq!(log[0].latency_ns(), SUBMIT + device + DATA_4K + CQE);
     // A buffered write: the command and its data cross, then the firmware, then the CQE.
     let (log, _) = run(small(&[nvme]), vec![req(0, 100, 1, Op::Write)]);
-    assert_eq!(log[0].latency_ns, SUBMIT + FETCH_4K + FW + CQE);
+    assert_eq!(log[0].latency_ns(), SUBMIT + FETCH_4K + FW + CQE);
     // Two reads at once on two channels (pages 0 and 1): the second command crosses 24 ns after
     // the first (behind its doorbell and SQE), both dies finish within those 24 ns, and the
     // second's data waits on the link to the host for the first's data and CQE.
@@ -161,7 +161,7 @@ fn a_partial_page_is_programmed_at_the_buffer_timeout_or_at_the_end() {
         small(&["ftl.write_ack=\"program\""]),
         vec![req(0, 100, 1, Op::Write)],
     );
-    assert_eq!(log[0].latency_ns, FW + 4 * KIB4 + TPROG_LSB);
+    assert_eq!(log[0].latency_ns(), FW + 4 * KIB4 + TPROG_LSB);
 }
 
 /// Five pages written at once after 8 preconditioned pages: pages 8 and 12 go to die 0 (planes
@@ -228,7 +228,7 @@ fn an_slc_mode_region_on_tlc_dies_has_its_own_timing_and_page_count() {
     // Unit 32 is on page 8 (plane 0, page index 1): a CSB page on TLC, an SLC page here.
     // (1% of the 4,096-unit logical space is 41 units: pages 0..10.)
     let (log, _) = run(cfg.clone(), vec![req(0, 32, 1, Op::Read)]);
-    assert_eq!(log[0].latency_ns, FW + 20_000 + KIB4 + ECC);
+    assert_eq!(log[0].latency_ns(), FW + 20_000 + KIB4 + ECC);
     let g = ssdlab::flash::Geometry::new(&cfg);
     assert_eq!(g.regions[0].pages_per_block, 16);
     assert_eq!(g.regions[1].pages_per_block, 48);

@@ -10,6 +10,7 @@ mod codec_study;
 mod content;
 mod experiment;
 mod progress;
+mod request_log;
 mod run;
 mod trace;
 
@@ -22,7 +23,7 @@ use crate::config::{Config, FlowConfig};
 use crate::error::Error;
 use crate::experiment::Executor;
 
-use progress::Progress;
+pub use progress::Progress;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -5,9 +5,12 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::sim::Phase;
+
 /// A progress bar on stderr, shown only for runs longer than a second and only on a terminal.
 /// A command in phases (preconditioning, then the replay) gives each phase its own bar.
-pub(super) struct Progress {
+/// `ssdlab run` and Python's `ssdlab.simulate` show it.
+pub struct Progress {
     /// What is counted ("requests", "runs").
     unit: &'static str,
     started: Instant,
@@ -16,7 +19,7 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    pub(super) fn new(unit: &'static str) -> Progress {
+    pub fn new(unit: &'static str) -> Progress {
         Progress {
             unit,
             started: Instant::now(),
@@ -24,7 +27,7 @@ impl Progress {
             enabled: std::io::stderr().is_terminal(),
         }
     }
-    pub(super) fn update(&mut self, done: u64, total: u64) {
+    pub fn update(&mut self, done: u64, total: u64) {
         if !self.enabled || self.started.elapsed() < Duration::from_secs(1) {
             return;
         }
@@ -48,14 +51,20 @@ impl Progress {
     }
     /// Count `unit` from now on: the bar of the previous phase ends and the next one starts
     /// afresh (after the same one-second delay from the start of the command).
-    pub(super) fn phase(&mut self, unit: &'static str) {
+    pub fn phase(&mut self, unit: &'static str) {
         if unit != self.unit {
             self.finish();
             self.unit = unit;
         }
     }
 
-    pub(super) fn finish(&mut self) {
+    /// The `progress` of [`crate::run::simulate_with`]: a bar for each phase of the run.
+    pub fn simulation(&mut self, phase: Phase, done: u64, total: u64) {
+        self.phase(phase.counts());
+        self.update(done, total);
+    }
+
+    pub fn finish(&mut self) {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }

@@ -8,9 +8,10 @@ use serde_json::Value;
 use crate::config::{Config, FlowConfig, ReplayMode};
 use crate::error::Error;
 use crate::run::simulate_with;
-use crate::sim::{Phase, RequestRecord, RunOptions, SnapshotUse};
+use crate::sim::{Phase, RunOptions, SnapshotUse};
 use crate::trace::{Caller, TraceFormat};
 
+use super::request_log::{self, LogFormat};
 use super::trace::{say_chosen_event, ReadArgs};
 use super::{out, DeviceArgs, Progress};
 
@@ -37,15 +38,23 @@ pub(super) struct RunArgs {
     /// Print the summary as JSON on stdout, and nothing else.
     #[arg(long)]
     json: bool,
-    /// Write summary.json, config.toml (and requests.csv with --log-requests) into DIR.
+    /// Write summary.json, config.toml (and the request log with --log-requests) into DIR.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Check every read and the final state against an integrity oracle.
     #[arg(long)]
     verify: bool,
-    /// Record one line per request into DIR/requests.csv (needs --out).
-    #[arg(long, requires = "out")]
-    log_requests: bool,
+    /// Record one row per request into DIR/requests.csv, or DIR/requests.parquet with
+    /// --log-requests=parquet (needs --out).
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        requires = "out",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "csv"
+    )]
+    log_requests: Option<LogFormat>,
     /// Random seed (overrides the config's).
     #[arg(long)]
     seed: Option<u64>,
@@ -88,7 +97,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
         .collect::<Result<Vec<_>, Error>>()?;
     let options = RunOptions {
         verify: a.verify,
-        request_log: a.log_requests,
+        request_log: a.log_requests.is_some(),
         snapshot: a.snapshot,
     };
     let mut config = a.device.resolve(&seed, added)?;
@@ -100,8 +109,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
         .collect();
     let mut progress = Progress::new(Phase::Replay.counts());
     let result = simulate_with(&mut config, &options, &mut |phase, done, total| {
-        progress.phase(phase.counts());
-        progress.update(done, total)
+        progress.simulation(phase, done, total)
     });
     progress.finish();
     let result = result?;
@@ -125,7 +133,7 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
         }
     }
     if let Some(dir) = &a.out {
-        write_outputs(dir, &config, &result)?;
+        write_outputs(dir, &config, &result, a.log_requests)?;
     }
     let s = &result.summary;
     if a.json {
@@ -144,7 +152,12 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
     Ok(0)
 }
 
-fn write_outputs(dir: &Path, config: &Config, r: &crate::RunResult) -> Result<(), Error> {
+fn write_outputs(
+    dir: &Path,
+    config: &Config,
+    r: &crate::RunResult,
+    log: Option<LogFormat>,
+) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let p = dir.join("summary.json");
     let text = serde_json::to_string_pretty(&r.summary).unwrap_or_default() + "\n";
@@ -152,17 +165,8 @@ fn write_outputs(dir: &Path, config: &Config, r: &crate::RunResult) -> Result<()
     let p = dir.join("config.toml");
     let text = toml::to_string(config).unwrap_or_default();
     std::fs::write(&p, text).map_err(|e| Error::io(&p, e))?;
-    if let Some(rows) = &r.requests {
-        let p = dir.join("requests.csv");
-        let mut w = csv::Writer::from_path(&p).map_err(|e| Error::io(&p, e.into()))?;
-        let streams = RequestRecord::any_stream(rows);
-        w.write_record(RequestRecord::columns(streams))
-            .map_err(|e| Error::io(&p, e.into()))?;
-        for row in rows {
-            w.write_record(row.fields(streams))
-                .map_err(|e| Error::io(&p, e.into()))?;
-        }
-        w.flush().map_err(|e| Error::io(&p, e))?;
+    if let (Some(rows), Some(format)) = (&r.requests, log) {
+        request_log::write(dir, rows, format)?;
     }
     Ok(())
 }

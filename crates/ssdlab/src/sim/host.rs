@@ -61,7 +61,9 @@ impl Request {
     }
 }
 
-/// One line of the optional per-request log.
+/// One line of the optional per-request log. 40 bytes: a log of tens of millions of requests is
+/// held whole until the run ends, so the latency (`completion_ns - arrival_ns`) is computed
+/// rather than stored.
 #[derive(Clone, Debug)]
 pub struct RequestRecord {
     pub flow: u32,
@@ -70,10 +72,75 @@ pub struct RequestRecord {
     pub size_bytes: u64,
     pub arrival_ns: u64,
     pub completion_ns: u64,
-    pub latency_ns: u64,
     /// The request's stream id (0: none). The log shows it only for a run with some stream
     /// ([`RequestRecord::columns`]), so runs without streams keep their log as it was.
     pub stream: u16,
+}
+
+// The log of a long run is held whole in memory: keep a record at 40 bytes.
+const _: () = assert!(std::mem::size_of::<RequestRecord>() == 40);
+
+/// A column of the request log: what the CSV, Parquet and Python forms of the log have in common.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Column {
+    Flow,
+    Op,
+    OffsetBytes,
+    SizeBytes,
+    ArrivalNs,
+    CompletionNs,
+    LatencyNs,
+    Stream,
+}
+
+impl Column {
+    /// Every column in order: [`RequestRecord::COLUMNS`].
+    pub const ALL: [Column; 8] = [
+        Column::Flow,
+        Column::Op,
+        Column::OffsetBytes,
+        Column::SizeBytes,
+        Column::ArrivalNs,
+        Column::CompletionNs,
+        Column::LatencyNs,
+        Column::Stream,
+    ];
+
+    pub fn name(self) -> &'static str {
+        RequestRecord::COLUMNS[self as usize]
+    }
+
+    /// The width of the column's unsigned integers in bits; `None` for `op`, a name.
+    pub fn bits(self) -> Option<u32> {
+        match self {
+            Column::Op => None,
+            Column::Flow => Some(u32::BITS),
+            Column::Stream => Some(u16::BITS),
+            _ => Some(u64::BITS),
+        }
+    }
+
+    /// The record's value in this column; for `op`, the index of its name in [`Op::ALL`].
+    pub fn value(self, r: &RequestRecord) -> u64 {
+        match self {
+            Column::Flow => r.flow.into(),
+            Column::Op => r.op as u64,
+            Column::OffsetBytes => r.offset_bytes,
+            Column::SizeBytes => r.size_bytes,
+            Column::ArrivalNs => r.arrival_ns,
+            Column::CompletionNs => r.completion_ns,
+            Column::LatencyNs => r.latency_ns(),
+            Column::Stream => r.stream.into(),
+        }
+    }
+
+    /// The record's value in this column as the CSV log writes it.
+    pub fn text(self, r: &RequestRecord) -> String {
+        match self {
+            Column::Op => r.op.name().to_string(),
+            _ => self.value(r).to_string(),
+        }
+    }
 }
 
 impl RequestRecord {
@@ -92,24 +159,26 @@ impl RequestRecord {
     /// The log's columns: [`RequestRecord::COLUMNS`], without `stream` unless `streams` (some
     /// request of the run has a stream id).
     pub fn columns(streams: bool) -> &'static [&'static str] {
-        let shown = Self::COLUMNS.len() - usize::from(!streams);
-        &Self::COLUMNS[..shown]
+        &Self::COLUMNS[..Self::shown(streams)]
+    }
+
+    /// [`RequestRecord::columns`] as [`Column`]s.
+    pub fn log_columns(streams: bool) -> &'static [Column] {
+        &Column::ALL[..Self::shown(streams)]
+    }
+
+    fn shown(streams: bool) -> usize {
+        Self::COLUMNS.len() - usize::from(!streams)
+    }
+
+    /// The response time seen by the host.
+    pub fn latency_ns(&self) -> u64 {
+        self.completion_ns - self.arrival_ns
     }
 
     /// The record's fields as text, in the order of [`RequestRecord::columns`]`(streams)`.
     pub fn fields(&self, streams: bool) -> impl Iterator<Item = String> + '_ {
-        let request = [
-            self.flow.to_string(),
-            self.op.name().to_string(),
-            self.offset_bytes.to_string(),
-            self.size_bytes.to_string(),
-            self.arrival_ns.to_string(),
-            self.completion_ns.to_string(),
-            self.latency_ns.to_string(),
-        ];
-        request
-            .into_iter()
-            .chain(streams.then(|| self.stream.to_string()))
+        Self::log_columns(streams).iter().map(|c| c.text(self))
     }
 
     /// Whether some record of `log` has a stream id: then the log shows the `stream` column.
@@ -426,7 +495,6 @@ impl Simulation {
                 size_bytes: bytes,
                 arrival_ns: arrival,
                 completion_ns: done,
-                latency_ns: done - arrival,
                 stream,
             });
         }

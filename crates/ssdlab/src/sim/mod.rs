@@ -53,7 +53,7 @@ use crate::trace::Op;
 use event::Event;
 
 pub use flow::{Flow, RequestSource, VecSource};
-pub use host::RequestRecord;
+pub use host::{Column, RequestRecord};
 
 /// Options of one run that are not device configuration.
 #[derive(Clone, Debug, Default)]
@@ -490,6 +490,12 @@ impl Simulation {
             costs: None,
             config,
         };
+        // One record per request: room for all of them at once, rather than a vector that
+        // doubles as it fills (up to twice the memory, for a log of tens of millions).
+        let requests = usize::try_from(sim.total_requests()).unwrap_or(0);
+        if let Some(log) = &mut sim.log {
+            log.reserve_exact(requests);
+        }
         for f in 0..sim.flows.len() {
             sim.prime_flow(f as u32);
         }

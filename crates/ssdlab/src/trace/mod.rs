@@ -89,6 +89,9 @@ pub enum Op {
 }
 
 impl Op {
+    /// Every op, in declaration order (`op as usize` indexes it).
+    pub const ALL: [Op; 3] = [Op::Read, Op::Write, Op::Trim];
+
     /// Lowercase name, as the native format and the request log write it.
     pub fn name(self) -> &'static str {
         match self {

@@ -72,7 +72,7 @@ fn latencies(sets: &[&str], requests: Vec<TraceRequest>) -> (Vec<u64>, Simulatio
     assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
     let mut log = sim.log.clone().unwrap();
     log.sort_by_key(|r| r.arrival_ns);
-    (log.iter().map(|r| r.latency_ns).collect(), sim)
+    (log.iter().map(|r| r.latency_ns()).collect(), sim)
 }
 
 /// A 4 KiB request of unit `unit` at `at_us`.
@@ -409,4 +409,28 @@ fn stream_ids_survive_from_the_flow_to_the_request() {
     assert!(RequestRecord::any_stream(&log));
     assert_eq!(RequestRecord::columns(true).last(), Some(&"stream"));
     assert!(!RequestRecord::columns(false).contains(&"stream"));
+}
+
+/// The log's columns read a record as `requests.csv` writes it, the latency from the two times;
+/// `op` as its index in `Op::ALL` (the Parquet log's names and Python's categories).
+#[test]
+fn log_columns_read_a_record() {
+    let r = RequestRecord {
+        flow: 2,
+        op: Op::Trim,
+        offset_bytes: 4096,
+        size_bytes: 512,
+        arrival_ns: 10,
+        completion_ns: 35,
+        stream: 7,
+    };
+    let text: Vec<String> = r.fields(true).collect();
+    assert_eq!(text, ["2", "trim", "4096", "512", "10", "35", "25", "7"]);
+    assert_eq!(r.fields(false).count(), 7);
+    for op in Op::ALL {
+        let r = RequestRecord { op, ..r.clone() };
+        assert_eq!(Op::ALL[Column::Op.value(&r) as usize], op);
+    }
+    let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+    assert_eq!(names, RequestRecord::COLUMNS);
 }
