@@ -185,6 +185,7 @@ def simulate(
     verify: bool = False,
     log_requests: bool = False,
     progress: bool | None = None,
+    snapshot: StrPath | None = None,
 ) -> Result:
     """Replay traces on a simulated SSD, like ``ssdlab run``.
 
@@ -227,6 +228,10 @@ def simulate(
             process's stderr (file descriptor 2), never where that is not a terminal; pass False
             when running several simulations at once in threads, whose bars would overwrite one
             another.
+        snapshot: a folder of device snapshots, or one snapshot file, as ``ssdlab run
+            --snapshot`` takes (``docs/snapshots.md``): the preconditioned device is loaded from
+            it, or preconditioned and saved into the folder; the results are those of
+            preconditioning afresh.
 
     Raises:
         SsdlabError: unknown preset, bad TOML or ``set`` key, unreadable or malformed trace, a
@@ -254,6 +259,7 @@ def simulate(
         _flag("verify", verify),
         _flag("log_requests", log_requests),
         _stderr_is_terminal() if progress is None else _flag("progress", progress),
+        None if snapshot is None else _path("snapshot", snapshot),
     )
     requests = None if columns is None else _request_frame(columns)
     return Result(json.loads(summary_json), requests)

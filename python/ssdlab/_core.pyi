@@ -33,9 +33,11 @@ def simulate(
     verify: bool = False,
     log_requests: bool = False,
     progress: bool = False,
+    snapshot: _StrPath | None = None,
 ) -> tuple[str, list[tuple[str, str, bytearray, tuple[str, ...] | None]] | None]:
     """Run one simulation with the GIL released; with ``progress``, a progress bar shows on
-    stderr meanwhile if it is a terminal.
+    stderr meanwhile if it is a terminal; with ``snapshot``, the preconditioned device is loaded
+    from there, or saved there (a folder of snapshots, or one snapshot file).
 
     Each trace is (path, format name, JSON text of a columns description, blkparse event).
 

@@ -98,6 +98,23 @@ def test_run_grid_keeps_each_preconditioned_device_once(tmp_path):
     assert not (tmp_path / "afresh" / "snapshots").exists()
 
 
+def test_simulate_loads_a_saved_device_with_the_same_results(tmp_path):
+    sets = {"precondition.fill_fraction": 0.9, "host.out_of_range": "wrap"}
+
+    def run(**kw):
+        s = ssdlab.simulate(SMALL, trace=MSR, set=sets, progress=False, **kw).summary
+        del s["wall_time_s"]
+        return s
+
+    fresh = run()
+    assert run(snapshot=tmp_path) == fresh  # saved
+    (saved,) = tmp_path.glob("*.snapshot")
+    assert run(snapshot=tmp_path) == fresh  # loaded
+    assert run(snapshot=saved) == fresh
+    with pytest.raises(ssdlab.SsdlabError, match="device snapshot refused: it is of another"):
+        ssdlab.simulate(SMALL, trace=MSR, set={**sets, "seed": 9}, snapshot=saved)
+
+
 def test_absolute_metrics_are_plotted_unnormalized(tmp_path):
     import matplotlib
 

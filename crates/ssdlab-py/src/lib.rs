@@ -309,11 +309,12 @@ mod _core {
     /// `columns`; blkparse_event None: the first of Q, D, C present) and `workloads` named
     /// workloads, each added as a flow with `mode` and `queue_depth` (None: the config's `host`
     /// defaults, or the workload's own arrivals). The GIL is released while the engine runs;
-    /// with `progress`, a progress bar shows on stderr meanwhile if it is a terminal.
+    /// with `progress`, a progress bar shows on stderr meanwhile if it is a terminal. `snapshot`:
+    /// the device snapshot folder or file (`ssdlab run --snapshot`).
     #[pyfunction]
     #[pyo3(signature = (
         preset, config_path, sets, traces, workloads, mode=None, queue_depth=None, verify=false,
-        log_requests=false, progress=false
+        log_requests=false, progress=false, snapshot=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn simulate<'py>(
@@ -328,6 +329,7 @@ mod _core {
         verify: bool,
         log_requests: bool,
         progress: bool,
+        snapshot: Option<PathBuf>,
     ) -> PyResult<(String, Option<Vec<LogColumn<'py>>>)> {
         let mode = mode
             .as_deref()
@@ -353,7 +355,7 @@ mod _core {
         let options = RunOptions {
             verify,
             request_log: log_requests,
-            ..RunOptions::default()
+            snapshot,
         };
         let done = py
             .detach(|| run(&preset, config_path, &sets, flows, &options, progress))
