@@ -1,6 +1,6 @@
 //! Which plane a sealed page is programmed on.
 
-use super::saved_state::{self, SavedState};
+use super::saved_state::{keeps_field, SavedState};
 use crate::config::AllocationConfig;
 use crate::flash::{DieSet, Geometry, PlaneId, Scheduler, StripeCursor, StripeOrder};
 
@@ -15,15 +15,7 @@ pub struct StaticStripe {
     cursor: StripeCursor,
 }
 
-impl SavedState for StaticStripe {
-    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
-        saved_state::save(&self.cursor)
-    }
-    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
-        self.cursor = saved_state::load(state)?;
-        Ok(())
-    }
-}
+keeps_field!(StaticStripe, cursor);
 
 impl PlaneAllocator for StaticStripe {
     fn next_plane(&mut self, _s: &Scheduler, _room: &dyn Fn(PlaneId) -> bool) -> PlaneId {
@@ -41,15 +33,7 @@ pub struct LeastBusy {
     cursor: u32,
 }
 
-impl SavedState for LeastBusy {
-    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
-        saved_state::save(&self.cursor)
-    }
-    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
-        self.cursor = saved_state::load(state)?;
-        Ok(())
-    }
-}
+keeps_field!(LeastBusy, cursor);
 
 impl PlaneAllocator for LeastBusy {
     fn next_plane(&mut self, s: &Scheduler, room: &dyn Fn(PlaneId) -> bool) -> PlaneId {

@@ -4,7 +4,7 @@
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::saved_state::{self, keeps_nothing, SavedState};
+use super::saved_state::{keeps_field, keeps_nothing, SavedState};
 use crate::config::GcVictimConfig;
 use crate::flash::BlockId;
 
@@ -118,15 +118,7 @@ pub struct RandomVictim {
 
 keeps_nothing!(Greedy, CostBenefit, Isr);
 
-impl SavedState for RandomVictim {
-    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
-        saved_state::save(&self.rng)
-    }
-    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
-        self.rng = saved_state::load(state)?;
-        Ok(())
-    }
-}
+keeps_field!(RandomVictim, rng);
 
 impl VictimPolicy for RandomVictim {
     fn choose(&mut self, c: &[Candidate], _now: u64) -> usize {
@@ -141,15 +133,7 @@ pub struct RandomizedGreedy {
     sample_size: usize,
 }
 
-impl SavedState for RandomizedGreedy {
-    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
-        saved_state::save(&self.rng)
-    }
-    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
-        self.rng = saved_state::load(state)?;
-        Ok(())
-    }
-}
+keeps_field!(RandomizedGreedy, rng);
 
 impl VictimPolicy for RandomizedGreedy {
     fn choose(&mut self, c: &[Candidate], now: u64) -> usize {

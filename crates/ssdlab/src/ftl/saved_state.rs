@@ -41,3 +41,19 @@ macro_rules! keeps_nothing {
     )+};
 }
 pub(crate) use keeps_nothing;
+
+/// [`SavedState`] for policies whose state is one field (a generator, a cursor).
+macro_rules! keeps_field {
+    ($policy:ty, $field:ident) => {
+        impl $crate::ftl::saved_state::SavedState for $policy {
+            fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
+                $crate::ftl::saved_state::save(&self.$field)
+            }
+            fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
+                self.$field = $crate::ftl::saved_state::load(state)?;
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use keeps_field;

@@ -8,7 +8,7 @@ use std::num::NonZeroUsize;
 
 use lru::LruCache;
 
-use super::saved_state::{self, keeps_nothing, SavedState};
+use super::saved_state::{self, keeps_field, keeps_nothing, SavedState};
 use crate::config::{ReadHistory, SplitConfig};
 
 pub trait SplitDecision: SavedState + Send {
@@ -43,15 +43,7 @@ pub struct BitHistory {
     bits: Vec<u64>,
 }
 
-impl SavedState for BitHistory {
-    fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
-        saved_state::save(&self.bits)
-    }
-    fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
-        self.bits = saved_state::load(state)?;
-        Ok(())
-    }
-}
+keeps_field!(BitHistory, bits);
 
 impl ReadSizeHistory for BitHistory {
     fn record(&mut self, lpn: u32, large: bool) {
