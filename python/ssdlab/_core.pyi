@@ -64,7 +64,8 @@ def cli_main(argv: Sequence[str], ray: Callable[[str | None], Any] | None = None
     ``ray(address)`` gives the executor of ``--backend ray`` (``ssdlab.ray_backend.connect``)."""
 
 def run_task(task_toml: str) -> str:
-    """Simulate one run of a grid sent by its Ray backend; its summary as JSON text."""
+    """Simulate one run of a grid sent by its Ray backend; its summary as JSON text. A failure
+    raises SsdlabError with ``exit_code``, the command line's exit code for the error."""
 
 def workloads() -> list[str]:
     """Names of the named workloads compiled into the engine."""

@@ -41,10 +41,12 @@ class RayExecutor:
     """Runs a grid's runs as Ray tasks (one CPU each); what the engine calls for ``--backend
     ray``."""
 
-    def run(self, tasks: Sequence[tuple[int, str]]) -> Iterator[tuple[int, str | None, str | None]]:
-        """Submit every ``(index, task_toml)`` and yield ``(index, summary_json, None)`` or
-        ``(index, None, error)`` as each task completes (after its retries), in completion
-        order."""
+    def run(
+        self, tasks: Sequence[tuple[int, str]]
+    ) -> Iterator[tuple[int, str | None, str | None, int | None]]:
+        """Submit every ``(index, task_toml)`` and yield ``(index, summary_json, None, None)``
+        or ``(index, None, error, exit_code)`` as each task completes (after its retries), in
+        completion order."""
         import ray
 
         simulate = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=True)(_simulate)
@@ -54,14 +56,20 @@ class RayExecutor:
             for ref in ready:
                 index = pending.pop(ref)
                 try:
-                    yield index, ray.get(ref), None
+                    yield index, ray.get(ref), None, None
                 except ray.exceptions.RayError as e:
-                    yield index, None, _reason(e)
+                    yield index, None, _reason(e), _exit_code(e)
 
 
 def _simulate(task_toml: str) -> str:
     """A Ray task: one run, in a worker (where ssdlab is installed)."""
     return _core.run_task(task_toml)
+
+
+def _exit_code(error: Any) -> int:
+    """The exit code the engine gives the error that failed the task (``run_task`` sets it), as
+    the local backend would exit; 1 for a worker lost."""
+    return getattr(getattr(error, "cause", None), "exit_code", 1)
 
 
 def _reason(error: Any) -> str:

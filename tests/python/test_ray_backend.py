@@ -125,7 +125,10 @@ def test_a_failed_run_is_named_and_the_finished_runs_are_kept(tmp_path, recorded
     file = experiment(tmp_path, ("full",), [1], workloads)
     out = tmp_path / "out"
     capfd.readouterr()
-    assert run("experiment", file, "--out", out, "--backend", "ray") == 1
+    # Bad input (nothing to replay) exits 2, as the local backend does.
+    assert run("experiment", file, "--out", tmp_path / "local") == 2
+    capfd.readouterr()
+    assert run("experiment", file, "--out", out, "--backend", "ray") == 2
     err = capfd.readouterr().err
     assert "run full × trace (seed 1):" in err and "nothing to replay" in err, err
     assert "after 3 attempts" in err, err

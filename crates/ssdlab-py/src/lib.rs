@@ -221,7 +221,8 @@ fn experiment_rows(
 
 /// The Ray executor of the Python package (`ssdlab.ray_backend.RayExecutor`), which the command
 /// line's `--backend ray` runs a grid on: its `run(tasks)` takes the runs as `(index, task_toml)`
-/// pairs and yields `(index, summary_json, None)` or `(index, None, error)` as each ends.
+/// pairs and yields `(index, summary_json, None, None)` or `(index, None, error, exit_code)` as
+/// each ends.
 struct PyExecutor(Py<PyAny>);
 
 impl Executor for PyExecutor {
@@ -241,18 +242,30 @@ impl Executor for PyExecutor {
         Python::attach(|py| -> PyResult<()> {
             let ended = self.0.bind(py).call_method1("run", (tasks,))?;
             for item in ended.try_iter()? {
-                let (i, summary, error): (usize, Option<String>, Option<String>) =
-                    item?.extract()?;
+                let (i, summary, error, exit_code): (
+                    usize,
+                    Option<String>,
+                    Option<String>,
+                    Option<i32>,
+                ) = item?.extract()?;
                 let result = match summary {
-                    Some(text) => serde_json::from_str(&text)
-                        .map_err(|e| Error::Remote(format!("its summary is no JSON: {e}"))),
-                    None => Err(Error::Remote(error.unwrap_or_default())),
+                    Some(text) => serde_json::from_str(&text).map_err(|e| Error::Remote {
+                        message: format!("its summary is no JSON: {e}"),
+                        exit_code: 1,
+                    }),
+                    None => Err(Error::Remote {
+                        message: error.unwrap_or_default(),
+                        exit_code: exit_code.unwrap_or(1),
+                    }),
                 };
                 finished(i, result);
             }
             Ok(())
         })
-        .map_err(|e| Error::Remote(format!("the Ray backend failed: {e}")))
+        .map_err(|e| Error::Remote {
+            message: format!("the Ray backend failed: {e}"),
+            exit_code: 1,
+        })
     }
 }
 
@@ -463,11 +476,19 @@ mod _core {
 
     /// Simulate one run of an experiment grid given as the TOML text the grid's Ray backend
     /// sends (the `verify` flag and a resolved config); returns its summary as JSON text. The
-    /// GIL is released while the engine runs.
+    /// GIL is released while the engine runs. A failure raises `SsdlabError` with `exit_code`,
+    /// the exit code the command line gives the error, so that the driver exits as the local
+    /// backend would.
     #[pyfunction]
     fn run_task(py: Python<'_>, task_toml: String) -> PyResult<String> {
         py.detach(|| runner::simulate_task(&task_toml))
-            .map_err(py_err)
+            .map_err(|e| {
+                let err = SsdlabError::new_err(e.to_string());
+                match err.value(py).setattr("exit_code", e.exit_code()) {
+                    Ok(()) => err,
+                    Err(other) => other,
+                }
+            })
     }
 
     /// Names of the presets compiled into the engine.

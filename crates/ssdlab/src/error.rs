@@ -57,10 +57,10 @@ pub enum Error {
     #[error("{}: device snapshot refused: {reason}", path.display())]
     Snapshot { path: PathBuf, reason: String },
     /// A run that failed where a remote executor (Ray) ran it, in that executor's words: the
-    /// engine's error on the worker, or why the worker was lost. Counted as a failed simulation
-    /// (exit code 1): the run was started.
-    #[error("{0}")]
-    Remote(String),
+    /// engine's error on the worker, with the exit code it stands for there
+    /// ([`Error::exit_code`]), or why the worker was lost (exit code 1: the run was started).
+    #[error("{message}")]
+    Remote { message: String, exit_code: i32 },
     /// One run of an experiment grid failed: which, and why.
     #[error("run {run}: {source}")]
     InRun { run: String, source: Box<Error> },
@@ -75,7 +75,7 @@ impl Error {
     /// being bad (exit code 2).
     pub fn is_simulation(&self) -> bool {
         match self {
-            Error::Simulation(_) | Error::Remote(_) => true,
+            Error::Simulation(_) | Error::Remote { exit_code: 1, .. } => true,
             Error::InRun { source, .. } | Error::InFile { source, .. } => source.is_simulation(),
             _ => false,
         }
@@ -84,6 +84,18 @@ impl Error {
     /// Whether the integrity oracle found violations (exit code 3).
     pub fn is_integrity(&self) -> bool {
         matches!(self, Error::Integrity { .. })
+    }
+
+    /// The command line's exit code for this error: 1 the simulation could not go on, 3 the
+    /// integrity oracle found violations, 2 the input is bad.
+    pub fn exit_code(&self) -> i32 {
+        if self.is_simulation() {
+            1
+        } else if self.is_integrity() {
+            3
+        } else {
+            2
+        }
     }
 
     pub fn config(key: &str, reason: impl Into<String>) -> Error {

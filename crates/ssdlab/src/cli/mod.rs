@@ -115,13 +115,7 @@ pub fn main_with_ray(args: Vec<String>, ray: Option<RayConnect>) -> i32 {
         Ok(code) => code,
         Err(e) => {
             eprintln!("ssdlab: error: {e}");
-            if e.is_simulation() {
-                1
-            } else if e.is_integrity() {
-                3
-            } else {
-                2
-            }
+            e.exit_code()
         }
     }
 }
