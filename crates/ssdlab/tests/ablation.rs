@@ -354,15 +354,11 @@ fn a_small_verified_ablation_runs_and_its_report_agrees_with_results_csv() {
     let file = dir.join("small.toml");
     std::fs::write(&file, text).unwrap();
     let out = dir.join("out");
-    let (e, results) = experiment::run_file(
-        &file,
-        &out,
-        true,
-        &mut experiment::Local { jobs: 2 },
-        "test",
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let grid = || {
+        let local = &mut experiment::Local { jobs: 2 };
+        experiment::run_file(&file, &out, true, local, "test", &mut |_, _| {}).unwrap()
+    };
+    let (e, results) = grid();
     assert_eq!(results.len(), 8 * 2);
     for r in &results {
         assert_eq!(
@@ -458,15 +454,7 @@ fn a_small_verified_ablation_runs_and_its_report_agrees_with_results_csv() {
         "{json}"
     );
     // A second run reuses every verified run; without `verify` the runs are others.
-    let (_, reused) = experiment::run_file(
-        &file,
-        &out,
-        true,
-        &mut experiment::Local { jobs: 2 },
-        "test",
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let (_, reused) = grid();
     assert!(reused.iter().all(|r| r.cached));
     let unverified = std::fs::read_to_string(&file)
         .unwrap()

@@ -54,6 +54,7 @@ use event::Event;
 
 pub use flow::{Flow, RequestSource, VecSource};
 pub use host::{Column, RequestRecord};
+pub use snapshot::SnapshotUse;
 
 /// Options of one run that are not device configuration.
 #[derive(Clone, Debug, Default)]
@@ -63,17 +64,6 @@ pub struct RunOptions {
     /// Where the preconditioned device is saved once and loaded from then on: a folder of
     /// snapshots by key, or one snapshot file (`snapshot.rs`).
     pub snapshot: Option<std::path::PathBuf>,
-}
-
-/// What a run did with its device snapshot (`RunOptions::snapshot`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SnapshotUse {
-    /// Loaded instead of preconditioning.
-    Loaded,
-    /// Preconditioned and saved.
-    Saved,
-    /// None made: preconditioning wrote nothing.
-    Unneeded,
 }
 
 /// What a program operation is for (its `owner` indexes these).
@@ -343,37 +333,19 @@ impl Simulation {
             Some(s) => Some(s.as_mut()),
             None => None,
         };
-        let snapshot = (options.snapshot.as_deref())
-            .map(|at| snapshot::Snapshot::at(at, &config, options.verify))
-            .transpose()?;
-        // (Held until saved: a run of this process sharing the snapshot waits, then loads it.)
-        let claim = snapshot.as_ref().map(snapshot::Snapshot::claim);
-        let loaded = match &snapshot {
-            Some(s) => s.load(&mut pre)?,
-            None => false,
+        let mut afresh = |pre: &mut Preconditioner| {
+            precondition(pre, &config, mapping_keys.as_ref(), &mut flows, progress)
         };
-        if !loaded {
-            precondition(
-                &mut pre,
-                &config,
-                mapping_keys.as_ref(),
-                &mut flows,
-                progress,
-            )?;
-        }
-        let snapshot_use = match &snapshot {
-            Some(_) if loaded => Some(SnapshotUse::Loaded),
-            Some(s) if pre.report.units_written > 0 || mapping_keys.is_some() => {
-                s.save(&pre)?;
-                Some(SnapshotUse::Saved)
+        let snapshot = match options.snapshot.as_deref() {
+            Some(at) => Some(
+                snapshot::Snapshot::at(at, &config, options.verify)?
+                    .load_or_precondition(&mut pre, &mut afresh)?,
+            ),
+            None => {
+                afresh(&mut pre)?;
+                None
             }
-            Some(_) => Some(SnapshotUse::Unneeded),
-            None => None,
         };
-        drop(claim);
-        let snapshot = snapshot
-            .zip(snapshot_use)
-            .map(|(s, u)| (s.path().to_path_buf(), u));
         let precondition = pre.report;
         let pre_split_cursor = pre.split_cursor;
         let shaped = ftl.keeps_shapes();
@@ -727,14 +699,14 @@ impl Simulation {
 /// own file; this catches a flow's `offset_bytes` and generated flows).
 /// Precondition the device `pre` writes into: the mapping table on flash (its translation pages
 /// `mapping_keys`), the fill and overwrites, then the units the flows read before writing
-/// them, with `progress` told how each phase goes.
+/// them, with `progress` told how each phase goes. Returns whether anything was written.
 fn precondition(
     pre: &mut Preconditioner,
     config: &Config,
     mapping_keys: Option<&std::ops::Range<usize>>,
     flows: &mut [Flow],
     progress: &mut dyn FnMut(Phase, u64, u64),
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     // The mapping table is on flash from the start (a formatted device's).
     if let Some(keys) = mapping_keys {
         for unit in pre.host_units()..pre.mapped_units() {
@@ -767,7 +739,7 @@ fn precondition(
         }
         pre.flush()?;
     }
-    Ok(())
+    Ok(mapping_keys.is_some() || pre.report.units_written > 0)
 }
 
 fn check_flow_capacity(index: usize, f: &mut Flow, ftl: &Ftl) -> Result<(), Error> {

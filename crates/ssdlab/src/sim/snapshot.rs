@@ -11,7 +11,7 @@
 //! which config keys differ. The file is a postcard-encoded header (read and checked first),
 //! then the state, its large tables as their bytes in one piece (`ftl/table.rs` `bulk`).
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
@@ -97,12 +97,20 @@ struct Body<F> {
     split_cursor: u32,
 }
 
+/// What a run did with its device snapshot (`RunOptions::snapshot`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SnapshotUse {
+    /// Loaded instead of preconditioning.
+    Loaded,
+    /// Preconditioned and saved.
+    Saved,
+    /// None made: preconditioning wrote nothing.
+    Unneeded,
+}
+
 /// Where a run's snapshot is, and what it must hold.
 pub struct Snapshot {
     path: PathBuf,
-    /// Whether `path` was named by the run (a file given directly): missing, it is an error
-    /// rather than a snapshot to save.
-    given: bool,
     key: String,
     shaping: Value,
 }
@@ -117,35 +125,41 @@ impl Snapshot {
             "little_endian": cfg!(target_endian = "little"),
         });
         let key = format!("{:x}", Sha256::digest(identity.to_string().as_bytes()));
-        let given = location.is_file();
-        let path = match given {
+        let path = match location.is_file() {
             true => location.to_path_buf(),
             false => {
                 std::fs::create_dir_all(location).map_err(|e| Error::io(location, e))?;
                 location.join(format!("{key}.{EXTENSION}"))
             }
         };
-        Ok(Snapshot {
-            path,
-            given,
-            key,
-            shaping,
-        })
+        Ok(Snapshot { path, key, shaping })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Put the snapshot's device into `pre` (built fresh from the same config); if there is none
+    /// yet, `precondition` it (which says whether it wrote anything) and save what it wrote.
+    /// Runs of this process that share the snapshot wait while one of them builds it, then load
+    /// it. Returns the snapshot's file and what was done with it.
+    pub fn load_or_precondition(
+        self,
+        pre: &mut Preconditioner,
+        precondition: &mut dyn FnMut(&mut Preconditioner) -> Result<bool, Error>,
+    ) -> Result<(PathBuf, SnapshotUse), Error> {
+        let _claim = self.claim();
+        let used = match self.load(pre)? {
+            true => SnapshotUse::Loaded,
+            false if precondition(pre)? => {
+                self.save(pre)?;
+                SnapshotUse::Saved
+            }
+            false => SnapshotUse::Unneeded,
+        };
+        Ok((self.path, used))
     }
 
-    /// Put the snapshot's device into `pre` (built fresh from the same config), if there is
-    /// one to load: false when there is none yet. Runs of one process that share a snapshot
-    /// wait while one of them builds it ([`Snapshot::claim`]).
-    pub fn load(&self, pre: &mut Preconditioner) -> Result<bool, Error> {
+    /// Put the snapshot's device into `pre`, if there is one: false when there is none yet.
+    fn load(&self, pre: &mut Preconditioner) -> Result<bool, Error> {
         if !self.path.is_file() {
-            return match self.given {
-                true => Err(self.refused("the file is gone")),
-                false => Ok(false),
-            };
+            return Ok(false);
         }
         let file = std::fs::File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
         // Mapped rather than read: the tables are copied once, from the page cache into their
@@ -190,7 +204,7 @@ impl Snapshot {
 
     /// Save the device `pre` preconditioned. Written to a temporary file and renamed, so that
     /// a run of another process never reads half a snapshot.
-    pub fn save(&self, pre: &Preconditioner) -> Result<(), Error> {
+    fn save(&self, pre: &Preconditioner) -> Result<(), Error> {
         let encode = |e: postcard::Error| Error::Simulation(format!("saving a snapshot: {e}"));
         let header = Header {
             magic: MAGIC.into(),
@@ -238,7 +252,7 @@ impl Snapshot {
 
     /// Hold this snapshot for the caller's preconditioning: a run of the same process that
     /// asks for it meanwhile waits, then loads what this one saved.
-    pub fn claim(&self) -> Claim {
+    fn claim(&self) -> Claim {
         let mut building = BUILDING.0.lock().unwrap_or_else(|p| p.into_inner());
         while building.contains(&self.path) {
             building = BUILDING.1.wait(building).unwrap_or_else(|p| p.into_inner());
@@ -288,7 +302,7 @@ impl Snapshot {
 static BUILDING: (Mutex<Vec<PathBuf>>, Condvar) = (Mutex::new(Vec::new()), Condvar::new());
 
 /// A snapshot held for building ([`Snapshot::claim`]); dropped, it is free for the others.
-pub struct Claim(PathBuf);
+struct Claim(PathBuf);
 
 impl Drop for Claim {
     fn drop(&mut self) {
@@ -306,9 +320,7 @@ fn differ(key: &str, saved: &Value, run: &Value, out: &mut Vec<String>) {
         return;
     }
     if let (Value::Object(a), Value::Object(b)) = (saved, run) {
-        let keys: HashSet<&String> = a.keys().chain(b.keys()).collect();
-        let mut keys: Vec<&String> = keys.into_iter().collect();
-        keys.sort();
+        let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
         for k in keys {
             let path = match key.is_empty() {
                 true => k.clone(),
