@@ -346,9 +346,13 @@ def _format(format: Format | None) -> tuple[str | None, str | None]:
 
 
 def _path(name: str, value: Any) -> str:
-    """``value`` as a path string; a TypeError naming the argument ``name`` if it is none."""
+    """``value`` as a path string; a TypeError naming the argument ``name`` if it is none, a
+    ValueError if it is empty (which names no file: the working directory at best)."""
     if _is_path(value):
-        return os.fsdecode(value)
+        path = os.fsdecode(value)
+        if path == "":
+            raise ValueError(f"{name} is an empty path: give a file or folder")
+        return path
     raise TypeError(f"{name} must be a path (str or os.PathLike), not {type(value).__name__}")
 
 

@@ -202,6 +202,17 @@ def test_presets_and_preset_toml():
 # --- errors ------------------------------------------------------------------------------------
 
 
+def test_a_panic_in_the_engine_is_an_ssdlab_error():
+    """Whatever the engine does, no `PanicException` (a BaseException) reaches Python: a panic
+    comes back as SsdlabError with its message and where in the engine it was."""
+    with pytest.raises(SsdlabError, match=r"^internal error .*: boom at crates/ssdlab-py/src/lib.rs:\d+"):
+        _core._panic_in_engine("boom")
+    try:
+        _core._panic_in_engine("caught")
+    except Exception as e:  # noqa: BLE001 - the point: `except Exception` catches it
+        assert "caught" in str(e)
+
+
 def test_error_class():
     assert issubclass(SsdlabError, ValueError)
     assert SsdlabError is _core.SsdlabError
@@ -313,6 +324,9 @@ def test_argument_type_errors():
         (lambda: ssdlab.run_grid(5), TypeError, r"^experiment must be the path"),
         (lambda: ssdlab.run_grid({"x": object()}), TypeError, r"^experiment: "),
         (lambda: ssdlab.run_grid({}, out=5), TypeError, r"^out must be a path"),
+        # An empty path names no file: the working directory at best.
+        (lambda: run_small(set=WRAP, snapshot=""), ValueError, r"^snapshot is an empty path"),
+        (lambda: ssdlab.run_grid({}, out=""), ValueError, r"^out is an empty path"),
         (lambda: ssdlab.run_grid({}, jobs=-1), ValueError, r"^jobs must be between 1 and"),
         (lambda: ssdlab.run_grid({}, plots="no"), TypeError, r"^plots must be True or False"),
     ],

@@ -113,6 +113,36 @@ def test_simulate_loads_a_saved_device_with_the_same_results(tmp_path):
     assert run(snapshot=saved) == fresh
     with pytest.raises(ssdlab.SsdlabError, match="device snapshot refused: it is of another"):
         ssdlab.simulate(SMALL, trace=MSR, set={**sets, "seed": 9}, snapshot=saved)
+    # A damaged file is an SsdlabError, which `except Exception` catches, naming the file.
+    data = bytearray(saved.read_bytes())
+    for i in range(len(data) // 2, len(data) // 2 + 8):
+        data[i] ^= 0xFF
+    saved.write_bytes(data)
+    with pytest.raises(ssdlab.SsdlabError, match=f"{saved}: device snapshot damaged"):
+        run(snapshot=saved)
+
+
+def test_a_grid_rebuilds_a_damaged_snapshot_and_keeps_its_finished_runs(tmp_path):
+    """Every snapshot of a grid's `snapshots/` damaged and its `runs/` deleted: the rerun
+    rebuilds each snapshot and writes the rows of the first run."""
+    spec = grid()
+    spec["workloads"] = spec["workloads"][:1]
+    spec["seeds"] = [1]
+    for c in spec["configs"]:
+        c["set"]["precondition.fill_fraction"] = 0.9
+    first = ssdlab.run_grid(spec, out=tmp_path, jobs=2, plots=False)
+    snapshots = list((tmp_path / "snapshots").glob("*.snapshot"))
+    assert snapshots
+    for f in snapshots:
+        data = bytearray(f.read_bytes())
+        for i in range(len(data) // 2, len(data) // 2 + 8):
+            data[i] ^= 0xFF
+        f.write_bytes(data)
+    shutil.rmtree(tmp_path / "runs")
+    again = ssdlab.run_grid(spec, out=tmp_path, jobs=2, plots=False)
+    assert again.equals(first)
+    assert len(list((tmp_path / "runs").glob("*.json"))) == len(first)
+    assert len(list((tmp_path / "snapshots").glob("*.snapshot.damaged"))) == len(snapshots)
 
 
 def test_absolute_metrics_are_plotted_unnormalized(tmp_path):

@@ -27,11 +27,22 @@ pyo3::create_exception!(
     SsdlabError,
     PyValueError,
     "A config, trace or simulation error reported by the ssdlab engine; the message names the \
-     file, line, field or config key at fault."
+     file, line, field or config key at fault. A defect of the engine's own (a panic) is one \
+     too: `internal error ... at FILE:LINE:COLUMN`."
 );
 
 fn py_err(e: Error) -> PyErr {
     SsdlabError::new_err(e.to_string())
+}
+
+/// Do the engine's work `f` with the GIL released. A panic in it comes back as `SsdlabError`
+/// with its message and location, like any error of the engine's: a `PanicException` is a
+/// `BaseException`, which `except Exception` does not catch.
+fn engine<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<T, Error> + Send,
+) -> Result<T, Error> {
+    py.detach(|| ssdlab::error::catch_panic(f))
 }
 
 fn trace_format(name: &str) -> Result<TraceFormat, Error> {
@@ -370,9 +381,10 @@ mod _core {
             request_log: log_requests,
             snapshot,
         };
-        let done = py
-            .detach(|| run(&preset, config_path, &sets, flows, &options, progress))
-            .map_err(py_err)?;
+        let done = engine(py, || {
+            run(&preset, config_path, &sets, flows, &options, progress)
+        })
+        .map_err(py_err)?;
         let requests = match &done.requests {
             Some(rows) => Some(request_columns(py, rows)?),
             None => None,
@@ -415,7 +427,7 @@ mod _core {
             blkparse_event.as_deref(),
         )
         .map_err(py_err)?;
-        py.detach(|| trace_info_json(&path, read)).map_err(py_err)
+        engine(py, || trace_info_json(&path, read)).map_err(py_err)
     }
 
     /// Run an experiment grid given as a TOML file (`path`) or as JSON text (`spec_json`, relative
@@ -433,7 +445,7 @@ mod _core {
         snapshots: bool,
     ) -> PyResult<String> {
         let jobs = jobs.unwrap_or_else(ssdlab::experiment::default_jobs);
-        py.detach(|| {
+        engine(py, || {
             let (spec, base) = match (path, spec_json) {
                 (Some(p), None) => {
                     let base = p.parent().map(PathBuf::from).unwrap_or_default();
@@ -466,7 +478,7 @@ mod _core {
     /// and `reason`. Nothing is run.
     #[pyfunction]
     fn paper_comparison(py: Python<'_>, out: PathBuf) -> PyResult<String> {
-        py.detach(|| {
+        engine(py, || {
             let (e, results) = ssdlab::experiment::read_outputs(&out)?;
             let rows = ssdlab::experiment::report::comparisons(&e, &results);
             Ok(serde_json::to_string(&rows).unwrap_or_default())
@@ -481,14 +493,20 @@ mod _core {
     /// backend would.
     #[pyfunction]
     fn run_task(py: Python<'_>, task_toml: String) -> PyResult<String> {
-        py.detach(|| runner::simulate_task(&task_toml))
-            .map_err(|e| {
-                let err = SsdlabError::new_err(e.to_string());
-                match err.value(py).setattr("exit_code", e.exit_code()) {
-                    Ok(()) => err,
-                    Err(other) => other,
-                }
-            })
+        engine(py, || runner::simulate_task(&task_toml)).map_err(|e| {
+            let err = SsdlabError::new_err(e.to_string());
+            match err.value(py).setattr("exit_code", e.exit_code()) {
+                Ok(()) => err,
+                Err(other) => other,
+            }
+        })
+    }
+
+    /// Panic inside the engine's guard, as every function here runs the engine: the tests' way
+    /// to check that a defect of the engine reaches Python as `SsdlabError`.
+    #[pyfunction]
+    fn _panic_in_engine(py: Python<'_>, message: String) -> PyResult<()> {
+        engine(py, || -> Result<(), Error> { panic!("{message}") }).map_err(py_err)
     }
 
     /// Names of the presets compiled into the engine.

@@ -1,7 +1,9 @@
 //! One error type for the library. Every variant says where the problem is (file, line, field,
 //! config key) and why; the CLI maps them to exit codes.
 
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
+use std::sync::Once;
 
 use crate::trace::columns::SpecError;
 use crate::trace::convert::ConvertError;
@@ -56,6 +58,10 @@ pub enum Error {
     /// A device snapshot that cannot be loaded for this run (`sim/snapshot.rs`), and why.
     #[error("{}: device snapshot refused: {reason}", path.display())]
     Snapshot { path: PathBuf, reason: String },
+    /// A device snapshot whose contents are not what was saved, or that does not fit the device
+    /// (`sim/snapshot.rs`): never loaded. A grid's run that meets one runs again, rebuilding it.
+    #[error("{}: device snapshot damaged: {reason}", path.display())]
+    DamagedSnapshot { path: PathBuf, reason: String },
     /// A run that failed where a remote executor (Ray) ran it, in that executor's words: the
     /// engine's error on the worker, with the exit code it stands for there
     /// ([`Error::exit_code`]), or why the worker was lost (exit code 1: the run was started).
@@ -64,6 +70,10 @@ pub enum Error {
     /// One run of an experiment grid failed: which, and why.
     #[error("run {run}: {source}")]
     InRun { run: String, source: Box<Error> },
+    /// The engine panicked: a defect of ssdlab's, whatever the input, turned into an error by
+    /// [`catch_panic`] so that it reaches the caller (Python, a grid's other runs) as one.
+    #[error("internal error (a defect of ssdlab; please report it with the command): {message} at {location}")]
+    Panic { message: String, location: String },
     /// The integrity oracle found violations in runs of an experiment with `verify = true`
     /// (exit code 3, as `ssdlab run --verify`).
     #[error("the integrity oracle found violations in {runs} runs (outputs written):\n  {detail}")]
@@ -75,7 +85,7 @@ impl Error {
     /// being bad (exit code 2).
     pub fn is_simulation(&self) -> bool {
         match self {
-            Error::Simulation(_) | Error::Remote { exit_code: 1, .. } => true,
+            Error::Simulation(_) | Error::Panic { .. } | Error::Remote { exit_code: 1, .. } => true,
             Error::InRun { source, .. } | Error::InFile { source, .. } => source.is_simulation(),
             _ => false,
         }
@@ -133,5 +143,80 @@ impl Error {
             path: path.to_path_buf(),
             source,
         }
+    }
+}
+
+thread_local! {
+    /// Calls of [`catch_panic`] running on this thread: while there is one, a panic is reported
+    /// as its error, not printed.
+    static CATCHING: Cell<u32> = const { Cell::new(0) };
+    /// The last panic's message and location on this thread, kept by the panic hook.
+    static CAUGHT: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
+}
+
+/// Run `f`, turning a panic inside it into [`Error::Panic`] with the panic's message and
+/// location: no panic crosses into Python (where it would be a `BaseException` that
+/// `except Exception` does not catch) or ends a grid's other runs. Once called, a panic hook
+/// keeps the location of panics caught here and leaves the others to the hook before it.
+pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| match CATCHING.get() {
+            0 => previous(info),
+            _ => {
+                let location = info.location().map_or("an unknown place".into(), |l| {
+                    format!("{}:{}:{}", l.file(), l.line(), l.column())
+                });
+                let message = panic_message(info.payload());
+                CAUGHT.set(Some((message, location)));
+            }
+        }));
+    });
+    CATCHING.set(CATCHING.get() + 1);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CATCHING.set(CATCHING.get() - 1);
+    result.unwrap_or_else(|payload| {
+        let (message, location) = CAUGHT
+            .take()
+            .unwrap_or_else(|| (panic_message(&*payload), "an unknown place".into()));
+        Err(Error::Panic { message, location })
+    })
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    match (
+        payload.downcast_ref::<&str>(),
+        payload.downcast_ref::<String>(),
+    ) {
+        (Some(s), _) => s.to_string(),
+        (_, Some(s)) => s.clone(),
+        _ => "a panic with no message".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_an_error_with_its_message_and_location() {
+        let e = catch_panic(|| -> Result<(), Error> { panic!("boom {}", 7) }).unwrap_err();
+        let Error::Panic { message, location } = &e else {
+            panic!("not a panic error: {e}")
+        };
+        assert_eq!(message, "boom 7");
+        assert!(
+            location.starts_with("crates/ssdlab/src/error.rs:"),
+            "{location}"
+        );
+        assert_eq!(e.exit_code(), 1);
+        assert!(e.to_string().starts_with("internal error"), "{e}");
+        // On another thread too, and what does not panic passes through.
+        let e = std::thread::spawn(|| catch_panic(|| -> Result<(), Error> { panic!("there") }))
+            .join()
+            .expect("caught, not unwound into the thread");
+        assert!(e.unwrap_err().to_string().contains("there"));
+        assert_eq!(catch_panic(|| Ok(3)).unwrap(), 3);
     }
 }

@@ -275,3 +275,115 @@ fn a_snapshot_of_another_device_is_refused() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("device snapshot refused"), "{stderr}");
 }
+
+/// The snapshot files in `dir`.
+fn snapshot_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = (std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
+/// A snapshot damaged anywhere — 8 bytes flipped at a quarter, half and three quarters of the
+/// file, in its header's key, in its checksum — is never loaded: refused as damaged, naming
+/// the file, and moved aside, so that the next run preconditions afresh, saves it again and
+/// runs as a fresh run does. A file given directly is refused and left where it is; from the
+/// command line, exit status 2.
+#[test]
+fn a_damaged_snapshot_is_refused_and_rebuilt() {
+    let config = small(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let (fresh, _) = run(&config, Some(dir.path())).unwrap();
+    let [file] = &snapshot_files(dir.path())[..] else {
+        panic!("one snapshot")
+    };
+    let clean = std::fs::read(file).unwrap();
+    let n = clean.len();
+    for at in [n / 4, n / 2, n * 3 / 4, 60, n - 8] {
+        let mut bytes = clean.clone();
+        for b in &mut bytes[at..at + 8] {
+            *b ^= 0xA5;
+        }
+        std::fs::write(file, &bytes).unwrap();
+        let e = run(&config, Some(dir.path())).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            matches!(e, Error::DamagedSnapshot { .. }),
+            "byte {at}: {text}"
+        );
+        assert!(text.contains(file.to_str().unwrap()), "{text}");
+        assert!(
+            !file.exists(),
+            "byte {at}: the damaged file was left in place"
+        );
+        let (rebuilt, used) = run(&config, Some(dir.path())).unwrap();
+        assert_eq!(used, Some(SnapshotUse::Saved), "byte {at}");
+        assert!(fresh == rebuilt, "{}", first_difference(&fresh, &rebuilt));
+    }
+    assert_eq!(std::fs::read(file).unwrap(), clean, "saved again as it was");
+
+    let mut bytes = clean.clone();
+    bytes[n / 2] ^= 1;
+    let given = dir.path().join("given.snapshot");
+    std::fs::write(&given, &bytes).unwrap();
+    let (code, _, stderr) = common::ssdlab(&[
+        "run",
+        "--config",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml"),
+        "--set",
+        STEADY[0],
+        "--set",
+        STEADY[1],
+        "--set",
+        STEADY[2],
+        "--trace",
+        common::trace("msr_hm_0_first1000.csv.gz").to_str().unwrap(),
+        "--verify",
+        "--snapshot",
+        given.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("given.snapshot: device snapshot damaged"),
+        "{stderr}"
+    );
+    assert!(given.exists(), "a file given directly is left in place");
+}
+
+/// A snapshot is written whole or not at all: a save that fails (here, a folder where the
+/// snapshot's file should go) names the snapshot with the system's error and leaves no
+/// temporary file; a folder that cannot be written is refused before preconditioning.
+#[test]
+fn a_failed_save_leaves_nothing_and_names_the_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    run(&small(&[]), Some(dir.path())).unwrap();
+    let [file] = &snapshot_files(dir.path())[..] else {
+        panic!("one snapshot")
+    };
+    // The key's name taken by a folder: the rename fails.
+    std::fs::remove_file(file).unwrap();
+    std::fs::create_dir(file).unwrap();
+    std::fs::write(file.join("x"), b"x").unwrap();
+    let e = run(&small(&[]), Some(dir.path())).unwrap_err().to_string();
+    assert!(e.contains(file.to_str().unwrap()), "{e}");
+    assert_eq!(snapshot_files(dir.path()), vec![file.clone()], "{e}");
+
+    // A folder without write permission (root may write anyway: then there is nothing to see).
+    let locked = tempfile::tempdir().unwrap();
+    let mut permissions = std::fs::metadata(locked.path()).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o555);
+    std::fs::set_permissions(locked.path(), permissions).unwrap();
+    if std::fs::write(locked.path().join("probe"), b"").is_err() {
+        let started = std::time::Instant::now();
+        let e = run(&small(&[]), Some(locked.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot save a snapshot here"), "{e}");
+        assert!(!e.contains(".part"), "{e}");
+        assert!(
+            started.elapsed().as_secs_f64() < 1.0,
+            "refused before preconditioning"
+        );
+    }
+}

@@ -92,7 +92,8 @@ pub fn main_with_ray(args: Vec<String>, ray: Option<RayConnect>) -> i32 {
             return code;
         }
     };
-    let result = match cli.command {
+    // (A panic is a defect; it is reported as an error with its location, exit code 1.)
+    let result = crate::error::catch_panic(|| match cli.command {
         Command::Run(a) => run::run(a),
         Command::Presets(a) => catalog::presets(a),
         Command::Workloads(a) => catalog::workloads(a),
@@ -110,7 +111,7 @@ pub fn main_with_ray(args: Vec<String>, ray: Option<RayConnect>) -> i32 {
             );
             Ok(2)
         }
-    };
+    });
     match result {
         Ok(code) => code,
         Err(e) => {

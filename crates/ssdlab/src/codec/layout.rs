@@ -42,7 +42,7 @@ pub enum Refusal {
 }
 
 /// Fills one physical page with compressed units in arrival order.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PagePacker {
     page_bytes: u32,
     max_units: usize,

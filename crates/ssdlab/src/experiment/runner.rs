@@ -177,7 +177,9 @@ impl Executor for Local {
                     let Some(&i) = todo.get(n) else { break };
                     let r = &runs[i];
                     // The receiver lives until every sender is gone.
-                    let result = simulate_run(&r.config, r.verify, r.snapshot.as_deref());
+                    let result = crate::error::catch_panic(|| {
+                        simulate_run(&r.config, r.verify, r.snapshot.as_deref())
+                    });
                     let _ = tx.send((i, result));
                 });
             }
@@ -203,7 +205,18 @@ pub fn simulate_run(
         snapshot: snapshot.map(Path::to_path_buf),
         ..RunOptions::default()
     };
-    Ok(simulate(config, &options)?.summary)
+    match simulate(config, &options) {
+        // The grid's folder moved the damaged file aside: this run preconditions afresh and
+        // saves it again (or loads what a run sharing it saved meanwhile).
+        Err(Error::DamagedSnapshot { path, reason }) => {
+            eprintln!(
+                "ssdlab: {}: device snapshot damaged ({reason}): rebuilding it",
+                path.display()
+            );
+            Ok(simulate(config, &options)?.summary)
+        }
+        result => Ok(result?.summary),
+    }
 }
 
 /// What a remote executor ships to its workers for one run: whether the oracle checks it, and

@@ -572,6 +572,19 @@ pub struct StripeCursor {
 }
 
 impl StripeCursor {
+    /// Whether this cursor (decoded from a device snapshot) is one of `other`'s order: the same
+    /// levels, each digit below its radix, at the plane its digits give.
+    pub fn fits(&self, other: &StripeCursor) -> bool {
+        let offset = |c: &StripeCursor| {
+            (c.levels.iter().zip(&c.digits)).fold(0u64, |sum, (&(_, mult), &d)| {
+                sum + u64::from(d) * u64::from(mult)
+            })
+        };
+        self.levels == other.levels
+            && (self.digits.iter().zip(&self.levels)).all(|(&d, &(radix, _))| d < radix.max(1))
+            && u64::from(self.plane) + offset(other) == u64::from(other.plane) + offset(self)
+    }
+
     pub fn next_plane(&mut self) -> PlaneId {
         let current = self.plane;
         for (i, &(radix, mult)) in self.levels.iter().enumerate() {

@@ -15,7 +15,8 @@ pub struct StaticStripe {
     cursor: StripeCursor,
 }
 
-keeps_field!(StaticStripe, cursor);
+keeps_field!(StaticStripe, cursor, |p, c: &StripeCursor| c
+    .fits(&p.cursor));
 
 impl PlaneAllocator for StaticStripe {
     fn next_plane(&mut self, _s: &Scheduler, _room: &dyn Fn(PlaneId) -> bool) -> PlaneId {
@@ -33,7 +34,7 @@ pub struct LeastBusy {
     cursor: u32,
 }
 
-keeps_field!(LeastBusy, cursor);
+keeps_field!(LeastBusy, cursor, |p, &c| c < p.planes);
 
 impl PlaneAllocator for LeastBusy {
     fn next_plane(&mut self, s: &Scheduler, room: &dyn Fn(PlaneId) -> bool) -> PlaneId {

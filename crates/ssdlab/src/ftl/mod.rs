@@ -8,6 +8,7 @@ pub mod allocation;
 pub mod gc_victim;
 pub mod host_streams;
 pub mod level1;
+mod loaded;
 pub mod mapping_cache;
 pub mod migration;
 pub mod page_units;

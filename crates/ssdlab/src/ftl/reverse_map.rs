@@ -149,6 +149,35 @@ impl ReverseMap {
         }
     }
 
+    /// Whether this map, decoded from a device snapshot, fits `fresh`'s device `g` (of the same
+    /// config): the same kind and table sizes, every unit below `logical_units` (or `NO_LPN`),
+    /// every page's units within its block's. `Err` says what does not.
+    pub fn check_loaded(
+        &self,
+        fresh: &ReverseMap,
+        g: &Geometry,
+        logical_units: u32,
+    ) -> Result<(), String> {
+        let unit = |&lpn: &u32| lpn < logical_units || lpn == NO_LPN;
+        let fits = match (self, fresh) {
+            (ReverseMap::Dense(p2l), ReverseMap::Dense(f)) => {
+                p2l.len() == f.len() && p2l.iter().all(unit)
+            }
+            (ReverseMap::Packed(p), ReverseMap::Packed(f)) => {
+                let sizes = |p: &Packed| {
+                    let tables = (p.units.len(), p.counts.len(), p.group_start.len());
+                    (tables, p.groups_per_block)
+                };
+                sizes(p) == sizes(f) && p.units.iter().flatten().all(unit) && p.pages_fit(g)
+            }
+            _ => false,
+        };
+        match fits {
+            true => Ok(()),
+            false => Err("its reverse map does not fit the device".into()),
+        }
+    }
+
     /// Bytes of unit entries the map holds (allocated), beside its fixed per-page and per-block
     /// tables: what grows with the pages programmed until every block has been written.
     pub fn unit_entry_bytes(&self) -> usize {
@@ -200,6 +229,22 @@ impl Packed {
         self.units[block as usize]
             .get(self.page_range(g, page))
             .unwrap_or_default()
+    }
+
+    /// Whether every page's count fits a page and every group's units lie within its block's.
+    fn pages_fit(&self, g: &Geometry) -> bool {
+        let pages = g.max_pages_per_block as usize;
+        (self.counts.chunks(pages).zip(&self.units))
+            .enumerate()
+            .all(|(b, (counts, units))| {
+                let starts = &self.group_start[b * self.groups_per_block as usize..];
+                counts.iter().all(|&c| u32::from(c) <= g.slots_per_page)
+                    && (counts.chunks(GROUP_PAGES as usize).zip(starts)).all(|(group, &start)| {
+                        // (A group with no units filled since its erase keeps a stale start.)
+                        let filled = group.iter().map(|&c| c as usize).sum::<usize>();
+                        filled == 0 || start as usize + filled <= units.len()
+                    })
+            })
     }
 
     /// Where `page`'s units lie in its block's `units`.

@@ -42,15 +42,26 @@ macro_rules! keeps_nothing {
 }
 pub(crate) use keeps_nothing;
 
-/// [`SavedState`] for policies whose state is one field (a generator, a cursor).
+/// [`SavedState`] for policies whose state is one field (a generator, a cursor). With a third
+/// argument, `fits(&policy, &loaded)`, a loaded value the policy (built from the same config)
+/// cannot use — a cursor out of range, a table of another size — is refused as a bad encoding
+/// rather than taken (a damaged snapshot must not make the run index out of range).
 macro_rules! keeps_field {
     ($policy:ty, $field:ident) => {
+        $crate::ftl::saved_state::keeps_field!($policy, $field, |_, _| true);
+    };
+    ($policy:ty, $field:ident, $fits:expr) => {
         impl $crate::ftl::saved_state::SavedState for $policy {
             fn save_state(&self) -> Result<Vec<u8>, postcard::Error> {
                 $crate::ftl::saved_state::save(&self.$field)
             }
             fn load_state(&mut self, state: &[u8]) -> Result<(), postcard::Error> {
-                self.$field = $crate::ftl::saved_state::load(state)?;
+                let loaded = $crate::ftl::saved_state::load(state)?;
+                let fits: fn(&Self, &_) -> bool = $fits;
+                if !fits(self, &loaded) {
+                    return Err(postcard::Error::DeserializeBadEncoding);
+                }
+                self.$field = loaded;
                 Ok(())
             }
         }

@@ -43,7 +43,7 @@ pub struct BitHistory {
     bits: Vec<u64>,
 }
 
-keeps_field!(BitHistory, bits);
+keeps_field!(BitHistory, bits, |p, b: &Vec<u64>| b.len() == p.bits.len());
 
 impl ReadSizeHistory for BitHistory {
     fn record(&mut self, lpn: u32, large: bool) {

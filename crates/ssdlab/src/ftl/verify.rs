@@ -101,6 +101,19 @@ impl Oracle {
         })
     }
 
+    /// Whether this oracle, decoded from a device snapshot, has the tables of `fresh`'s device
+    /// (of the same config). `Err` says which does not.
+    pub fn check_loaded(&self, fresh: &Oracle) -> Result<(), String> {
+        let sizes = |o: &Oracle| {
+            let units = (o.versions.len(), o.written.len(), o.sectors_per_unit);
+            (units, o.slot_version.len())
+        };
+        match sizes(self) == sizes(fresh) {
+            true => Ok(()),
+            false => Err("the integrity oracle's tables are not of the device's sizes".into()),
+        }
+    }
+
     pub fn violation(&mut self, message: String) {
         self.violations += 1;
         if self.messages.len() < KEPT_MESSAGES {

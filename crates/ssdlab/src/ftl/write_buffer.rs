@@ -119,6 +119,32 @@ impl WriteBuffer {
             .collect();
     }
 
+    /// Whether this buffer, decoded from a device snapshot, is `fresh`'s (of the same config)
+    /// as preconditioning leaves it: empty (its entries are not saved), of the same lanes and
+    /// open pages. `Err` says what differs.
+    pub fn check_loaded(&self, fresh: &WriteBuffer) -> Result<(), String> {
+        let holds = self.in_use_units != 0
+            || (self.open.iter()).any(|p| !p.entries.is_empty() || !p.waiters.is_empty())
+            || self.spare_lists.iter().any(|l| !l.is_empty());
+        if holds {
+            return Err("its write buffer holds units, and preconditioning leaves it empty".into());
+        }
+        let shape = |b: &WriteBuffer| {
+            (
+                b.shaped,
+                b.page_bytes,
+                b.capacity_units,
+                b.split_rows.clone(),
+                b.lanes.clone(),
+            )
+        };
+        let packers = |b: &WriteBuffer| b.open.iter().map(|p| p.packer.clone()).collect::<Vec<_>>();
+        match shape(self) == shape(fresh) && packers(self) == packers(fresh) {
+            true => Ok(()),
+            false => Err("its write buffer's lanes or open pages are not the device's".into()),
+        }
+    }
+
     /// Lanes per stream key.
     pub fn lanes(&self) -> usize {
         self.lanes.len()

@@ -9,9 +9,13 @@
 //! its snapshot in a folder by that name, or preconditions and saves it there. A file given
 //! directly must carry the run's key; one that does not is refused, saying which version or
 //! which config keys differ. The file is a postcard-encoded header (read and checked first),
-//! then the state, its large tables as their bytes in one piece (`ftl/table.rs` `bulk`).
+//! then the state, its large tables as their bytes in one piece (`ftl/table.rs` `bulk`), then
+//! an XXH3-64 checksum of everything before it. A file whose checksum does not match, or whose
+//! state does not fit the device it is loaded for (`ftl/loaded.rs`), is refused as damaged; one
+//! found in a folder is moved aside (`.damaged`), so that the next run rebuilds it.
 
 use std::collections::BTreeSet;
+use std::hash::Hasher;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
@@ -19,6 +23,7 @@ use std::sync::{Condvar, Mutex};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use twox_hash::XxHash3_64;
 
 use crate::config::Config;
 use crate::error::Error;
@@ -26,10 +31,12 @@ use crate::ftl::precondition::{PreconditionReport, Preconditioner};
 use crate::ftl::Ftl;
 
 /// Bumped whenever what a snapshot holds, or how, changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const MAGIC: &str = "ssdlab device snapshot";
 /// The file name's extension.
 const EXTENSION: &str = "snapshot";
+/// The checksum's bytes, at the end of the file.
+const CHECKSUM_BYTES: usize = 8;
 
 /// Config sections that cannot shape the preconditioned device, with why. Preconditioning
 /// programs and cleans instantly: no time passes, no command is queued, nothing is read.
@@ -113,6 +120,8 @@ pub struct Snapshot {
     path: PathBuf,
     key: String,
     shaping: Value,
+    /// The snapshot is named by its key in a folder (not a file given directly).
+    in_folder: bool,
 }
 
 impl Snapshot {
@@ -125,14 +134,20 @@ impl Snapshot {
             "little_endian": cfg!(target_endian = "little"),
         });
         let key = format!("{:x}", Sha256::digest(identity.to_string().as_bytes()));
-        let path = match location.is_file() {
-            true => location.to_path_buf(),
-            false => {
+        let in_folder = !location.is_file();
+        let path = match in_folder {
+            false => location.to_path_buf(),
+            true => {
                 std::fs::create_dir_all(location).map_err(|e| Error::io(location, e))?;
                 location.join(format!("{key}.{EXTENSION}"))
             }
         };
-        Ok(Snapshot { path, key, shaping })
+        Ok(Snapshot {
+            path,
+            key,
+            shaping,
+            in_folder,
+        })
     }
 
     /// Put the snapshot's device into `pre` (built fresh from the same config); if there is none
@@ -145,10 +160,15 @@ impl Snapshot {
         precondition: &mut dyn FnMut(&mut Preconditioner) -> Result<bool, Error>,
     ) -> Result<(PathBuf, SnapshotUse), Error> {
         let _claim = self.claim();
-        let used = match self.load(pre)? {
-            true => SnapshotUse::Loaded,
-            false if precondition(pre)? => {
-                self.save(pre)?;
+        if self.load(pre)? {
+            return Ok((self.path, SnapshotUse::Loaded));
+        }
+        // Opened before preconditioning, so that a folder that cannot be written is refused
+        // before the work whose result it would not keep.
+        let (part, file) = Part::create(&self.path)?;
+        let used = match precondition(pre)? {
+            true => {
+                self.save(pre, part, file)?;
                 SnapshotUse::Saved
             }
             false => SnapshotUse::Unneeded,
@@ -167,44 +187,61 @@ impl Snapshot {
         // written to a temporary file and renamed, never changed in place, so the mapped file
         // does not change under the mapping.
         let bytes = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(&self.path, e))?;
-        let (header, rest) = postcard::take_from_bytes::<Header>(&bytes)
-            .map_err(|e| self.refused(format!("not a device snapshot ({e})")))?;
-        self.check(&header)?;
+        let (header, rest) = postcard::take_from_bytes::<Header>(&bytes).map_err(|e| {
+            // (A postcard string: its length in one byte, then its bytes.)
+            match bytes.get(1..1 + MAGIC.len()) == Some(MAGIC.as_bytes()) {
+                true => self.damaged(format!("its header cannot be read ({e})")),
+                false => self.refused(format!("not a device snapshot ({e})")),
+            }
+        })?;
+        if header.magic != MAGIC {
+            return Err(self.refused("not a device snapshot"));
+        }
+        // (A file of another format may have no checksum: refused for its format below.)
+        if header.format == FORMAT && !checksum_matches(&bytes) {
+            return Err(self.damaged(
+                "its checksum does not match its contents (the file changed after it was written)",
+            ));
+        }
+        self.check_version(&header)?;
+        self.check_key(&header)?;
+        // (The checksum after the state is left unread.)
         let body: Body<Ftl> = postcard::from_bytes(rest)
-            .map_err(|e| self.refused(format!("its state cannot be read ({e})")))?;
-        let unreadable = |e: postcard::Error| self.refused(format!("a policy's state: {e}"));
-        let geometry = std::mem::take(&mut pre.ftl.geometry);
-        *pre.ftl = body.ftl;
-        pre.ftl.geometry = geometry;
+            .map_err(|e| self.damaged(format!("its state cannot be read ({e})")))?;
+        let unfit = |what: &str, e: &dyn std::fmt::Display| {
+            self.damaged(format!("{what} does not fit this device ({e})"))
+        };
+        body.ftl
+            .check_loaded(pre.ftl)
+            .map_err(|e| unfit("its FTL", &e))?;
         if body.allocators.len() != pre.allocators.len() {
             return Err(self.refused("it has another number of plane allocators"));
         }
+        let policy = |e: postcard::Error| unfit("a policy's state", &e);
         for (a, state) in pre.allocators.iter_mut().zip(&body.allocators) {
-            a.load_state(state).map_err(unreadable)?;
+            a.load_state(state).map_err(policy)?;
         }
-        pre.reduction
-            .load_state(&body.reduction)
-            .map_err(unreadable)?;
-        pre.victim.load_state(&body.victim).map_err(unreadable)?;
-        pre.placement
-            .load_state(&body.placement)
-            .map_err(unreadable)?;
-        pre.migration
-            .load_state(&body.migration)
-            .map_err(unreadable)?;
+        pre.reduction.load_state(&body.reduction).map_err(policy)?;
+        pre.victim.load_state(&body.victim).map_err(policy)?;
+        pre.placement.load_state(&body.placement).map_err(policy)?;
+        pre.migration.load_state(&body.migration).map_err(policy)?;
         match (pre.split.as_deref_mut(), &body.split) {
-            (Some(s), Some(state)) => s.load_state(state).map_err(unreadable)?,
+            (Some(s), Some(state)) => s.load_state(state).map_err(policy)?,
             (None, None) => {}
             _ => return Err(self.refused("its split FTL is not the run's")),
         }
+        let geometry = std::mem::take(&mut pre.ftl.geometry);
+        *pre.ftl = body.ftl;
+        pre.ftl.geometry = geometry;
         pre.report = body.report;
         pre.split_cursor = body.split_cursor;
         Ok(true)
     }
 
-    /// Save the device `pre` preconditioned. Written to a temporary file and renamed, so that
-    /// a run of another process never reads half a snapshot.
-    fn save(&self, pre: &Preconditioner) -> Result<(), Error> {
+    /// Save the device `pre` preconditioned into `part`, then rename it to the snapshot's name,
+    /// so that a run of another process never reads half a snapshot. A failure removes the
+    /// temporary file and names the snapshot with the system's error.
+    fn save(&self, pre: &Preconditioner, part: Part, file: std::fs::File) -> Result<(), Error> {
         let encode = |e: postcard::Error| Error::Simulation(format!("saving a snapshot: {e}"));
         let header = Header {
             magic: MAGIC.into(),
@@ -232,22 +269,26 @@ impl Snapshot {
             report: pre.report,
             split_cursor: pre.split_cursor,
         };
-        let temporary = self.path.with_extension(format!(
-            "{EXTENSION}.{}.{:?}.part",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let io = |e: std::io::Error| Error::io(&temporary, e);
-        let file = std::fs::File::create(&temporary).map_err(io)?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-        w.write_all(&postcard::to_allocvec(&header).map_err(encode)?)
-            .map_err(io)?;
-        postcard::to_io(&body, &mut w).map_err(encode)?;
-        w.into_inner()
-            .map_err(|e| io(e.into_error()))?
-            .sync_all()
-            .map_err(io)?;
-        std::fs::rename(&temporary, &self.path).map_err(|e| Error::io(&self.path, e))
+        let io = |e: std::io::Error| Error::io(&self.path, e);
+        let mut w = Checksummed {
+            out: std::io::BufWriter::with_capacity(1 << 20, file),
+            hash: XxHash3_64::default(),
+            failed: None,
+        };
+        // (postcard reports a writer's failure as a full buffer: the writer keeps the error.)
+        let written = postcard::to_io(&header, &mut w)
+            .and_then(|w| postcard::to_io(&body, w))
+            .map(|_| ());
+        if let Some(e) = w.failed.take() {
+            return Err(io(e));
+        }
+        written.map_err(encode)?;
+        let checksum = w.hash.finish().to_le_bytes();
+        w.out.write_all(&checksum).map_err(io)?;
+        let file = w.out.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)?;
+        drop(file);
+        part.keep(&self.path)
     }
 
     /// Hold this snapshot for the caller's preconditioning: a run of the same process that
@@ -261,11 +302,8 @@ impl Snapshot {
         Claim(self.path.clone())
     }
 
-    /// Refuse a header that is not of a snapshot of this run's device, saying why.
-    fn check(&self, header: &Header) -> Result<(), Error> {
-        if header.magic != MAGIC {
-            return Err(self.refused("not a device snapshot"));
-        }
+    /// Refuse a header that is not of a snapshot of this simulator's format and version.
+    fn check_version(&self, header: &Header) -> Result<(), Error> {
         if header.format != FORMAT || header.version != crate::VERSION {
             return Err(self.refused(format!(
                 "saved by ssdlab {} (snapshot format {}); this is ssdlab {} (format {FORMAT}): \
@@ -275,6 +313,11 @@ impl Snapshot {
                 crate::VERSION
             )));
         }
+        Ok(())
+    }
+
+    /// Refuse a header that is not of a snapshot of this run's device, saying what differs.
+    fn check_key(&self, header: &Header) -> Result<(), Error> {
         if header.key == self.key {
             return Ok(());
         }
@@ -290,7 +333,30 @@ impl Snapshot {
         )))
     }
 
+    /// A damaged snapshot, and why. One of a folder is moved aside (`NAME.damaged`, replacing
+    /// an older one), so that the next run that asks for it preconditions afresh and saves it
+    /// again, and the file can still be looked at.
+    fn damaged(&self, reason: impl Into<String>) -> Error {
+        let mut reason = reason.into();
+        if self.in_folder {
+            let aside = self.path.with_extension(format!("{EXTENSION}.damaged"));
+            reason = match std::fs::rename(&self.path, &aside) {
+                Ok(()) => format!("{reason}; moved to {}", aside.display()),
+                Err(e) => format!("{reason}; it could not be moved aside ({e})"),
+            };
+        }
+        Error::DamagedSnapshot {
+            path: self.path.clone(),
+            reason,
+        }
+    }
+
+    /// A snapshot that is not the run's device's, and why. One found in a folder by the run's
+    /// key was saved for this very device, format and version: it is damaged.
     fn refused(&self, reason: impl Into<String>) -> Error {
+        if self.in_folder {
+            return self.damaged(reason);
+        }
         Error::Snapshot {
             path: self.path.clone(),
             reason: reason.into(),
@@ -309,6 +375,82 @@ impl Drop for Claim {
         let mut building = BUILDING.0.lock().unwrap_or_else(|p| p.into_inner());
         building.retain(|p| *p != self.0);
         BUILDING.1.notify_all();
+    }
+}
+
+/// Whether a snapshot file's last bytes are the checksum of the rest.
+fn checksum_matches(bytes: &[u8]) -> bool {
+    let Some(split) = bytes.len().checked_sub(CHECKSUM_BYTES) else {
+        return false;
+    };
+    let (contents, checksum) = bytes.split_at(split);
+    checksum.try_into().ok().map(u64::from_le_bytes) == Some(XxHash3_64::oneshot(contents))
+}
+
+/// A writer that hashes what it writes, and keeps the system's error of a failed write (the
+/// serializer reports only that it failed).
+struct Checksummed<W> {
+    out: W,
+    hash: XxHash3_64,
+    failed: Option<std::io::Error>,
+}
+
+impl<W: Write> Write for Checksummed<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.out.write(buf) {
+            Ok(n) => {
+                self.hash.write(&buf[..n]);
+                Ok(n)
+            }
+            Err(e) => {
+                let kind = e.kind();
+                self.failed = Some(e);
+                Err(kind.into())
+            }
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// A snapshot's temporary file, beside it, removed when dropped unless [`Part::keep`] renamed
+/// it to the snapshot's name: a save that fails (a full disk, a panic) leaves nothing behind.
+struct Part {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl Part {
+    /// The temporary file of the snapshot at `snapshot`, created and opened for writing: an
+    /// error names the folder that cannot be written.
+    fn create(snapshot: &Path) -> Result<(Part, std::fs::File), Error> {
+        let path = snapshot.with_extension(format!(
+            "{EXTENSION}.{}.{:?}.part",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let folder = snapshot.parent().unwrap_or(Path::new("."));
+        let file = std::fs::File::create(&path).map_err(|e| Error::Io {
+            path: folder.to_path_buf(),
+            source: std::io::Error::new(e.kind(), format!("cannot save a snapshot here: {e}")),
+        })?;
+        Ok((Part { path, kept: false }, file))
+    }
+
+    /// Rename the file (closed) to `snapshot`.
+    fn keep(mut self, snapshot: &Path) -> Result<(), Error> {
+        std::fs::rename(&self.path, snapshot).map_err(|e| Error::io(snapshot, e))?;
+        self.kept = true;
+        Ok(())
+    }
+}
+
+impl Drop for Part {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -359,15 +501,62 @@ mod tests {
     fn a_snapshot_of_another_version_or_format_is_refused_saying_which() {
         let dir = tempfile::tempdir().unwrap();
         let s = Snapshot::at(dir.path(), &crate::test_support::small(&[]), false).unwrap();
-        assert!(s.check(&header(&s, crate::VERSION, FORMAT)).is_ok());
+        assert!(s.check_version(&header(&s, crate::VERSION, FORMAT)).is_ok());
         for h in [
             header(&s, "0.0.1", FORMAT),
             header(&s, crate::VERSION, FORMAT + 1),
         ] {
-            let e = s.check(&h).unwrap_err().to_string();
+            let e = s.check_version(&h).unwrap_err().to_string();
             assert!(e.contains(&format!("saved by ssdlab {}", h.version)), "{e}");
             assert!(e.contains(&format!("format {}", h.format)), "{e}");
         }
+    }
+
+    /// A writer that fails as a full disk does once `room` bytes are written.
+    struct Full {
+        room: usize,
+    }
+
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            match self.room.min(buf.len()) {
+                0 => Err(std::io::Error::from_raw_os_error(libc::ENOSPC)),
+                n => {
+                    self.room -= n;
+                    Ok(n)
+                }
+            }
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// postcard reports a failed write as a full serialize buffer; the writer keeps the
+    /// system's error for the message, and hashes what was written, as a checksum of the same
+    /// bytes in one piece.
+    #[test]
+    fn the_system_error_of_a_failed_write_is_kept_and_what_is_written_is_hashed() {
+        let mut w = Checksummed {
+            out: Full { room: 10 },
+            hash: XxHash3_64::default(),
+            failed: None,
+        };
+        assert!(postcard::to_io(&vec![7u8; 64], &mut w).is_err());
+        let e = w.failed.expect("the system's error is kept");
+        assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
+        let mut w = Checksummed {
+            out: Vec::new(),
+            hash: XxHash3_64::default(),
+            failed: None,
+        };
+        postcard::to_io(&(1u32, "snapshot", [3u64; 9]), &mut w).unwrap();
+        let mut file = w.out.clone();
+        file.extend_from_slice(&w.hash.finish().to_le_bytes());
+        assert!(checksum_matches(&file));
+        file[3] ^= 1;
+        assert!(!checksum_matches(&file));
+        assert!(!checksum_matches(&file[..5]));
     }
 
     #[test]

@@ -210,6 +210,7 @@ pub fn run(preset: &str, sets: &[String], invalid: Option<&str>, judged: &mut Ju
 /// Resolve, read the workload's facts, run twice, check. The first run saves its preconditioned
 /// device in a snapshot and the second loads it (docs/snapshots.md), so that "identical when
 /// repeated" holds a loaded device to the preconditioned one, for every accepted combination.
+/// Then the snapshot is damaged, and a third run must refuse it as damaged.
 fn run_twice(preset: &str, sets: &[String], invalid: Option<&str>, judged: &mut Judged) -> Outcome {
     let config = match Config::resolve(preset, None, sets) {
         Ok(c) => c,
@@ -257,10 +258,40 @@ fn run_twice(preset: &str, sets: &[String], invalid: Option<&str>, judged: &mut 
             detail: format!("the second run failed: {e}"),
         }),
     }
+    if let Some(damage) = damage_snapshot(snapshots.path(), sets) {
+        match once() {
+            Err(Error::DamagedSnapshot { .. }) => {}
+            Ok(_) => failures.push(Failure {
+                check: "a damaged snapshot is refused",
+                detail: format!("{damage}: the run loaded it"),
+            }),
+            Err(e) => failures.push(Failure {
+                check: "a damaged snapshot is refused",
+                detail: format!("{damage}: not refused as damaged but {e}"),
+            }),
+        }
+    }
     match failures.is_empty() {
         true => Outcome::Passed(toml::Value::try_from(&config).expect("a config serialises")),
         false => Outcome::Failed(failures),
     }
+}
+
+/// Damage the snapshot the run saved in `dir`, if it saved one: 8 bytes flipped at a place
+/// drawn from the run's overrides, anywhere in the file (header, state, checksum). Says where.
+fn damage_snapshot(dir: &Path, sets: &[String]) -> Option<String> {
+    use std::hash::{Hash, Hasher};
+    let file = std::fs::read_dir(dir).ok()?.next()?.ok()?.path();
+    let mut bytes = std::fs::read(&file).expect("the saved snapshot is readable");
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    sets.hash(&mut h);
+    let at = (h.finish() % bytes.len() as u64) as usize;
+    let end = (at + 8).min(bytes.len());
+    for b in &mut bytes[at..end] {
+        *b ^= 0xA5;
+    }
+    std::fs::write(&file, &bytes).expect("the saved snapshot is writable");
+    Some(format!("bytes {at}..{end} of {} flipped", bytes.len()))
 }
 
 /// The first key whose value differs between two summaries.
