@@ -232,7 +232,8 @@ mod tests {
         let device = fresh(&[]);
         let slots = device.geometry.total_slots() as u32;
         let blocks = device.geometry.blocks();
-        let damage: [(&str, fn(&mut Ftl, u32, u32)); 8] = [
+        type Damage = fn(&mut Ftl, u32, u32);
+        let damage: [(&str, Damage); 8] = [
             ("the mapping table[3]", |f, slots, _| f.l2p[3] = slots + 2),
             ("the mapping table[4]", |f, _, _| f.l2p[4] = BUFFERED | 7),
             ("the length of the mapping table", |f, _, _| {
