@@ -1317,6 +1317,32 @@ fn generator_arrivals_past_the_clock_are_refused_naming_the_key() {
 }
 
 #[test]
+fn cli_replay_mode_and_depth_apply_to_the_configs_flows() {
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    let flows = format!("flows=[{{trace=\"{msr}\"}}]");
+    let run = |sets: &str, flags: &[&str]| {
+        let (code, out, err) = run_small(&[&["--set", sets, "--json"][..], flags].concat());
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let open = run(&flows, &[]);
+    let closed = run(&flows, &["--mode", "closed", "--queue-depth", "8"]);
+    assert_eq!(closed["config"]["flows"][0]["mode"], "closed");
+    assert_eq!(closed["config"]["flows"][0]["queue_depth"], 8);
+    assert_ne!(open["latency_ns"], closed["latency_ns"]);
+    // As if the flow gave them itself, over what it gives.
+    let own = format!("flows=[{{trace=\"{msr}\", mode=\"closed\", queue_depth=8}}]");
+    assert_eq!(run(&own, &[])["latency_ns"], closed["latency_ns"]);
+    let own_open = format!("flows=[{{trace=\"{msr}\", mode=\"open\"}}]");
+    let over = run(&own_open, &["--mode", "closed", "--queue-depth", "8"]);
+    assert_eq!(over["latency_ns"], closed["latency_ns"]);
+    // A depth for flows that replay open is refused, as a flow's own would be.
+    let (code, _, err) = run_small(&["--set", &flows, "--queue-depth", "8"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`flows[0].queue_depth`"), "{err}");
+}
+
+#[test]
 fn a_workload_larger_than_the_device_blames_its_working_set() {
     let sm = [
         "--set",
