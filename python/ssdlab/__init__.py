@@ -212,10 +212,13 @@ def simulate(
             ``--set``, read as TOML, else as a plain string).
         config_file: a TOML file merged over the preset named by ``config``; the same as passing
             the file as ``config`` and the preset as ``preset``.
-        mode: replay mode of the given traces, "open" (at trace timestamps) or "closed" (keep
-            ``queue_depth`` requests outstanding); None: the config's ``host.mode``.
-        queue_depth: queue depth of the given traces in closed mode, at least 1; None:
-            ``host.queue_depth``.
+        mode: replay mode of every flow, the given traces and workloads and the config's
+            ``[[flows]]`` alike, over their own: "open" (at trace timestamps) or "closed" (keep
+            ``queue_depth`` requests outstanding); None: each flow's own, else the config's
+            ``host.mode``.
+        queue_depth: queue depth of every flow in closed mode, over their own, at least 1
+            (refused for a flow that replays open, or whose workload keeps its own depth); None:
+            each flow's own, else ``host.queue_depth``.
         seed: random seed, overriding the config's.
         verify: check every read and the final mapping against an integrity oracle; the result
             is ``summary["integrity"]``.

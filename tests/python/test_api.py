@@ -184,6 +184,13 @@ def test_closed_loop_mode_and_queue_depth():
     assert [(f["mode"], f["queue_depth"]) for f in s["config"]["flows"]] == [("closed", 4)]
 
 
+def test_mode_and_queue_depth_apply_to_the_configs_flows():
+    # As `ssdlab run --mode --queue-depth` does: every flow, the config's too.
+    flows = {**WRAP, "flows": [{"trace": str(MSR)}]}
+    s = ssdlab.simulate(SMALL, set=flows, mode="closed", queue_depth=4).summary
+    assert [(f["mode"], f["queue_depth"]) for f in s["config"]["flows"]] == [("closed", 4)]
+
+
 def test_result_repr():
     r = run_small()
     assert repr(r).startswith(f"<ssdlab.Result: {trace_lines(MSR)} requests")

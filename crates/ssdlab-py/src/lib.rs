@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyByteArray;
 
 use ssdlab::cli::Progress;
-use ssdlab::config::{preset_names, preset_source, FlowConfig, ReplayMode};
+use ssdlab::config::{preset_names, preset_source, FlowConfig, ReplayFlags, ReplayMode};
 use ssdlab::experiment::{runner, Executor, Experiment};
 use ssdlab::run::simulate_with;
 use ssdlab::sim::{Column, Phase, RequestRecord};
@@ -143,10 +143,12 @@ fn run(
     config_path: Option<PathBuf>,
     sets: &[String],
     flows: Vec<FlowConfig>,
+    replay: ReplayFlags,
     options: &RunOptions,
     progress: bool,
 ) -> Result<Run, Error> {
-    let mut config = Config::resolve_with_flows(preset, config_path.as_deref(), sets, flows)?;
+    let mut config =
+        Config::resolve_replaying(preset, config_path.as_deref(), sets, flows, replay)?;
     let mut bar = progress.then(|| Progress::new(Phase::Replay.counts()));
     let result = simulate_with(&mut config, options, &mut |phase, done, total| {
         if let Some(bar) = &mut bar {
@@ -331,8 +333,9 @@ mod _core {
     /// `traces` are `(path, format, columns_json, blkparse_event)` tuples (format None:
     /// detected; columns_json: the JSON text of a dict describing the columns, format then
     /// `columns`; blkparse_event None: the first of Q, D, C present) and `workloads` named
-    /// workloads, each added as a flow with `mode` and `queue_depth` (None: the config's `host`
-    /// defaults, or the workload's own arrivals). The GIL is released while the engine runs;
+    /// workloads, each added as a flow; `mode` and `queue_depth` are set on every flow, the
+    /// config's too (None: each flow's own, the config's `host` defaults, or the workload's own
+    /// arrivals). The GIL is released while the engine runs;
     /// with `progress`, a progress bar shows on stderr meanwhile if it is a terminal. `snapshot`:
     /// the device snapshot folder or file (`ssdlab run --snapshot`).
     #[pyfunction]
@@ -368,21 +371,24 @@ mod _core {
                 Ok(read.flow(trace))
             })
             .chain(workloads.iter().map(|w| FlowConfig::workload(w)))
-            .map(|flow: Result<FlowConfig, Error>| {
-                let mut flow = flow?;
-                flow.mode = mode;
-                flow.queue_depth = queue_depth;
-                Ok(flow)
-            })
             .collect::<Result<Vec<_>, Error>>()
             .map_err(py_err)?;
+        let replay = ReplayFlags { mode, queue_depth };
         let options = RunOptions {
             verify,
             request_log: log_requests,
             snapshot,
         };
         let done = engine(py, || {
-            run(&preset, config_path, &sets, flows, &options, progress)
+            run(
+                &preset,
+                config_path,
+                &sets,
+                flows,
+                replay,
+                &options,
+                progress,
+            )
         })
         .map_err(py_err)?;
         let requests = match &done.requests {

@@ -1237,3 +1237,146 @@ fn a_device_whose_gc_could_gain_no_page_is_refused_and_the_least_accepted_cleans
         s["gc"]
     );
 }
+
+/// `ssdlab run ARGS` on the small test device, trace addresses folded into it.
+fn run_small(args: &[&str]) -> (i32, String, String) {
+    let small = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/small.toml");
+    let device = ["run", "--config", small, "--set", "host.out_of_range=wrap"];
+    ssdlab(&[&device[..], args].concat())
+}
+
+#[test]
+fn a_time_scale_taking_arrivals_past_the_clock_is_refused_naming_the_trace_and_limit() {
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    for scale in ["1e9", "1e12"] {
+        let set = format!("host.time_scale={scale}");
+        let (code, out, err) = run_small(&["--trace", &msr, "--set", &set, "--json"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.contains("`host.time_scale`")
+                && err.contains("msr_hm_0_first1000.csv.gz")
+                && err.contains("2^62 ns"),
+            "{err}"
+        );
+    }
+    // A flow's own scale is blamed as its own key.
+    let flows = format!("flows=[{{trace=\"{msr}\", time_scale=1e9}}]");
+    let (code, _, err) = run_small(&["--set", &flows]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`flows[0].time_scale`") && err.contains("2^62 ns"),
+        "{err}"
+    );
+    // A trace spanning 576,557 s: refused at a millionfold, replayed as it is (nothing wraps:
+    // the read completes after it arrives, within a tR or so).
+    let long = common::scratch(
+        "bad_input",
+        "long_span.csv",
+        "arrival_ns,offset_bytes,size_bytes,op\n0,0,4096,write\n576557000000000,0,4096,read\n",
+    );
+    let long = long.to_str().unwrap();
+    let (code, _, err) = run_small(&["--trace", long, "--set", "host.time_scale=1e6"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`host.time_scale`") && err.contains("long_span.csv"),
+        "{err}"
+    );
+    let (code, out, err) = run_small(&["--trace", long, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let read = &s["latency_ns"]["read"];
+    assert!(read["max"].as_u64().unwrap() < 1_000_000, "{read}");
+    assert!(
+        s["sim_time_ns"].as_u64().unwrap() >= 576_557_000_000_000,
+        "{s}"
+    );
+}
+
+#[test]
+fn generator_arrivals_past_the_clock_are_refused_naming_the_key() {
+    let generator = |extra: &str| {
+        format!(
+            "flows=[{{generator={{requests=10, read_fraction=0.5, working_set_bytes=1048576, \
+             size={{kind=\"fixed\", bytes=4096}}, arrival={{kind=\"fixed\", iops=1.0}}{extra}}}}}]"
+        )
+    };
+    // Ten requests a second apart, scaled a billionfold: 9e18 ns.
+    let (code, _, err) = run_small(&["--set", &generator(""), "--set", "host.time_scale=1e9"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`host.time_scale`") && err.contains("2^62 ns"),
+        "{err}"
+    );
+    let (code, _, err) = run_small(&["--set", &generator(", start_ns=5000000000000000000")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`flows[0].generator.start_ns`") && err.contains("2^62 ns"),
+        "{err}"
+    );
+}
+
+#[test]
+fn cli_replay_mode_and_depth_apply_to_the_configs_flows() {
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    let flows = format!("flows=[{{trace=\"{msr}\"}}]");
+    let run = |sets: &str, flags: &[&str]| {
+        let (code, out, err) = run_small(&[&["--set", sets, "--json"][..], flags].concat());
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let open = run(&flows, &[]);
+    let closed = run(&flows, &["--mode", "closed", "--queue-depth", "8"]);
+    assert_eq!(closed["config"]["flows"][0]["mode"], "closed");
+    assert_eq!(closed["config"]["flows"][0]["queue_depth"], 8);
+    assert_ne!(open["latency_ns"], closed["latency_ns"]);
+    // As if the flow gave them itself, over what it gives.
+    let own = format!("flows=[{{trace=\"{msr}\", mode=\"closed\", queue_depth=8}}]");
+    assert_eq!(run(&own, &[])["latency_ns"], closed["latency_ns"]);
+    let own_open = format!("flows=[{{trace=\"{msr}\", mode=\"open\"}}]");
+    let over = run(&own_open, &["--mode", "closed", "--queue-depth", "8"]);
+    assert_eq!(over["latency_ns"], closed["latency_ns"]);
+    // A depth for flows that replay open is refused, as a flow's own would be.
+    let (code, _, err) = run_small(&["--set", &flows, "--queue-depth", "8"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`flows[0].queue_depth`"), "{err}");
+}
+
+#[test]
+fn a_workload_larger_than_the_device_blames_its_working_set() {
+    let sm = [
+        "--set",
+        "geometry.channels=2",
+        "--set",
+        "geometry.ways_per_channel=1",
+        "--set",
+        "geometry.dies_per_way=1",
+        "--set",
+        "geometry.blocks_per_plane=160",
+        "--set",
+        "geometry.pages_per_block=48",
+        "--set",
+        "ftl.overprovisioning_ratio=0.12",
+        "--set",
+        "precondition.fill_fraction=0.9",
+        "--set",
+        "precondition.overwrite_fraction=1.0",
+        "--set",
+        "host.out_of_range=wrap",
+    ];
+    let args = [
+        &["run", "--preset", "default"][..],
+        &sm,
+        &["--workload", "spread-usr"],
+    ]
+    .concat();
+    let (code, _, err) = ssdlab(&args);
+    assert_eq!(code, 2, "{err}");
+    // 8 GiB, and wrap does not fold a generator's addresses.
+    assert!(
+        err.contains("`flows[0].generator.working_set_bytes`")
+            && err.contains("8589934592")
+            && err.contains("out_of_range = \"wrap\" folds the addresses of trace files"),
+        "{err}"
+    );
+}

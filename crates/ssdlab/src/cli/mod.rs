@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::config::{Config, FlowConfig};
+use crate::config::{Config, FlowConfig, ReplayFlags};
 use crate::error::Error;
 use crate::experiment::Executor;
 
@@ -136,12 +136,18 @@ struct DeviceArgs {
 }
 
 impl DeviceArgs {
-    /// The resolved config, with `extra` overrides after the command line's and `flows` after
-    /// the config's own (their named workloads' content applies).
-    fn resolve(&self, extra: &[String], flows: Vec<FlowConfig>) -> Result<Config, Error> {
+    /// The resolved config, with `extra` overrides after the command line's, `flows` after the
+    /// config's own (their named workloads' content applies), and every flow replayed as
+    /// `replay` says.
+    fn resolve(
+        &self,
+        extra: &[String],
+        flows: Vec<FlowConfig>,
+        replay: ReplayFlags,
+    ) -> Result<Config, Error> {
         let mut sets = self.sets.clone();
         sets.extend_from_slice(extra);
-        Config::resolve_with_flows(&self.preset, self.config.as_deref(), &sets, flows)
+        Config::resolve_replaying(&self.preset, self.config.as_deref(), &sets, flows, replay)
     }
 
     /// The resolved config with a flow per named workload (whose content then applies).
@@ -150,7 +156,7 @@ impl DeviceArgs {
             .iter()
             .map(|w| FlowConfig::workload(w))
             .collect::<Result<_, _>>()?;
-        self.resolve(&[], flows)
+        self.resolve(&[], flows, ReplayFlags::default())
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::config::{Config, FlowConfig, ReplayMode};
+use crate::config::{Config, FlowConfig, ReplayFlags, ReplayMode};
 use crate::error::Error;
 use crate::run::simulate_with;
 use crate::sim::{Phase, RunOptions, SnapshotUse};
@@ -28,11 +28,13 @@ pub(super) struct RunArgs {
     /// How to read the --trace files.
     #[command(flatten)]
     read: ReadArgs,
-    /// Replay mode of the --trace and --workload flows (default: the config's host.mode, or
-    /// the workload's own arrivals).
+    /// Replay mode of every flow: the --trace and --workload ones and the config's [[flows]],
+    /// over their own `mode` (default: each flow's own, else host.mode, or a workload's own
+    /// arrivals).
     #[arg(long, value_enum)]
     mode: Option<CliMode>,
-    /// Queue depth for closed-loop replay.
+    /// Queue depth of every flow in closed-loop replay, over their own `queue_depth` (refused
+    /// for a flow that replays open, or whose generator keeps its own depth).
     #[arg(long)]
     queue_depth: Option<u32>,
     /// Print the summary as JSON on stdout, and nothing else.
@@ -88,19 +90,17 @@ pub(super) fn run(a: RunArgs) -> Result<i32, Error> {
             Ok(flow)
         })
         .chain(a.workload.iter().map(|w| FlowConfig::workload(w)))
-        .map(|flow: Result<FlowConfig, Error>| {
-            let mut flow = flow?;
-            flow.mode = mode;
-            flow.queue_depth = a.queue_depth;
-            Ok(flow)
-        })
         .collect::<Result<Vec<_>, Error>>()?;
+    let replay = ReplayFlags {
+        mode,
+        queue_depth: a.queue_depth,
+    };
     let options = RunOptions {
         verify: a.verify,
         request_log: a.log_requests.is_some(),
         snapshot: a.snapshot,
     };
-    let mut config = a.device.resolve(&seed, added)?;
+    let mut config = a.device.resolve(&seed, added, replay)?;
     // Flows without a blkparse event get one chosen while loading; say which.
     let unchosen: Vec<bool> = config
         .flows

@@ -58,6 +58,28 @@ fn toml_caller() -> Caller {
     Caller::Toml
 }
 
+/// A replay mode and queue depth given for a whole run: `ssdlab run --mode/--queue-depth`,
+/// Python's `simulate(mode=..., queue_depth=...)`. Each is set on every flow, the config's own
+/// `[[flows]]` and the ones the call adds alike, over the flow's own setting, as if every flow
+/// gave it; so a depth on a flow that replays open, or beside a closed-loop generator's own, is
+/// refused as it would be in the config (`cross_checks.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplayFlags {
+    pub mode: Option<ReplayMode>,
+    pub queue_depth: Option<u32>,
+}
+
+impl ReplayFlags {
+    pub(super) fn apply(&self, flow: &mut FlowConfig) {
+        if let Some(mode) = self.mode {
+            flow.mode = Some(mode);
+        }
+        if let Some(depth) = self.queue_depth {
+            flow.queue_depth = Some(depth);
+        }
+    }
+}
+
 impl FlowConfig {
     /// A flow replaying a trace file (format `None`: detected from its content), added by
     /// `caller`.

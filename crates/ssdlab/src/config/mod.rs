@@ -37,7 +37,7 @@ mod timing;
 pub(crate) use cross_checks::plane_data_room;
 pub use data_cache::{DataCacheConfig, DramConfig};
 pub use energy::EnergyConfig;
-pub use flow::FlowConfig;
+pub use flow::{FlowConfig, ReplayFlags};
 pub use ftl::{
     AllocationConfig, FtlConfig, GcVictimConfig, PartialWrite, UnmappedRead, WearLevelingConfig,
     WriteAck,
@@ -135,6 +135,18 @@ impl Config {
         sets: &[String],
         flows: Vec<FlowConfig>,
     ) -> Result<Config, Error> {
+        Config::resolve_replaying(preset, file, sets, flows, ReplayFlags::default())
+    }
+
+    /// [`Config::resolve_with_flows`], with every flow replayed as `replay` says (a command
+    /// line's `--mode` and `--queue-depth`).
+    pub fn resolve_replaying(
+        preset: &str,
+        file: Option<&Path>,
+        sets: &[String],
+        flows: Vec<FlowConfig>,
+        replay: ReplayFlags,
+    ) -> Result<Config, Error> {
         let source = preset_source(preset).ok_or_else(|| Error::UnknownPreset {
             name: preset.to_string(),
             known: preset_names().join(", "),
@@ -163,7 +175,7 @@ impl Config {
         if !sets.is_empty() {
             origin.push_str(" with overrides");
         }
-        Config::from_table(value, &origin, &layers, flows, &given).map_err(|e| match file {
+        Config::from_table(value, &origin, &layers, flows, replay, &given).map_err(|e| match file {
             Some(path) => locate::in_file(e, path, &text, sets),
             None => e,
         })
@@ -173,7 +185,14 @@ impl Config {
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Config, Error> {
         let value: toml::Table = toml::from_str(text).map_err(|e| Error::toml(origin, e))?;
         let layers = ContentLayers::of_document(&value);
-        Config::from_table(value, origin, &layers, Vec::new(), &Given::default())
+        Config::from_table(
+            value,
+            origin,
+            &layers,
+            Vec::new(),
+            ReplayFlags::default(),
+            &Given::default(),
+        )
     }
 
     /// Every impossible value or combination is an error naming the key and the reason. Each
@@ -206,13 +225,14 @@ impl Config {
     }
 
     /// Expand the table's named workloads, lay `[content]` from `layers` and the workloads of
-    /// every flow (the table's, then `extra`), read the table, add `extra`, validate (a limit
-    /// blamed on a key in `given` if it can be).
+    /// every flow (the table's, then `extra`), read the table, add `extra`, set `replay` on
+    /// every flow, validate (a limit blamed on a key in `given` if it can be).
     fn from_table(
         mut value: toml::Table,
         origin: &str,
         layers: &ContentLayers,
         extra: Vec<FlowConfig>,
+        replay: ReplayFlags,
         given: &Given,
     ) -> Result<Config, Error> {
         let mut workloads = expand_named_workloads(&mut value)?;
@@ -225,6 +245,9 @@ impl Config {
             .try_into()
             .map_err(|e: toml::de::Error| Error::toml(origin, e))?;
         config.flows.extend(extra);
+        for flow in &mut config.flows {
+            replay.apply(flow);
+        }
         config.validate_given(given)?;
         Ok(config)
     }

@@ -538,6 +538,8 @@ impl Simulation {
     }
 }
 
+/// A trace time `t` scaled; at most [`super::MAX_ARRIVAL_NS`], which every flow's last arrival
+/// was checked against when the simulation was built (`flow_checks.rs`).
 fn scaled(t: u64, scale: f64) -> u64 {
     if scale == 1.0 {
         t

@@ -7,6 +7,7 @@ pub mod event;
 #[cfg(feature = "event-costs")]
 pub mod event_costs;
 mod flow;
+mod flow_checks;
 mod gc;
 mod host;
 mod host_streams;
@@ -53,6 +54,7 @@ use crate::trace::Op;
 use event::Event;
 
 pub use flow::{Flow, RequestSource, VecSource};
+pub use flow_checks::MAX_ARRIVAL_NS;
 pub use host::{Column, RequestRecord};
 pub use snapshot::SnapshotUse;
 
@@ -281,7 +283,7 @@ impl Simulation {
         let lanes = ftl.buffer.lanes();
 
         for (i, f) in flows.iter_mut().enumerate() {
-            check_flow_capacity(i, f, &ftl)?;
+            flow_checks::check_flow(i, f, &ftl, &config)?;
         }
         let requests = flows.iter().map(|f| f.source.len()).sum();
         let warmup = config.statistics.warmup_of(requests)?;
@@ -740,30 +742,4 @@ fn precondition(
         pre.flush()?;
     }
     Ok(mapping_keys.is_some() || pre.report.units_written > 0)
-}
-
-fn check_flow_capacity(index: usize, f: &mut Flow, ftl: &Ftl) -> Result<(), Error> {
-    let capacity = ftl.host_units as u64 * ftl.geometry.unit_bytes as u64;
-    let offset = f.offset_bytes;
-    let mut bad = None;
-    let mut i = 0u64;
-    f.for_each_unit_range(1, |_, _, r| {
-        i += 1;
-        // A zero-length request still touches the unit it points at.
-        let end = r.offset_bytes + offset + r.size_bytes.max(1);
-        if end > capacity && bad.is_none() {
-            bad = Some((i, end));
-        }
-    });
-    match bad {
-        Some((i, end)) => Err(Error::config(
-            &format!("flows[{index}].offset_bytes"),
-            format!(
-                "flow `{}` request {i} ends at byte {end} with offset {offset}, past the logical \
-                 capacity of {capacity} bytes",
-                f.name
-            ),
-        )),
-        None => Ok(()),
-    }
 }
