@@ -10,8 +10,8 @@
 //!   of such data costs a program where MQSim's would not.
 //! - **Reads** (`read`, `read_write`): units read from flash are written into DRAM once the
 //!   request's reads are done (off its path, on the DRAM's) and stay, least recently used out,
-//!   until `capacity_kib` is full; a write or trim of a unit drops its copy. A later read of a
-//!   unit held is served from DRAM.
+//!   until `capacity_kib` (at most the logical capacity) is full; a write or trim of a unit
+//!   drops its copy. A later read of a unit held is served from DRAM.
 //!
 //! The DRAM is one channel serving one access at a time in arrival order (MQSim's shared
 //! `dram_execution_queue`). An access of `n` bytes opens each row it touches (tRCD + tCL, and tRP
@@ -19,6 +19,8 @@
 //! MQSim's `estimate_dram_access_time`; for an access over a row MQSim's formula counts half
 //! the rows (`memory_access_size_in_byte / dram_row_size / 2`), so its 16 KiB access takes
 //! about half the time this one does.
+
+use std::num::NonZeroUsize;
 
 use foldhash::fast::FixedState;
 use lru::LruCache;
@@ -82,22 +84,34 @@ pub struct DataCache {
     writes: bool,
     /// Units reads brought in, least recently used first out (when reads are cached).
     held: Option<LruCache<u32, (), FixedState>>,
+    /// Whether `capacity_kib` holds more units than the logical capacity has, and the cache is
+    /// capped at it.
+    capped: bool,
     pub stats: DataCacheStats,
 }
 
 impl DataCache {
-    /// The cache `config` describes for units of `unit_bytes`, if it is on.
-    pub fn new(config: &DataCacheConfig, unit_bytes: u32) -> Option<DataCache> {
+    /// The cache `config` describes for units of `unit_bytes`, if it is on, on a device of
+    /// `host_units` logical units. Reads bring in at most all of them: room for more would never
+    /// be used, and a cache so capped behaves as one of exactly the logical capacity.
+    pub fn new(config: &DataCacheConfig, unit_bytes: u32, host_units: u32) -> Option<DataCache> {
         let dram = Dram::new(config.dram()?);
-        let held = config.read_capacity_kib().map(|kib| {
-            let units = (kib * 1024 / unit_bytes as u64).max(1) as usize;
-            let units = std::num::NonZeroUsize::new(units).expect("at least one unit");
-            LruCache::with_hasher(units, FixedState::default())
+        // Saturating: a capacity past u64::MAX bytes holds more than any device anyway.
+        let units =
+            (config.read_capacity_kib()).map(|kib| kib.saturating_mul(1024) / unit_bytes as u64);
+        let held = units.map(|units| {
+            let cap = units.min(host_units as u64) as usize;
+            // Its room is taken as units come (a cache of a large device's whole logical capacity
+            // is gigabytes of table that a short run never fills).
+            let mut held = LruCache::unbounded_with_hasher(FixedState::default());
+            held.resize(NonZeroUsize::new(cap).unwrap_or(NonZeroUsize::MIN));
+            held
         });
         Some(DataCache {
             dram,
             writes: config.caches_writes(),
             held,
+            capped: units.is_some_and(|u| u > host_units as u64),
             stats: DataCacheStats::default(),
         })
     }
@@ -109,6 +123,16 @@ impl DataCache {
 
     pub fn caches_reads(&self) -> bool {
         self.held.is_some()
+    }
+
+    /// Units reads bring in at most (when reads are cached).
+    pub fn capacity_units(&self) -> Option<usize> {
+        self.held.as_ref().map(|h| h.cap().get())
+    }
+
+    /// Whether `capacity_kib` holds more than the logical capacity, the cache capped at it.
+    pub fn capped(&self) -> bool {
+        self.capped
     }
 
     /// Move `bytes` to or from DRAM from `now`; returns when done.
@@ -188,7 +212,7 @@ mod tests {
         let c = DataCacheConfig::Write {
             dram: DramConfig::default(),
         };
-        let mut cache = DataCache::new(&c, 4096).unwrap();
+        let mut cache = DataCache::new(&c, 4096, 1000).unwrap();
         assert_eq!(cache.access(1_000, 4096), 1_000 + 20_506);
         assert_eq!(cache.access(2_000, 4096), 1_000 + 2 * 20_506);
         assert_eq!(cache.access(100_000, 4096), 100_000 + 20_506);
@@ -204,7 +228,7 @@ mod tests {
             capacity_kib: 8,
             dram: DramConfig::default(),
         };
-        let mut cache = DataCache::new(&c, 4096).unwrap();
+        let mut cache = DataCache::new(&c, 4096, 1000).unwrap();
         assert!(!cache.holds(1));
         assert!(cache.insert(1) && cache.insert(2) && !cache.insert(1));
         assert!(cache.holds(1)); // 2 is now the least recently used
@@ -216,6 +240,22 @@ mod tests {
         assert_eq!(cache.stats.read_hit_units, 3);
         assert_eq!(cache.stats.inserted_units, 3);
         assert_eq!(cache.stats.evicted_units, 1);
-        assert!(DataCache::new(&DataCacheConfig::Off, 4096).is_none());
+        assert!(DataCache::new(&DataCacheConfig::Off, 4096, 1000).is_none());
+    }
+
+    /// Reads bring in at most the logical capacity (here 1000 units), past u64::MAX bytes too.
+    #[test]
+    fn a_read_cache_larger_than_the_logical_capacity_is_capped_at_it() {
+        let of = |capacity_kib| {
+            let c = DataCacheConfig::Read {
+                capacity_kib,
+                dram: DramConfig::default(),
+            };
+            let cache = DataCache::new(&c, 4096, 1000).unwrap();
+            (cache.capacity_units(), cache.capped())
+        };
+        assert_eq!(of(u64::MAX), (Some(1000), true));
+        assert_eq!(of(4000), (Some(1000), false));
+        assert_eq!(of(8), (Some(2), false));
     }
 }

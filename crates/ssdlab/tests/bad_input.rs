@@ -583,6 +583,39 @@ fn cli_run_detects_the_format_and_records_it() {
     assert_eq!(v["config"]["flows"][0]["format"], "msr");
 }
 
+/// A cache of more than it can ever hold (the whole mapping table, the logical capacity) is
+/// capped at that and says so, without allocating its nominal size: 8 GiB and 64 GiB of CMT
+/// aborted the process asking for them, `capacity_kib` past u64::MAX bytes overflowed.
+#[test]
+fn caches_larger_than_they_can_fill_are_capped_not_allocated() {
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    let cases = [
+        (
+            "ftl.mapping_cache={policy=\"demand\", capacity_kib=8388608}",
+            "mapping_cache",
+        ),
+        (
+            "ftl.mapping_cache={policy=\"demand\", capacity_kib=67108864}",
+            "mapping_cache",
+        ),
+        (
+            "ftl.mapping_cache={policy=\"demand\", capacity_kib=9223372036854775807}",
+            "mapping_cache",
+        ),
+        (
+            "data_cache={policy=\"read\", capacity_kib=9223372036854775807}",
+            "data_cache",
+        ),
+    ];
+    for (set, section) in cases {
+        let (code, out, err) = ssdlab(&["run", "--set", set, "--trace", &msr, "--json"]);
+        assert_eq!(code, 0, "{set}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["requests"]["count"], 1000, "{set}");
+        assert_eq!(v[section]["capped"], true, "{set}: {}", v[section]);
+    }
+}
+
 #[test]
 fn bench_reports_where_its_time_went_when_asked() {
     let args = [

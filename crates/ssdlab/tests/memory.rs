@@ -6,9 +6,12 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
+mod common;
+
 use ssdlab::config::Config;
 use ssdlab::flash::Geometry;
-use ssdlab::sim::RequestSource;
+use ssdlab::sim::{Flow, RequestSource, Simulation};
+use ssdlab::trace::{Op, TraceRequest};
 use ssdlab::workload::{named, GeneratorSource};
 use ssdlab::RunOptions;
 
@@ -143,5 +146,54 @@ fn the_update_model_grows_by_at_most_its_pools() {
         grown <= bound,
         "drawing grew the heap by {grown} bytes ({:.1} a working-set unit)",
         grown as f64 / units as f64
+    );
+}
+
+/// A cache takes memory as it fills, not for its capacity: a CMT and a read cache of more than
+/// the small device could ever fill (capped at its 73,728 units) cost, over ones of a few
+/// entries, at most 200 bytes an entry the run brings in (a table slot and a list node), never
+/// a table of every unit of the device up front.
+#[test]
+fn a_cache_takes_memory_as_it_fills_not_for_its_capacity() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let units = 1024u64;
+    // Write `units` units, then read them back from flash.
+    let requests: Vec<TraceRequest> = (0..2 * units)
+        .map(|i| TraceRequest {
+            arrival_ns: i * 100_000,
+            offset_bytes: i % units * 4096,
+            size_bytes: 4096,
+            op: if i < units { Op::Write } else { Op::Read },
+            stream: 0,
+        })
+        .collect();
+    let peak = |kib: u64| {
+        let config = common::small(&[
+            &format!("ftl.mapping_cache={{policy=\"demand\", capacity_kib={kib}}}"),
+            &format!(
+                "data_cache={{policy=\"read\", capacity_kib={}}}",
+                kib.max(4)
+            ),
+        ]);
+        let flow = Flow::new("f".into(), requests.clone(), config.host.mode, 1, 1.0, 0);
+        let (summary, peak) = peak_heap_of(|| {
+            let mut sim = Simulation::new(config, vec![flow], RunOptions::default()).unwrap();
+            sim.run().unwrap();
+            sim.summary()
+        });
+        assert_eq!(
+            summary["data_cache"]["capped"],
+            kib > 4,
+            "{}",
+            summary["data_cache"]
+        );
+        peak
+    };
+    let (few, huge) = (peak(1), peak(i64::MAX as u64));
+    let bound = 2 * 200 * units as usize;
+    assert!(
+        huge <= few + bound,
+        "caches of every unit took {huge} bytes at most, of a few entries {few}: more than \
+         {bound} bytes for the {units} units the run brought into each"
     );
 }

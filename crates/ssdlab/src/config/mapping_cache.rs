@@ -17,8 +17,8 @@ pub enum MappingCacheConfig {
     #[default]
     All,
     /// The table lives on flash in translation pages, one mapping unit each, written from the
-    /// start; a cached mapping table (CMT) of `capacity_kib` holds entries, least recently used
-    /// out. A miss reads the entry's translation page; evicting a changed entry writes its
+    /// start; a cached mapping table (CMT) of `capacity_kib` (at most the whole table) holds
+    /// entries, least recently used out. A miss reads the entry's translation page; evicting a changed entry writes its
     /// translation page anew, with every changed entry of that page.
     Demand {
         capacity_kib: u64,
@@ -46,7 +46,8 @@ fn mqsim_entry_bytes(addresses: f64, physical_units: u64, unit_bytes: u32) -> u3
 /// The demand-loaded table's sizes, in entries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MappingCacheSizes {
-    /// Entries the CMT holds.
+    /// Entries `capacity_kib` holds (the CMT holds at most the whole table's: see
+    /// [`crate::ftl::mapping_cache::MappingCache::new`]).
     pub cmt_entries: u64,
     /// Entries a translation page (one mapping unit) holds.
     pub entries_per_translation_page: u32,
@@ -73,7 +74,8 @@ impl MappingCacheConfig {
         let on_flash = translation_entry_bytes
             .unwrap_or_else(|| mqsim_entry_bytes(1.0, physical_units, unit_bytes));
         Some(MappingCacheSizes {
-            cmt_entries: capacity_kib * 1024 / entry.max(1) as u64,
+            // Saturating: a capacity past u64::MAX bytes holds more than any table anyway.
+            cmt_entries: capacity_kib.saturating_mul(1024) / entry.max(1) as u64,
             entries_per_translation_page: unit_bytes / on_flash.max(1),
         })
     }

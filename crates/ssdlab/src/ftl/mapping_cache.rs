@@ -29,6 +29,9 @@ pub struct MappingCache {
     /// changed (None: unchanged since loaded). An entry is dirty while that is its page's
     /// current count: writing a page back makes all its entries clean at once.
     entries: LruCache<u32, Option<u32>, FixedState>,
+    /// Whether `capacity_kib` holds more entries than the whole table has, and the CMT is capped
+    /// at the table.
+    capped: bool,
     /// Per translation page, how many times it was written back.
     page_writes: Vec<u32>,
     per_page: u32,
@@ -38,13 +41,20 @@ pub struct MappingCache {
 
 impl MappingCache {
     /// An empty CMT of `sizes`, whose translation pages start at unit `first_translation_unit`
-    /// (the host's units, whose entries the pages hold).
+    /// (the host's units, whose entries the pages hold). It holds at most the whole table: room
+    /// for more would never be used, and a CMT so capped behaves as one of exactly the table.
     pub fn new(sizes: MappingCacheSizes, first_translation_unit: u32) -> MappingCache {
-        let capacity = NonZeroUsize::new(sizes.cmt_entries.min(usize::MAX as u64) as usize)
-            .unwrap_or(NonZeroUsize::MIN);
+        let table = first_translation_unit as u64;
+        let capacity =
+            NonZeroUsize::new(sizes.cmt_entries.min(table) as usize).unwrap_or(NonZeroUsize::MIN);
+        // Its room is taken as entries come (a table-sized CMT of a large device is gigabytes
+        // that a short run never fills).
+        let mut entries = LruCache::unbounded_with_hasher(FixedState::default());
+        entries.resize(capacity);
         let per_page = sizes.entries_per_translation_page.max(1);
         MappingCache {
-            entries: LruCache::with_hasher(capacity, FixedState::default()),
+            entries,
+            capped: sizes.cmt_entries > table,
             page_writes: vec![0; first_translation_unit.div_ceil(per_page) as usize],
             per_page,
             first_translation_unit,
@@ -80,6 +90,11 @@ impl MappingCache {
     /// Entries the CMT holds at most.
     pub fn capacity(&self) -> usize {
         self.entries.cap().get()
+    }
+
+    /// Whether `capacity_kib` holds more than the whole table, the CMT capped at it.
+    pub fn capped(&self) -> bool {
+        self.capped
     }
 
     /// Whether `lpn`'s entry is held, without using it.
@@ -138,6 +153,15 @@ mod tests {
         assert_eq!(c.translation_unit(10), 1001);
         assert_eq!(c.entry_index(13), 3);
         assert!(c.is_translation_unit(1000) && !c.is_translation_unit(999));
+    }
+
+    /// The CMT holds at most the table's entries (here 1000 host units), whatever its sizes.
+    #[test]
+    fn a_cmt_larger_than_the_table_is_capped_at_it() {
+        let c = cmt(u64::MAX, 10);
+        assert_eq!((c.capacity(), c.capped()), (1000, true));
+        let c = cmt(1000, 10);
+        assert_eq!((c.capacity(), c.capped()), (1000, false));
     }
 
     /// Least recently used out; a clean entry leaves without a write.

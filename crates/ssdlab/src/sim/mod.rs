@@ -402,7 +402,7 @@ impl Simulation {
             timing,
             sched,
             host_interface: HostInterface::new(&config.host_interface),
-            data_cache: DataCache::new(&config.data_cache, ftl.geometry.unit_bytes),
+            data_cache: DataCache::new(&config.data_cache, ftl.geometry.unit_bytes, ftl.host_units),
             mapping: mapping_keys.map(|keys| {
                 let g = &ftl.geometry;
                 let sizes = (config.ftl.mapping_cache)

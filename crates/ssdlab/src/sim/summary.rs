@@ -138,11 +138,17 @@ impl Simulation {
                     "busy_ns": st.dram_busy_ns,
                 },
             });
+            if let Some(units) = c.capacity_units() {
+                s["data_cache"]["capacity_units"] = json!(units);
+                s["data_cache"]["capped"] = json!(c.capped());
+            }
         }
         if let Some(m) = &self.mapping {
             let (c, st) = (m.cache.stats, m.stats);
             s["mapping_cache"] = json!({
                 "translation_pages": self.ftl.logical_units - self.ftl.host_units,
+                "cmt_entries": m.cache.capacity(),
+                "capped": m.cache.capped(),
                 "hits": c.hits,
                 "misses": c.misses,
                 "dirty_evictions": c.dirty_evictions,

@@ -829,8 +829,16 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         },
     );
 
+    v.expect(
+        "a read cache capped at the logical capacity pushes no unit out",
+        s["data_cache"]["capped"] == true,
+        maybe(s, "data_cache.evicted_units") == 0,
+        || format!("data_cache {:?}", s.get("data_cache")),
+    );
+
     // A mapping table on flash: its operations and its CMT reported exactly while it is; each
-    // changed entry pushed out writes one translation page.
+    // changed entry pushed out writes one translation page, and a CMT capped at the whole
+    // table pushes none out.
     let on_flash = !config.ftl.mapping_cache.is_all();
     v.expect(
         "mapping operations are reported exactly while the table is on flash",
@@ -843,6 +851,12 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         "each changed entry pushed out writes its translation page",
         on_flash,
         maybe(s, "mapping_cache.page_writes") == maybe(s, "mapping_cache.dirty_evictions"),
+        || format!("mapping_cache {:?}", s.get("mapping_cache")),
+    );
+    v.expect(
+        "a CMT capped at the whole table pushes no changed entry out",
+        s["mapping_cache"]["capped"] == true,
+        maybe(s, "mapping_cache.dirty_evictions") == 0,
         || format!("mapping_cache {:?}", s.get("mapping_cache")),
     );
 

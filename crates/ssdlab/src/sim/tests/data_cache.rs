@@ -75,3 +75,26 @@ fn a_write_cache_is_refused_with_acknowledgement_on_program() {
         "{e}"
     );
 }
+
+/// A read cache of more units than the logical capacity has (here of `capacity_kib` past
+/// u64::MAX bytes) is capped at it, taking its room as units come, and runs exactly as a cache
+/// of the logical capacity: 294,912 KiB, the small device's 73,728 units of 4 KiB.
+#[test]
+fn a_read_cache_larger_than_the_logical_capacity_runs_as_one_of_it() {
+    let run = |kib: u64| {
+        let cache = format!("data_cache={{policy=\"read\", capacity_kib={kib}}}");
+        let sets = ["precondition.fill_fraction=0.5", &cache];
+        let mut s = super::summary_without_config(&sets, super::random_writes(400, 4096, 5));
+        assert_eq!(s["data_cache"]["capacity_units"], 73_728);
+        let capped = s["data_cache"].as_object_mut().unwrap().remove("capped");
+        (capped.unwrap(), s)
+    };
+    let (capped, huge) = run(i64::MAX as u64);
+    let (exact_capped, exact) = run(294_912);
+    assert_eq!((capped, exact_capped), (true.into(), false.into()));
+    assert!(
+        exact["data_cache"]["read_hit_units"].as_u64() > Some(0),
+        "{exact}"
+    );
+    assert_eq!(huge, exact);
+}

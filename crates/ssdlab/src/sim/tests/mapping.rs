@@ -5,7 +5,7 @@ use crate::ftl::Location;
 
 /// The small device's table: 6-byte CMT entries, 4-byte translation entries (1024 a 4 KiB
 /// translation page); `kib` of CMT.
-fn demand(kib: u32) -> String {
+fn demand(kib: u64) -> String {
     format!("ftl.mapping_cache={{policy=\"demand\", capacity_kib={kib}}}")
 }
 
@@ -102,4 +102,23 @@ fn gc_that_only_feeds_its_own_write_backs_is_stopped() {
         e.contains("ftl.mapping_cache.capacity_kib") && e.contains("no host request"),
         "{e}"
     );
+}
+
+/// A CMT of more entries than the table has (here of `capacity_kib` past u64::MAX bytes) is
+/// capped at the table, taking its room as entries come, and runs exactly as a CMT of the
+/// table: 432 KiB of 6-byte entries, the small device's 73,728 units.
+#[test]
+fn a_cmt_larger_than_the_table_runs_as_one_of_the_table() {
+    let run = |kib: u64| {
+        let sets = ["precondition.fill_fraction=0.5", &demand(kib)];
+        let mut s = super::summary_without_config(&sets, super::random_writes(400, 4096, 5));
+        assert_eq!(s["mapping_cache"]["cmt_entries"], 73_728);
+        let capped = s["mapping_cache"].as_object_mut().unwrap().remove("capped");
+        (capped.unwrap(), s)
+    };
+    let (capped, huge) = run(i64::MAX as u64);
+    let (exact_capped, exact) = run(432);
+    assert_eq!((capped, exact_capped), (true.into(), false.into()));
+    assert!(exact["mapping_cache"]["hits"].as_u64() > Some(0), "{exact}");
+    assert_eq!(huge, exact);
 }

@@ -75,6 +75,15 @@ fn latencies(sets: &[&str], requests: Vec<TraceRequest>) -> (Vec<u64>, Simulatio
     (log.iter().map(|r| r.latency_ns()).collect(), sim)
 }
 
+/// The summary of `requests` replayed on the small device with `sets` (as [`latencies`]),
+/// without its config echo: to compare runs of configs that differ but must run alike.
+fn summary_without_config(sets: &[&str], requests: Vec<TraceRequest>) -> serde_json::Value {
+    let (_, sim) = latencies(sets, requests);
+    let mut s = sim.summary();
+    s.as_object_mut().unwrap().remove("config");
+    s
+}
+
 /// A 4 KiB request of unit `unit` at `at_us`.
 fn unit_request(at_us: u64, op: Op, unit: u64) -> TraceRequest {
     TraceRequest {
