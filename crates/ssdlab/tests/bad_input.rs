@@ -1279,6 +1279,23 @@ fn run_small(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
+fn a_device_duration_that_could_wrap_the_clock_is_refused_naming_the_key() {
+    let msr = committed_trace("msr_hm_0_first1000.csv.gz");
+    for (set, key) in [
+        ("timing.firmware_ns=9000000000000000000", "`timing.firmware_ns`"),
+        ("timing.tlc.tbers_ns=1100000000000", "`timing.tlc.tbers_ns`"),
+        (
+            "ftl.write_buffer_timeout_ns=18446744073709551615",
+            "`ftl.write_buffer_timeout_ns`",
+        ),
+    ] {
+        let (code, _, err) = run_small(&["--trace", &msr, "--set", set]);
+        assert_eq!(code, 2, "{set}: {err}");
+        assert!(err.contains(key) && err.contains("2^40 ns"), "{set}: {err}");
+    }
+}
+
+#[test]
 fn a_time_scale_taking_arrivals_past_the_clock_is_refused_naming_the_trace_and_limit() {
     let msr = committed_trace("msr_hm_0_first1000.csv.gz");
     for scale in ["1e9", "1e12"] {

@@ -221,6 +221,7 @@ impl Config {
         for (i, flow) in self.flows.iter().enumerate() {
             flow.validate(i)?;
         }
+        checks::durations(&self.to_json())?;
         self.validate_cross_section(given)
     }
 

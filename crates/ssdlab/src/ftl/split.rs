@@ -140,11 +140,14 @@ pub fn build(
                 ReadHistory::Bit => Box::new(BitHistory {
                     bits: vec![0; (logical_units as usize).div_ceil(64)],
                 }),
-                ReadHistory::Lru => Box::new(LruHistory {
-                    lru: LruCache::new(
-                        NonZeroUsize::new(*lru_entries as usize).unwrap_or(NonZeroUsize::MIN),
-                    ),
-                }),
+                ReadHistory::Lru => {
+                    // No more LPNs than the logical space has, and room taken as they come:
+                    // 2^32 entries allocated up front would abort the process.
+                    let entries = (*lru_entries).min(logical_units) as usize;
+                    let mut lru = LruCache::unbounded();
+                    lru.resize(NonZeroUsize::new(entries).unwrap_or(NonZeroUsize::MIN));
+                    Box::new(LruHistory { lru })
+                }
             };
             Some(Box::new(BySize {
                 limit_bytes,
@@ -202,6 +205,17 @@ mod tests {
             b.observe_read(lpn, 65536);
         }
         assert!(!b.split(1, 4096));
+    }
+
+    /// An LRU of more entries than the logical space has units holds every unit, and takes
+    /// its room as pages are read (2^32 - 1 entries allocated at once aborted the process).
+    #[test]
+    fn an_lru_larger_than_the_logical_space_remembers_every_page() {
+        let mut d = decision("lru", u32::MAX);
+        for lpn in 0..1000 {
+            d.observe_read(lpn, 65536);
+        }
+        assert!((0..1000).all(|lpn| !d.split(lpn, 4096)));
     }
 
     #[test]
