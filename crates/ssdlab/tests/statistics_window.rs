@@ -455,3 +455,264 @@ format = "msr"
     assert_eq!(count("whole"), (Some(1000), None));
     assert_eq!(count("second half"), (Some(500), Some(500)));
 }
+
+/// Requests at `n` times 100 µs apart over the first `span` bytes, of every kind the summary's
+/// sections count: streams writing extents of their own in order, one at a time for 80 steps
+/// (long enough to complete a MiB) and now and then another (more streams than a device keeps
+/// open), the one writing read back in order behind its writes; reads and updates of a few hot
+/// units; writes of part of a unit; trims of parts of units; and pairs of reads of one 16 KiB
+/// page anywhere.
+fn every_kind(seed: u64, n: usize, span: u64) -> Vec<TraceRequest> {
+    let mut x = seed;
+    let mut next = move || {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        x >> 33
+    };
+    const STREAMS: u64 = 6;
+    let extent = span / 2 / STREAMS / 65536 * 65536;
+    let hot = span / 2;
+    let mut written = [0u64; STREAMS as usize];
+    let mut read = [0u64; STREAMS as usize];
+    let mut out = Vec::new();
+    for i in 0..n as u64 {
+        let mut push = |op, offset_bytes, size_bytes, stream| {
+            out.push(TraceRequest {
+                arrival_ns: i * 100_000,
+                offset_bytes,
+                size_bytes,
+                op,
+                stream,
+            })
+        };
+        let writing = i / 80 % STREAMS;
+        match next() % 10 {
+            k @ 0..=2 => {
+                let s = if k < 2 { writing } else { next() % STREAMS };
+                let at = written[s as usize];
+                written[s as usize] = (at + 65536) % extent;
+                push(Op::Write, s * extent + at, 65536, s as u16 + 1);
+            }
+            3 | 4 => {
+                let s = writing as usize;
+                let at = read[s];
+                read[s] = (at + 16384) % written[s].max(16384);
+                push(Op::Read, writing * extent + at, 16384, 0);
+            }
+            5 => push(Op::Read, hot + next() % 8 * 4096, 4096, 0),
+            6 => push(Op::Write, hot + next() % 8 * 4096, 4096, 0),
+            7 => push(Op::Write, hot + next() % 4096 * 4096 + 512, 1024, 0),
+            8 => push(Op::Trim, hot + next() % 4096 * 4096 + 2048, 36864, 0),
+            _ => {
+                let page = next() % (span / 16384 - 1) * 16384;
+                push(Op::Read, page, 4096, 0);
+                push(Op::Read, page + 4096, 4096, 0);
+            }
+        }
+    }
+    out
+}
+
+/// Leaves of the summary that are not counters of the work a run did, and so need not shrink
+/// when the warm-up is left out (dotted keys, `*` any one key or index; a pattern names a leaf
+/// or every leaf under it). A flow's host figures (`flows.N.…`) are the top level's.
+const NOT_COUNTERS: &[&str] = &[
+    // The latency distribution of the measured requests (its `count` is a counter).
+    "latency_ns.*.mean",
+    "latency_ns.*.p50",
+    "latency_ns.*.p99",
+    "latency_ns.*.p999",
+    "latency_ns.*.max",
+    "latency_ns.*.cdf",
+    // The measured requests' span (from the first arrival to the last completion: not a sum),
+    // and rates, ratios and means per operation of measured figures.
+    "span_ns",
+    "iops",
+    "bandwidth_mib_s",
+    "waf",
+    "raf",
+    "gc.mean_busy_ns",
+    "utilization",
+    "compression.saving",
+    "placement.hot_write_share",
+    "reliability.read_error_rate",
+    "reliability.ecc_decode_ns",
+    "reliability.internal.read_error_rate",
+    "reliability.internal.ecc_decode_ns",
+    // The spread over blocks of their erases since the boundary (`mean` is their sum / blocks).
+    "erase_count.min",
+    "erase_count.max",
+    "erase_count.std",
+    "erase_count.spread",
+    // The integrity oracle checks the whole run: a violation in the warm-up still fails it.
+    "integrity",
+    // States and echoes: preconditioning (before the run), the device's size, the clock, the
+    // config.
+    "precondition",
+    "capacity",
+    "mapping_cache.translation_pages",
+    "sim_time_ns",
+    "seed",
+    "config",
+    // The window's own report of the warm-up (present only with a window).
+    "statistics",
+    "level1_gc.at_boundary",
+];
+
+/// Every numeric leaf of `v`, by its path of keys.
+fn numeric_leaves(v: &Value, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, f64)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                path.push(k.clone());
+                numeric_leaves(v, path, out);
+                path.pop();
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                path.push(i.to_string());
+                numeric_leaves(v, path, out);
+                path.pop();
+            }
+        }
+        Value::Number(n) => out.push((path.clone(), n.as_f64().unwrap())),
+        _ => {}
+    }
+}
+
+fn is_counter(path: &[String]) -> bool {
+    let host = match path {
+        [flows, _, rest @ ..] if flows == "flows" => rest,
+        _ => path,
+    };
+    !NOT_COUNTERS.iter().any(|pattern| {
+        let keys: Vec<&str> = pattern.split('.').collect();
+        keys.len() <= host.len() && keys.iter().zip(host).all(|(k, p)| *k == "*" || k == p)
+    })
+}
+
+/// A preset made small, with `sets`, on a GC-active device (filled and aged, as `device`).
+fn small_preset(name: &str, sets: &[&str]) -> Config {
+    let aged = [
+        "precondition.fill_fraction=0.9",
+        "precondition.overwrite_fraction=0.5",
+        "precondition.pattern=\"random\"",
+        "precondition.trace_footprint=false",
+        "ftl.wear_leveling={enabled=true, threshold_erases=2}",
+    ];
+    let sets: Vec<String> = sets.iter().chain(&aged).map(|s| s.to_string()).collect();
+    Config::resolve(name, None, &sets).unwrap()
+}
+
+/// With a statistics window every counter of every section of the summary counts the measured
+/// part only. The summary is walked leaf by leaf, so that a section added later is checked as
+/// soon as a device here reports it. Each device replays a trace three times over, the first two
+/// warming up, the third a second after the device has done with them: every counter is then the
+/// same run's without a window less a run of the warm-up alone (the device at the boundary), and
+/// every counter the run moves the warm-up moved too (else its check would be a subtraction of
+/// nothing). The devices between them report every section: `composed` (the techniques) with the
+/// split FTL, a data cache, a mapping table on flash and streams kept apart; `melded` with
+/// streams laid out on wordlines, the error model and program and erase suspension.
+#[test]
+fn every_counter_of_every_section_counts_the_measured_part_only() {
+    // The `ipu` preset's error model, its MLC cells' figures for these TLC ones.
+    let reliability = "reliability={model=\"power_law\", ecc_min_decode_ns=500, \
+        ecc_max_decode_ns=96800, correctable_bits_per_codeword=80, max_read_retries=5, \
+        retry_error_divisor=2.0, tlc={epsilon=1.0e-4, alpha=3.9e-10, k=2.05, beta=6.28e-5, \
+        m=0.14, n=0.54, gamma=3.0e-12, p=0.33, q=1.71, partial_program_disturb=0.0, \
+        neighbour_program_disturb=0.0}}";
+    let devices = [
+        small_preset(
+            "composed",
+            &[
+                "geometry.channels=4",
+                "geometry.ways_per_channel=1",
+                "geometry.dies_per_way=1",
+                "geometry.blocks_per_plane=64",
+                "geometry.pages_per_block=48",
+                "geometry.regions=[{name=\"main\", cell_mode=\"tlc\", blocks_per_plane=48}, \
+                 {name=\"slc\", cell_mode=\"slc\", blocks_per_plane=16, nop=4}]",
+                "ftl.overprovisioning_ratio=0.3",
+                "ftl.write_buffer_units=64",
+                "ftl.mapping_unit_kib=16",
+                "ftl.split={policy=\"decision\", width=4, history=\"bit\"}",
+                // (Two streams: each open one holds a block per level and plane of the 16
+                // SLC-mode blocks.)
+                "ftl.host_streams={policy=\"separate\", max_open=2, complete_after_mib=1}",
+                "ftl.mapping_cache={policy=\"demand\", capacity_kib=16}",
+                "data_cache={policy=\"read_write\", capacity_kib=256}",
+                // ROSA's level-1 GC is off: with a window it runs invocations at the boundary
+                // (its figures before them under `level1_gc.at_boundary`), so the run with a
+                // window is not the one without. tests/rosa.rs checks its window.
+                "ftl.level1_gc={policy=\"none\"}",
+            ],
+        ),
+        small_preset(
+            "melded",
+            &[
+                "geometry.channels=2",
+                "geometry.ways_per_channel=1",
+                "geometry.blocks_per_plane=64",
+                "geometry.pages_per_block=48",
+                "ftl.write_buffer_units=64",
+                "ftl.write_buffer_timeout_ns=1000000",
+                "ftl.read_policy={policy=\"melded\"}",
+                "ftl.host_streams={policy=\"wordlines\", max_open=4, complete_after_mib=1}",
+                reliability,
+                "scheduler.read_priority=true",
+                "scheduler.suspension={policy=\"for_reads\", program_suspend_ns=5000, \
+                 erase_suspend_ns=5000}",
+            ],
+        ),
+    ];
+    // Per section: whether a warm-up moved any of its counters.
+    let mut sections = std::collections::BTreeMap::<String, bool>::new();
+    for plain in devices {
+        let name = plain.name.clone();
+        let pass = every_kind(3, 800, ssdlab::run::logical_capacity_bytes(&plain));
+        let open = |reqs: &[TraceRequest]| vec![("t", reqs.to_vec(), ReplayMode::Open)];
+        let after = |reqs: &[TraceRequest], shift: u64| -> Vec<TraceRequest> {
+            let later = pass.iter().map(|r| TraceRequest {
+                arrival_ns: r.arrival_ns + shift,
+                ..*r
+            });
+            reqs.iter().copied().chain(later).collect()
+        };
+        // (Twice over, so that what only a second visit does, such as updates in place or
+        // wear levelling, is in the warm-up too.)
+        let warmup = after(&pass, pass.last().unwrap().arrival_ns + 1_000_000);
+        let (before, _) = run(&plain, open(&warmup));
+        let boundary = at(&before, "sim_time_ns").as_u64().unwrap() + 1_000_000_000;
+        let whole = after(&warmup, boundary);
+        let mut windowed = plain.clone();
+        windowed.statistics.warmup_requests = warmup.len() as u64;
+        let (s, _) = run(&windowed, open(&whole));
+        let (all, _) = run(&plain, open(&whole));
+        let mut leaves = Vec::new();
+        numeric_leaves(&all, &mut Vec::new(), &mut leaves);
+        for (path, whole) in leaves.into_iter().filter(|(p, _)| is_counter(p)) {
+            let key = format!("/{}", path.join("/"));
+            let measured = s.pointer(&key).and_then(Value::as_f64);
+            let measured = measured.unwrap_or_else(|| panic!("{name}: no {key} with the window"));
+            let warmup = before.pointer(&key).and_then(Value::as_f64).unwrap_or(0.0);
+            // (Sums of reals are rounded to 3 decimals, each of the three figures.)
+            assert!(
+                (measured - (whole - warmup)).abs() <= 0.002,
+                "{name}: {key} is {measured} with the window, {whole} without, {warmup} in the \
+                 warm-up"
+            );
+            assert!(
+                warmup > 0.0 || whole == 0.0,
+                "{name}: the warm-up moved no {key}: give it work that does"
+            );
+            *sections.entry(path[0].clone()).or_default() |= warmup > 0.0;
+        }
+    }
+    let idle: Vec<&String> = (sections.iter())
+        .filter(|(_, e)| !**e)
+        .map(|(k, _)| k)
+        .collect();
+    assert!(idle.is_empty(), "sections no warm-up exercised: {idle:?}");
+}

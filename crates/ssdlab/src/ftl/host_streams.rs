@@ -21,6 +21,12 @@ pub struct StreamSlots {
     written: Vec<u64>,
     /// A stream that has written this many bytes is complete (0: never).
     complete_bytes: u64,
+    pub counts: SlotCounts,
+}
+
+/// What the slots did: counters, started over at the statistics window's boundary.
+#[derive(Clone, Copy, Default)]
+pub struct SlotCounts {
     pub opened: u64,
     /// Streams released for another (the least recently written).
     pub released: u64,
@@ -37,9 +43,7 @@ impl StreamSlots {
             slot_of: HashMap::new(),
             written: vec![0; max_open as usize + 1],
             complete_bytes,
-            opened: 0,
-            released: 0,
-            completed: 0,
+            counts: SlotCounts::default(),
         }
     }
 
@@ -56,7 +60,7 @@ impl StreamSlots {
         }
         self.slot_of.remove(&self.ids[s]);
         self.ids[s] = 0;
-        self.completed += 1;
+        self.counts.completed += 1;
         true
     }
 
@@ -71,14 +75,14 @@ impl StreamSlots {
             self.last_use[s as usize] = now;
             return (s, None);
         }
-        self.opened += 1;
+        self.counts.opened += 1;
         // A free slot, else the one written least recently (ties: the lowest).
         let s = (1..self.ids.len())
             .min_by_key(|&s| (self.ids[s] != 0, self.last_use[s], s))
             .expect("max_open ≥ 1 (validated)");
         let released = (self.ids[s] != 0).then(|| {
             self.slot_of.remove(&self.ids[s]);
-            self.released += 1;
+            self.counts.released += 1;
             s as u32
         });
         self.ids[s] = id;
@@ -309,7 +313,7 @@ mod tests {
         // Stream 5 takes 9's slot, written less recently than 7's.
         assert_eq!(s.slot(5, 4), (2, Some(2)));
         assert_eq!(s.slot(9, 5), (1, Some(1)));
-        assert_eq!((s.opened, s.released), (4, 2));
+        assert_eq!((s.counts.opened, s.counts.released), (4, 2));
     }
 
     #[test]
@@ -318,13 +322,16 @@ mod tests {
         assert_eq!(s.slot(7, 0), (1, None));
         assert!(!s.wrote(1, 60));
         assert!(s.wrote(1, 40), "100 bytes: complete");
-        assert_eq!(s.completed, 1);
+        assert_eq!(s.counts.completed, 1);
         // Its slot is free: another stream takes it without a release; 7 opens anew.
         assert_eq!(s.slot(8, 1), (1, None));
         assert_eq!(s.slot(7, 2), (2, None));
         assert!(!s.wrote(2, 99), "counted from its reopening");
         assert!(!s.wrote(0, 1000), "no stream id: never complete");
-        assert_eq!((s.opened, s.released, s.completed), (3, 0, 1));
+        assert_eq!(
+            (s.counts.opened, s.counts.released, s.counts.completed),
+            (3, 0, 1)
+        );
         let mut never = StreamSlots::new(1, 0);
         never.slot(7, 0);
         assert!(!never.wrote(1, u64::MAX / 2));

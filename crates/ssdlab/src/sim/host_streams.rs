@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use crate::config::Config;
-use crate::ftl::host_streams::{ReorderQueue, StreamSlots};
+use crate::ftl::host_streams::{ReorderQueue, SlotCounts, StreamSlots};
 use crate::ftl::write_buffer::SealedPage;
 
 use super::event::Event;
@@ -56,11 +56,20 @@ impl HostStreams {
         config.ftl.host_streams.max_open() as usize + 1
     }
 
+    /// The statistics window's boundary: the counters start over (the streams open and the
+    /// pages held stay, the device's state).
+    pub(super) fn reset_stats(&mut self) {
+        self.slots.counts = SlotCounts::default();
+        self.held_pages = 0;
+        self.flushed_pages = 0;
+    }
+
     pub(super) fn to_json(&self) -> Value {
+        let c = self.slots.counts;
         json!({
-            "opened": self.slots.opened,
-            "released": self.slots.released,
-            "completed": self.slots.completed,
+            "opened": c.opened,
+            "released": c.released,
+            "completed": c.completed,
             "held_pages": self.held_pages,
             "flushed_pages": self.flushed_pages,
         })

@@ -92,6 +92,9 @@ impl Simulation {
         if let Some(m) = &mut self.mapping {
             m.reset_stats();
         }
+        if let Some(h) = &mut self.host_streams {
+            h.reset_stats();
+        }
         self.level1_at_boundary();
     }
 
