@@ -1282,7 +1282,10 @@ fn run_small(args: &[&str]) -> (i32, String, String) {
 fn a_device_duration_that_could_wrap_the_clock_is_refused_naming_the_key() {
     let msr = committed_trace("msr_hm_0_first1000.csv.gz");
     for (set, key) in [
-        ("timing.firmware_ns=9000000000000000000", "`timing.firmware_ns`"),
+        (
+            "timing.firmware_ns=9000000000000000000",
+            "`timing.firmware_ns`",
+        ),
         ("timing.tlc.tbers_ns=1100000000000", "`timing.tlc.tbers_ns`"),
         (
             "ftl.write_buffer_timeout_ns=18446744073709551615",

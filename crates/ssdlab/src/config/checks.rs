@@ -71,8 +71,9 @@ pub(super) fn durations(config: &serde_json::Value) -> Result<(), Error> {
                     _ => walk(&key, v),
                 }
             }),
-            serde_json::Value::Array(items) => (items.iter().enumerate())
-                .try_for_each(|(i, v)| walk(&format!("{key}[{i}]"), v)),
+            serde_json::Value::Array(items) => {
+                (items.iter().enumerate()).try_for_each(|(i, v)| walk(&format!("{key}[{i}]"), v))
+            }
             _ => Ok(()),
         }
     }
