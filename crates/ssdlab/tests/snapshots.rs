@@ -353,7 +353,8 @@ fn a_damaged_snapshot_is_refused_and_rebuilt() {
 
 /// A snapshot is written whole or not at all: a save that fails (here, a folder where the
 /// snapshot's file should go) names the snapshot with the system's error and leaves no
-/// temporary file; a folder that cannot be written is refused before preconditioning.
+/// temporary file; a folder that cannot be written is refused before preconditioning (its
+/// temporary file is created first), naming the folder.
 #[test]
 fn a_failed_save_leaves_nothing_and_names_the_snapshot() {
     let dir = tempfile::tempdir().unwrap();
@@ -368,6 +369,23 @@ fn a_failed_save_leaves_nothing_and_names_the_snapshot() {
     let e = run(&small(&[]), Some(dir.path())).unwrap_err().to_string();
     assert!(e.contains(file.to_str().unwrap()), "{e}");
     assert_eq!(snapshot_files(dir.path()), vec![file.clone()], "{e}");
+
+    // The temporary file cannot be created (its name taken by a folder: as a folder that
+    // cannot be written, for root too): refused at once, naming the folder, not the file.
+    std::fs::remove_dir_all(file).unwrap();
+    let part = file.with_extension(format!(
+        "snapshot.{}.{:?}.part",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir(&part).unwrap();
+    let e = run(&small(&[]), Some(dir.path())).unwrap_err().to_string();
+    assert!(e.contains("cannot save a snapshot here"), "{e}");
+    assert!(
+        e.starts_with(dir.path().to_str().unwrap()) && !e.contains(".part:"),
+        "{e}"
+    );
+    std::fs::remove_dir(&part).unwrap();
 
     // A folder without write permission (root may write anyway: then there is nothing to see).
     let locked = tempfile::tempdir().unwrap();
