@@ -395,22 +395,29 @@ struct Checksummed<W> {
     failed: Option<std::io::Error>,
 }
 
+impl<W> Checksummed<W> {
+    /// `result`, its error kept (the serializer drops it).
+    fn kept<T>(&mut self, result: std::io::Result<T>) -> std::io::Result<T> {
+        result.map_err(|e| {
+            let kind = e.kind();
+            self.failed = Some(e);
+            kind.into()
+        })
+    }
+}
+
 impl<W: Write> Write for Checksummed<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self.out.write(buf) {
-            Ok(n) => {
-                self.hash.write(&buf[..n]);
-                Ok(n)
-            }
-            Err(e) => {
-                let kind = e.kind();
-                self.failed = Some(e);
-                Err(kind.into())
-            }
-        }
+        let n = self.out.write(buf);
+        let n = self.kept(n)?;
+        self.hash.write(&buf[..n]);
+        Ok(n)
     }
+    // (The serializer flushes at the end of each value: with a buffer below, a full disk is
+    // often found here.)
     fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
+        let flushed = self.out.flush();
+        self.kept(flushed)
     }
 }
 
@@ -544,6 +551,15 @@ mod tests {
         };
         assert!(postcard::to_io(&vec![7u8; 64], &mut w).is_err());
         let e = w.failed.expect("the system's error is kept");
+        assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
+        // Buffered, as saving is: the disk is found full when the serializer flushes.
+        let mut w = Checksummed {
+            out: std::io::BufWriter::new(Full { room: 10 }),
+            hash: XxHash3_64::default(),
+            failed: None,
+        };
+        assert!(postcard::to_io(&vec![7u8; 64], &mut w).is_err());
+        let e = w.failed.expect("the system's error is kept when flushing");
         assert_eq!(e.raw_os_error(), Some(libc::ENOSPC));
         let mut w = Checksummed {
             out: Vec::new(),
