@@ -1288,7 +1288,7 @@ fn a_device_duration_that_could_wrap_the_clock_is_refused_naming_the_key() {
         ),
         ("timing.tlc.tbers_ns=1100000000000", "`timing.tlc.tbers_ns`"),
         (
-            "ftl.write_buffer_timeout_ns=18446744073709551615",
+            "ftl.write_buffer_timeout_ns=9223372036854775807",
             "`ftl.write_buffer_timeout_ns`",
         ),
     ] {
