@@ -26,17 +26,21 @@ fn device(sets: &[&str]) -> Config {
     common::small(&all)
 }
 
-/// `n` requests from `start_ns`, 200 µs apart, at random 4 KiB-aligned places of the first
-/// `span` bytes: writes of `write_kib` (some of them trims when `trims`) and 4 to 32 KiB reads.
-fn requests(seed: u64, n: usize, start_ns: u64, span: u64, write_kib: u64) -> Vec<TraceRequest> {
+/// A 64-bit LCG from `seed`: the tests need no statistical quality, only a fixed sequence.
+fn lcg(seed: u64) -> impl FnMut() -> u64 {
     let mut x = seed;
-    let mut next = move || {
-        // (A 64-bit LCG: the test needs no statistical quality, only a fixed sequence.)
+    move || {
         x = x
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         x >> 33
-    };
+    }
+}
+
+/// `n` requests from `start_ns`, 200 µs apart, at random 4 KiB-aligned places of the first
+/// `span` bytes: writes of `write_kib` (some of them trims when `trims`) and 4 to 32 KiB reads.
+fn requests(seed: u64, n: usize, start_ns: u64, span: u64, write_kib: u64) -> Vec<TraceRequest> {
+    let mut next = lcg(seed);
     (0..n as u64)
         .map(|i| {
             let (op, kib) = match next() % 10 {
@@ -463,13 +467,7 @@ format = "msr"
 /// units; writes of part of a unit; trims of parts of units; and pairs of reads of one 16 KiB
 /// page anywhere.
 fn every_kind(seed: u64, n: usize, span: u64) -> Vec<TraceRequest> {
-    let mut x = seed;
-    let mut next = move || {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        x >> 33
-    };
+    let mut next = lcg(seed);
     const STREAMS: u64 = 6;
     let extent = span / 2 / STREAMS / 65536 * 65536;
     let hot = span / 2;
