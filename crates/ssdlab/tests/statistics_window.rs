@@ -550,6 +550,11 @@ const NOT_COUNTERS: &[&str] = &[
     "precondition",
     "capacity",
     "mapping_cache.translation_pages",
+    // The caches' sizes in effect (capped at what they can hold).
+    "mapping_cache.cmt_entries",
+    "mapping_cache.capped",
+    "data_cache.capacity_units",
+    "data_cache.capped",
     "sim_time_ns",
     "seed",
     "config",
