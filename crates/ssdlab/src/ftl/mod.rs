@@ -5,6 +5,7 @@
 
 pub mod admission;
 pub mod allocation;
+pub mod gc;
 pub mod gc_victim;
 pub mod host_streams;
 pub mod level1;

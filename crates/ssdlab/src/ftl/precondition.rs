@@ -11,7 +11,7 @@ use crate::permutation::Permutation;
 
 use super::admission::{Route, Sealed};
 use super::allocation::PlaneAllocator;
-use super::gc_victim::{keep_worth_cleaning, Candidate, VictimPolicy};
+use super::gc::copy_writer;
 use super::migration::Migration;
 use super::page_units::PageUnits;
 use super::placement::Placement;
@@ -44,7 +44,8 @@ pub struct Preconditioner<'a> {
     pub ftl: &'a mut Ftl,
     /// One allocator per set of dies (`allocation::build`).
     pub allocators: &'a mut [Box<dyn PlaneAllocator>],
-    pub victim: &'a mut dyn VictimPolicy,
+    /// GC's victim choice and copy destinations (`gc.rs`), those of the timed run.
+    pub gc: &'a mut super::gc::GcRules,
     pub reduction: &'a mut dyn DataReduction,
     /// The split decision, when the split FTL is on.
     pub split: Option<&'a mut dyn SplitDecision>,
@@ -65,7 +66,6 @@ pub struct Preconditioner<'a> {
     open_units: Vec<(u32, u32)>,
     /// Pages sealed by a write (reused).
     sealed: Vec<Sealed>,
-    candidates: Vec<Candidate>,
     pub report: PreconditionReport,
 }
 
@@ -94,7 +94,7 @@ impl<'a> Preconditioner<'a> {
     pub fn new(
         ftl: &'a mut Ftl,
         allocators: &'a mut [Box<dyn PlaneAllocator>],
-        victim: &'a mut dyn VictimPolicy,
+        gc: &'a mut super::gc::GcRules,
         reduction: &'a mut dyn DataReduction,
         placement: &'a mut dyn Placement,
         migration: &'a mut dyn Migration,
@@ -109,7 +109,7 @@ impl<'a> Preconditioner<'a> {
             open_units: Vec::new(),
             ftl,
             allocators,
-            victim,
+            gc,
             streams,
             reduction,
             split: None,
@@ -120,7 +120,6 @@ impl<'a> Preconditioner<'a> {
             sched,
             page_units,
             sealed: Vec::new(),
-            candidates: Vec::new(),
             report: PreconditionReport::default(),
         }
     }
@@ -436,10 +435,7 @@ impl<'a> Preconditioner<'a> {
             });
             let pool = self.ftl.pool_index(plane, region);
             if !self.ftl.has_room_for_units(pool, 1) {
-                return Err(Error::Simulation(format!(
-                    "preconditioning: PCM plane {plane} is full; the data does not fit (lower \
-                     precondition.fill_fraction or raise ftl.overprovisioning_ratio)"
-                )));
+                return Err(pcm_full(plane));
             }
             let slot = self.ftl.alloc_slot(pool, 0);
             self.ftl.fill_slot(slot, lpn, version);
@@ -489,24 +485,26 @@ impl<'a> Preconditioner<'a> {
         })
     }
 
-    /// One instant GC of `pool`; returns false if it could not reclaim any space.
+    /// One clean of `pool`, applied at once: the victim GC's rules choose (`gc.rs`), its valid
+    /// units copied where they send each, as a timed job would copy them; false if the pool
+    /// holds nothing worth cleaning.
     fn gc(&mut self, pool: usize) -> Result<bool, Error> {
-        self.ftl.victim_candidates(pool, &mut self.candidates);
         let evicts = self.migration.target(self.ftl.pools[pool].region).is_some();
-        keep_worth_cleaning(&mut self.candidates, evicts);
-        if self.candidates.is_empty() {
+        let Some(clean) = self.gc.choose_victim(self.ftl, pool, evicts, 0) else {
             return Ok(false);
-        }
-        let pick = self.candidates[self.victim.choose(&self.candidates, 0)];
+        };
         self.report.gc_invocations += 1;
         let g = &self.ftl.geometry;
-        let block = pick.block;
+        let block = clean.block;
         let pages = self.ftl.blocks[block as usize].write_ptr;
         let lanes = self.ftl.buffer.lanes();
-        let (plane, region) = (self.ftl.pools[pool].plane, self.ftl.pools[pool].region);
+        let region = self.ftl.pools[pool].region;
         // By destination region and lane (`region · lanes + lane`).
-        let mut moving: Vec<Vec<(UnitCopy, u32)>> = vec![Vec::new(); g.regions.len() * lanes];
-        let mut copy_pages = 0;
+        let mut moving: Vec<Vec<UnitCopy>> = vec![Vec::new(); g.regions.len() * lanes];
+        let to = match evicts {
+            true => super::CopyTo::Migration,
+            false => super::CopyTo::Own,
+        };
         for p in 0..pages {
             // A slot is valid if its unit still maps to it: load the mapping entries of the
             // units a few pages ahead (the victim's reverse map itself is read in order).
@@ -516,81 +514,77 @@ impl<'a> Preconditioner<'a> {
             }
             let page = g.page_id(block, p);
             for (slot, lpn) in self.ftl.units_in_slots(page, self.ftl.valid_slots(page)) {
-                let v = self
-                    .ftl
-                    .oracle
-                    .as_ref()
-                    .map_or(0, |o| o.slot_version[slot as usize]);
-                let (list, copy) = self.ftl.gc_copy(
-                    lpn,
-                    slot,
-                    region,
-                    match evicts {
-                        true => super::CopyTo::Migration,
-                        false => super::CopyTo::Own,
-                    },
-                    self.migration,
-                    self.reduction,
-                );
-                moving[list].push((copy, v));
+                let (list, copy) =
+                    (self.ftl).gc_copy(lpn, slot, region, to, self.migration, self.reduction);
+                moving[list].push(copy);
             }
         }
         self.ftl.blocks[block as usize].state = super::BlockState::Victim;
-        for (list, units) in moving.iter().enumerate() {
-            let (dest, lane) = (list / lanes, list % lanes);
-            let dest_pool = self.ftl.pool_index(plane, dest);
-            // Data evicted into another region enters it as its host writes do (they may not
-            // take the blocks kept for that region's own GC).
-            let writer = match dest_pool == pool {
-                true => Writer::Gc,
-                false => Writer::Host { stream: 0 },
-            };
-            self.report.gc_copied_units += units.len() as u64;
-            let mut rest = &units[..];
-            while !rest.is_empty() {
+        let mut copy_pages = 0;
+        // The other pools that took copies.
+        let mut took = Vec::new();
+        for (list, copies) in moving.iter_mut().enumerate() {
+            let (dest_region, lane) = (list / lanes, list % lanes);
+            self.report.gc_copied_units += copies.len() as u64;
+            while let Some(first) = copies.first() {
+                let dest = (self.gc).copy_destination(
+                    self.ftl,
+                    pool,
+                    dest_region,
+                    first.lpn,
+                    clean.spills,
+                );
+                let writer = copy_writer(pool, dest);
                 // (Before the packing below: cleaning the destination packs pages too.)
-                while dest_pool != pool && !self.ftl.has_room(dest_pool, writer) {
-                    if !self.gc(dest_pool)? {
+                while dest != pool && !self.ftl.has_room(dest, writer) {
+                    if !self.gc(dest)? {
                         break;
                     }
                 }
-                // Copies keep their stored form, repacked with units of their kind.
-                let (n, _) = self
-                    .ftl
-                    .page_prefix(lane, rest.iter().map(|(c, _)| c.shape.len));
-                let page = self.take_page(dest_pool, writer)?;
-                copy_pages += u32::from(dest_pool == pool);
-                self.page_units.clear();
-                for (i, &(c, v)) in rest[..n].iter().enumerate() {
-                    self.ftl.invalidate_slot(c.slot, c.lpn);
-                    let ftl = &self.ftl;
-                    self.page_units.push(c.lpn, v, || ftl.copy_shape(i, &c));
+                if dest != pool && !took.contains(&dest) {
+                    took.push(dest);
                 }
+                if self.ftl.stores_units_alone(dest) {
+                    let c = copies.remove(0);
+                    if !self.ftl.has_room_for_units(dest, 1) {
+                        return Err(pcm_full(self.ftl.pools[dest].plane));
+                    }
+                    if let Some((page, _)) = self.ftl.take_copy_alone(c, dest, 0, |_, _| {}) {
+                        self.ftl.complete_program(page);
+                    }
+                    continue;
+                }
+                let units = &mut self.page_units;
+                // (Every copy is still valid: no time passes.)
+                self.ftl
+                    .take_copies(copies, lane, true, units, |_, _| {})
+                    .expect("a forced page takes at least one copy");
+                let page = self.take_page(dest, writer)?;
+                copy_pages += u32::from(dest == pool);
                 self.ftl.fill_page(page, &self.page_units);
                 self.ftl.complete_program(page);
-                rest = &rest[n..];
             }
         }
         self.ftl.erase(block);
-        if !self.ftl.gc_finished(pool, copy_pages) {
-            return Err(Error::Simulation(format!(
-                "preconditioning: GC on plane {} cleaned every block in turn without freeing a \
-                 page: the valid data, as packed, fills the plane (lower \
-                 precondition.fill_fraction or raise ftl.overprovisioning_ratio)",
-                self.ftl.pools[pool].plane
-            )));
-        }
-        // A region that took evicted units is cleaned back to its threshold too, as a timed
-        // run's GC would (the evictions start it there): else preconditioning would hand the
-        // run a region at its reserve, with the backlog of GC it never ran.
-        for (list, units) in moving.iter().enumerate() {
-            let dest_pool = self.ftl.pool_index(plane, list / lanes);
-            if dest_pool != pool && !units.is_empty() {
-                self.gc_while_needed(dest_pool)?;
-            }
+        let remedy = "lower precondition.fill_fraction or raise ftl.overprovisioning_ratio";
+        (self.ftl.gc_gained(pool, copy_pages, remedy))
+            .map_err(|e| Error::Simulation(format!("preconditioning: {e}")))?;
+        // A pool that took copies is cleaned back to its threshold too, as a timed run's GC
+        // would (the copies start it there): else preconditioning would hand the run a region
+        // at its reserve, with the backlog of GC it never ran.
+        for dest in took {
+            self.gc_while_needed(dest)?;
         }
         Ok(true)
     }
+}
+
+/// PCM plane `plane` has no room left for a unit.
+fn pcm_full(plane: u32) -> Error {
+    Error::Simulation(format!(
+        "preconditioning: PCM plane {plane} is full; the data does not fit (lower \
+         precondition.fill_fraction or raise ftl.overprovisioning_ratio)"
+    ))
 }
 
 #[cfg(test)]
@@ -598,7 +592,7 @@ mod tests {
     use super::*;
     use crate::config::PreconditionConfig;
     use crate::flash::Geometry;
-    use crate::ftl::{allocation, gc_victim, migration, placement, reduction};
+    use crate::ftl::{allocation, migration, placement, reduction};
     use crate::test_support::small;
 
     /// Precondition the small device (filled, then overwritten at random so GC runs), through
@@ -613,15 +607,11 @@ mod tests {
         let mut ftl = Ftl::new(&config, g, true, placement.streams(), reduction.as_ref());
         let sched = Scheduler::new(&ftl.geometry, false, config.scheduler.multiplane);
         let mut allocators = allocation::build(&config.ftl.allocation, &ftl.geometry);
-        let mut victim = gc_victim::build(
-            &config.ftl.gc_victim,
-            config.seed,
-            config.geometry.blocks_per_plane,
-        );
+        let mut gc = crate::ftl::gc::GcRules::new(&config, &ftl.geometry);
         let mut pre = Preconditioner::new(
             &mut ftl,
             &mut allocators,
-            victim.as_mut(),
+            &mut gc,
             reduction.as_mut(),
             placement.as_mut(),
             migration.as_mut(),

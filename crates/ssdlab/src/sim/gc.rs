@@ -5,10 +5,11 @@
 //! policy says so), and erases the victim once every copy is programmed. Reads, programs and the
 //! erase take die and bus time like host commands.
 
-use crate::flash::{FlashOp, OpKind, OpSource};
-use crate::ftl::gc_victim::keep_worth_cleaning;
-use crate::ftl::{BlockState, CopyTo, Writer};
+use crate::flash::{FlashOp, OpKind};
+use crate::ftl::gc::copy_writer;
+use crate::ftl::{BlockState, CopyTo};
 
+use super::gc_job::{CopiesTo, Owner};
 use super::{ProgramRecord, Simulation};
 
 /// How many pages ahead of its reads a GC job loads the victim's reverse map, and the mapping
@@ -25,7 +26,11 @@ const P2L_LOOKAHEAD_PAGES: u32 = 4;
 const L2P_LOOKAHEAD_PAGES: u32 = 1;
 
 impl Simulation {
-    /// Start background (or foreground, when host pages are stalled) GC on `pool` if needed.
+    /// Start background (or foreground, when host pages are stalled) GC on `pool` if needed,
+    /// on the victim GC's rules choose (`ftl/gc.rs`). If there is none the pool waits
+    /// (`park_gc`) until a completing program of its own or a rewrite of its data elsewhere
+    /// gives it some; if none ever comes the data does not fit, and the run reports what is
+    /// stuck.
     pub(super) fn maybe_start_gc(&mut self, pool: usize) {
         self.level1_on_usage(pool);
         if self.gc[pool].running {
@@ -34,37 +39,15 @@ impl Simulation {
         if !self.ftl.pools[pool].needs_gc() && self.stalled_pages[pool].is_empty() {
             return;
         }
-        self.ftl.victim_candidates(pool, &mut self.candidates);
-        // Cleaning a block with no invalid unit gains nothing (unless its data leaves the
-        // region): offer the policy only blocks that free space. If there are none the pool
-        // waits (`park_gc`) until a completing program of its own or a rewrite of its data
-        // elsewhere gives it some; if none ever comes the data does not fit, and the run reports
-        // what is stuck.
         let evicts = self.migration.target(self.ftl.pools[pool].region).is_some();
-        keep_worth_cleaning(&mut self.candidates, evicts);
-        if self.candidates.is_empty() && self.ftl.keeps_shapes() {
-            // Blocks that look wholly valid by their pages' slack may still gain by repacking.
-            self.ftl.victim_candidates(pool, &mut self.candidates);
-            let ftl = &self.ftl;
-            self.candidates.retain(|c| ftl.worth_repacking(c.block));
-        }
-        // A plane whose valid data, as packed, fills it (writes and GC copies drift between
-        // planes: a static stripe puts a rewrite on another plane than its old copy, and level
-        // 1 and migration move units plane by plane) gains nothing by cleaning within itself:
-        // its victim's copies go to the region's planes with room instead, as a controller
-        // balances its planes. Only then, so that a plane with room cleans as it always has.
-        let full = self.candidates.is_empty() || self.ftl.pools[pool].cleaned_without_gain();
-        let spills = full && !evicts && self.region_has_room_beside(pool);
-        if self.candidates.is_empty() && spills {
-            self.ftl.victim_candidates(pool, &mut self.candidates);
-        }
-        if self.candidates.is_empty() {
+        let Some(clean) = (self.gc_rules).choose_victim(&self.ftl, pool, evicts, self.now) else {
             self.park_gc(pool);
             return;
-        }
-        let pick = self.candidates[self.victim.choose(&self.candidates, self.now)];
-        self.start_gc(pool, pick.block, OpSource::Gc);
-        self.gc[pool].spills = spills;
+        };
+        let to = CopiesTo::Rules {
+            spills: clean.spills,
+        };
+        self.start_gc_job(pool, clean.block, Owner::Room, to);
     }
 
     /// `pool` needs GC but holds nothing worth cleaning: note its invalid space, so that it is
@@ -97,92 +80,33 @@ impl Simulation {
         }
     }
 
-    /// Whether another plane of `pool`'s region can take a page of a victim's copies
-    /// ([`Simulation::takes_spill`]; a flash region: PCM is never cleaned).
-    fn region_has_room_beside(&self, pool: usize) -> bool {
-        let p = &self.ftl.pools[pool];
-        if p.in_place {
-            return false;
-        }
-        (self.ftl.geometry.regions[p.region].dies.plane_ids())
-            .any(|plane| plane != p.plane && self.takes_spill(self.ftl.pool_index(plane, p.region)))
-    }
-
-    /// Whether `pool` can take a page of a spilling victim's copies and keep no more valid
-    /// data than its share of the room (`Pool::settled_room`): its GC then stays sure to gain,
-    /// so it never spills back (two full planes spilled into each other for ever: option-space
-    /// seed 1333). A plane over its share never takes a spill, so each moves data from a plane
-    /// over its share to one under it, and spilling ends; and as the data fits the region
-    /// (validation), while a plane is over its share another is under. (Free blocks above the
-    /// GC threshold do not say it: where host writes reach every plane, GC holds each at its
-    /// threshold, and a plane filled by dynamic allocation found none to spill into: seed
-    /// 54040.)
-    pub(super) fn takes_spill(&self, pool: usize) -> bool {
-        let p = &self.ftl.pools[pool];
-        p.valid_space + self.ftl.space_per_page as u64 <= p.settled_room
-            && self
-                .ftl
-                .has_room(pool, crate::ftl::Writer::Host { stream: 0 })
-    }
-
-    /// Static wear levelling: when the pool's erase-count spread exceeds the threshold, clean the
-    /// least-erased full block so that its (cold) data moves and the block rejoins the pool.
+    /// Static wear levelling, when on: clean the pool's least-erased full block once its
+    /// erase-count spread exceeds the threshold (`GcRules::wear_leveling_victim`).
     fn maybe_wear_level(&mut self, pool: usize) {
         let wl = &self.config.ftl.wear_leveling;
         if !wl.enabled || self.gc[pool].running {
             return;
         }
         let threshold = wl.threshold_erases;
-        let (lo, hi) = self.ftl.erase_spread(pool);
-        if hi - lo <= threshold {
-            return;
-        }
-        self.ftl.victim_candidates(pool, &mut self.candidates);
-        let coldest = self
-            .candidates
-            .iter()
-            .min_by_key(|c| (c.erase_count, c.block))
-            .copied();
-        if let Some(c) = coldest {
-            if c.erase_count + threshold < hi {
-                self.start_gc(pool, c.block, OpSource::Wl);
-            }
+        if let Some(block) = (self.gc_rules).wear_leveling_victim(&self.ftl, pool, threshold) {
+            let to = CopiesTo::Rules { spills: false };
+            self.start_gc_job(pool, block, Owner::WearLeveling, to);
         }
     }
 
-    pub(super) fn start_gc(&mut self, pool: usize, victim: u32, source: OpSource) {
-        self.start_gc_job(pool, victim, source, None, false);
-    }
-
-    /// Start a job cleaning `victim` of `pool` whose copies go to `to_region` (else where the
-    /// migration policy sends them); a `level1` job is level-1 GC's, counted apart.
-    pub(super) fn start_gc_job(
-        &mut self,
-        pool: usize,
-        victim: u32,
-        source: OpSource,
-        to_region: Option<usize>,
-        level1: bool,
-    ) {
+    /// Start a job of `owner` cleaning `victim` of `pool`, its copies going to `to`.
+    pub(super) fn start_gc_job(&mut self, pool: usize, victim: u32, owner: Owner, to: CopiesTo) {
         self.ftl.verify_block(victim);
-        // A full flash block is erased once empty; PCM is never erased, and a block still
-        // being written (level 1 may empty one) goes on being written.
         let erases = !self.ftl.pools[pool].in_place
             && self.ftl.blocks[victim as usize].state == BlockState::Full;
         self.gc[pool].erases = erases;
         self.ftl.blocks[victim as usize].state = BlockState::Victim;
-        match source {
-            OpSource::Wl => self.device.wl_invocations += 1,
-            _ if level1 => {}
-            _ => self.device.gc_invocations += 1,
-        }
+        self.count_job(owner);
         let job = &mut self.gc[pool];
-        job.to_region = to_region;
-        job.spills = false;
-        job.level1 = level1;
+        job.owner = owner;
+        job.copies_to = to;
         job.running = true;
         job.victim = victim;
-        job.source = source;
         job.started_ns = self.now;
         job.next_page = 0;
         // (Of a block still being written, the pages programmed: later ones are not read.)
@@ -224,7 +148,7 @@ impl Simulation {
     /// when a page's turn comes, so units the host overwrote in the meantime are not read at all.
     fn issue_gc_reads(&mut self, pool: usize) {
         let window = self.gc_window();
-        let (victim, source) = (self.gc[pool].victim, self.gc[pool].source);
+        let (victim, source) = (self.gc[pool].victim, self.gc[pool].owner.source());
         while self.gc[pool].reads_outstanding + self.gc[pool].programs_outstanding < window
             && self.gc[pool].next_page < self.gc[pool].end_page
         {
@@ -262,10 +186,10 @@ impl Simulation {
         let region = g.region_of(g.block_of_page(page));
         let slots = self.ftl.valid_slots(page);
         let evicts = self.migration.target(region).is_some();
-        let to = match (self.gc[job].to_region, evicts) {
-            (Some(r), _) => CopyTo::Region(r),
-            (None, true) => CopyTo::Migration,
-            (None, false) => CopyTo::Own,
+        let to = match (self.gc[job].copies_to, evicts) {
+            (CopiesTo::Region(r), _) => CopyTo::Region(r),
+            (CopiesTo::Rules { .. }, true) => CopyTo::Migration,
+            (CopiesTo::Rules { .. }, false) => CopyTo::Own,
         };
         for (slot, lpn) in self.ftl.units_in_slots(page, slots) {
             let (list, copy) = self.ftl.gc_copy(
@@ -290,95 +214,69 @@ impl Simulation {
         let lanes = self.ftl.buffer.lanes();
         for list in 0..self.gc[job].copies.len() {
             let (region, lane) = (list / lanes, list % lanes);
-            loop {
-                if self.gc[job].copies[list].is_empty() {
-                    break;
-                }
+            while let Some(first) = self.gc[job].copies[list].first() {
                 // (A region on other dies takes each page on a plane of its own.)
-                let first = self.gc[job].copies[list][0].lpn;
-                let dest_pool = self.copy_destination(job, region, first);
-                // Data evicted into another region enters it as its host writes do: it may not
-                // take the blocks kept for that region's own GC, and waits for that GC when it
-                // must.
-                let writer = match dest_pool == job {
-                    true => Writer::Gc,
-                    false => Writer::Host { stream: 0 },
-                };
-                if dest_pool != job
-                    && !self.gc[job].copies[list].is_empty()
-                    && !self.ftl.has_room(dest_pool, writer)
-                {
-                    self.gc[job].blocked_on = Some(dest_pool);
-                    self.maybe_start_gc(dest_pool);
+                let spills = self.gc[job].spills();
+                let dest =
+                    (self.gc_rules).copy_destination(&self.ftl, job, region, first.lpn, spills);
+                let writer = copy_writer(job, dest);
+                if dest != job && !self.ftl.has_room(dest, writer) {
+                    self.gc[job].blocked_on = Some(dest);
+                    self.maybe_start_gc(dest);
                     return;
                 }
-                if self.ftl.stores_units_alone(dest_pool) {
+                if self.ftl.stores_units_alone(dest) {
                     // (What PCM has no room for goes where `copy_destination` sends it next.)
-                    self.copy_units_alone(job, list, dest_pool);
+                    self.copy_units_alone(job, list, dest);
                     continue;
                 }
-                // (Too few copies to fill a page: nothing to program yet, without packing them;
-                // GC asks after every read.)
-                let waiting = self.gc[job].copies[list].len();
-                if !force && !self.ftl.copies_may_fill_page(lane, waiting) {
-                    break;
-                }
-                // As many copies as one page of their lane takes, in the order they were read.
-                let lens = self.gc[job].copies[list].iter().map(|c| c.shape.len);
-                let (n, full) = self.ftl.page_prefix(lane, lens);
-                if n == 0 || (!full && !force) {
-                    break;
-                }
-                // Each copy: remapped by fill_page below (its old slot counted invalid now), or,
-                // if the host rewrote (or trimmed) it since it was read, not copied: its place
-                // in the page stays empty.
                 let mut units = std::mem::take(&mut self.scratch_units);
-                units.clear();
-                let ftl = &mut self.ftl;
+                let mapping = &mut self.mapping;
                 #[cfg(test)]
-                let mut moved = Vec::new();
-                for (i, c) in self.gc[job].copies[list].drain(..n).enumerate() {
-                    if !ftl.maps_to(c.lpn, c.slot) {
-                        continue;
-                    }
-                    let version = ftl
-                        .oracle
-                        .as_ref()
-                        .map_or(0, |o| o.slot_version[c.slot as usize]);
-                    ftl.invalidate_slot(c.slot, c.lpn);
-                    if let Some(m) = &mut self.mapping {
-                        m.moved(c.lpn);
-                    }
-                    units.push(c.lpn, version, || ftl.copy_shape(i, &c));
-                    #[cfg(test)]
-                    moved.push((c.lpn, c.slot));
+                let mut planted = Vec::new();
+                let taken = self.ftl.take_copies(
+                    &mut self.gc[job].copies[list],
+                    lane,
+                    force,
+                    &mut units,
+                    |lpn, _slot| {
+                        if let Some(m) = mapping {
+                            m.moved(lpn);
+                        }
+                        #[cfg(test)]
+                        planted.push((lpn, _slot));
+                    },
+                );
+                if taken.is_none() {
+                    self.scratch_units = units;
+                    break;
                 }
                 if units.is_empty() {
                     self.scratch_units = units;
                     continue;
                 }
-                let Some(page) = self.ftl.alloc_page(dest_pool, writer, self.now) else {
+                let Some(page) = self.ftl.alloc_page(dest, writer, self.now) else {
                     self.fatal = Some(crate::error::Error::Simulation(format!(
                         "GC on plane {plane} found no free block to copy into: the data does not \
                          fit (raise ftl.overprovisioning_ratio or ftl.gc_reserved_blocks)"
                     )));
                     return;
                 };
-                self.gc[job].copy_pages += u32::from(dest_pool == job);
-                self.count_copies(job, dest_pool, units.len() as u64);
+                self.gc[job].copy_pages += u32::from(dest == job);
+                self.count_copies(job, dest, units.len() as u64);
                 self.ftl.fill_page(page, &units);
                 self.scratch_units = units;
                 #[cfg(test)]
                 if self.planted_gc_remap_bug {
                     // The bug the oracle must catch: moved units keep pointing at the victim.
-                    for (lpn, slot) in moved {
+                    for (lpn, slot) in planted {
                         self.ftl.l2p[lpn as usize] = slot + 1;
                     }
                 }
                 let bytes = self.ftl.geometry.page_bytes as u64;
                 self.program_copies(job, page, bytes);
-                if dest_pool != job {
-                    self.maybe_start_gc(dest_pool);
+                if dest != job {
+                    self.maybe_start_gc(dest);
                 }
             }
         }
@@ -392,34 +290,28 @@ impl Simulation {
                 return;
             }
             self.gc[job].copies[list].remove(0);
+            let mapping = &mut self.mapping;
+            let moved = |lpn, _| {
+                if let Some(m) = mapping {
+                    m.moved(lpn);
+                }
+            };
             // (Rewritten or trimmed by the host since it was read: not copied.)
-            if !self.ftl.maps_to(c.lpn, c.slot) {
-                continue;
+            if let Some((page, bytes)) = self.ftl.take_copy_alone(c, dest, self.now, moved) {
+                self.count_copies(job, dest, 1);
+                self.program_copies(job, page, bytes);
             }
-            let version = (self.ftl.oracle.as_ref()).map_or(0, |o| o.slot_version[c.slot as usize]);
-            self.ftl.invalidate_slot(c.slot, c.lpn);
-            if let Some(m) = &mut self.mapping {
-                m.moved(c.lpn);
-            }
-            let slot = self.ftl.alloc_slot(dest, self.now);
-            let bytes = self.ftl.fill_slot(slot, c.lpn, version);
-            self.count_copies(job, dest, 1);
-            self.program_copies(job, self.ftl.geometry.page_of_slot(slot), bytes);
         }
     }
 
-    /// Count `n` units job `job` copied into `dest`: level 1's moves, wear levelling's or GC's.
+    /// Count `n` units job `job` copied into `dest`, as its owner counts them.
     fn count_copies(&mut self, job: usize, dest: usize, n: u64) {
-        match (self.gc[job].source, &mut self.level1) {
-            (_, Some(l1)) if self.gc[job].level1 => l1.count_moved(self.ftl.pools[dest].region, n),
-            (OpSource::Wl, _) => self.device.wl_copied_units += n,
-            _ => self.device.gc_copied_units += n,
-        }
+        self.count_job_copies(self.gc[job].owner, self.ftl.pools[dest].region, n);
     }
 
     /// Issue the program of job `job`'s copies filled into `page`, moving `bytes`.
     fn program_copies(&mut self, job: usize, page: u32, bytes: u64) {
-        let source = self.gc[job].source;
+        let source = self.gc[job].owner.source();
         let owner = self.new_program(ProgramRecord {
             page,
             units: 0,
@@ -446,7 +338,7 @@ impl Simulation {
             return;
         }
         let victim = j.victim;
-        let source = j.source;
+        let source = j.owner.source();
         self.gc[job].erase_issued = true;
         let g = &self.ftl.geometry;
         let region = g.region_of(victim);
@@ -525,22 +417,17 @@ impl Simulation {
     fn end_gc_job(&mut self, pool: usize) {
         let job = &mut self.gc[pool];
         job.running = false;
-        let level1 = job.level1;
-        if !level1 {
-            self.device.gc_busy_ns += self.now - job.started_ns;
+        let (owner, started_ns) = (job.owner, job.started_ns);
+        if owner.frees_room() {
+            let remedy =
+                "raise ftl.overprovisioning_ratio, or lower precondition.fill_fraction or \
+                          the working set";
+            if let Err(why) = self.ftl.gc_gained(pool, job.copy_pages, remedy) {
+                self.fatal = Some(crate::error::Error::Simulation(why));
+                return;
+            }
         }
-        // Wear levelling moves cold, full blocks on purpose, and level 1 read-hot ones; only
-        // the conventional GC is meant to free pages.
-        if job.source != OpSource::Wl && !level1 && !self.ftl.gc_finished(pool, job.copy_pages) {
-            self.fatal = Some(crate::error::Error::Simulation(format!(
-                "GC on plane {} cleaned every block in turn without freeing a page: the valid \
-                 data, as packed, fills the plane (raise ftl.overprovisioning_ratio, or lower \
-                 precondition.fill_fraction or the working set)",
-                self.ftl.pools[pool].plane
-            )));
-            return;
-        }
-        if job.source != OpSource::Wl && !level1 {
+        if owner.frees_room() {
             self.gc_erases_without_progress += 1;
             if self.gc_erases_without_progress > self.gc_erase_limit() {
                 return self.gc_without_progress();
@@ -563,48 +450,8 @@ impl Simulation {
                 self.advance_gc(other);
             }
         }
-        self.level1_job_ended(pool, level1);
+        self.job_ended(pool, owner, started_ns);
         self.maybe_start_gc(pool);
         self.maybe_wear_level(pool);
-    }
-
-    /// The pool GC job `job`'s copies to `region`, the first of them of unit `lpn`, go to:
-    /// the pool of its own plane, or, for a region on other dies (flash to PCM and back), the
-    /// plane the unit's address stripes to over those dies (the allocation order's `lpn`-th
-    /// plane), or the next with room (else the copies wait for it as any do). Striping by
-    /// address keeps a request's units, which the flash holds on different channels, apart:
-    /// taken in the order they are moved, the units of one block (a block's worth of pages, a
-    /// whole number of stripes) would land on the channels their neighbours did. With no PCM
-    /// page free at all, level 1's copies to PCM stay in flash, as the conventional GC's would.
-    /// A job that spills (its plane is full) sends its copies likewise to the region's other
-    /// planes with room.
-    fn copy_destination(&mut self, job: usize, region: usize, lpn: u32) -> usize {
-        let plane = self.ftl.pools[job].plane;
-        let g = &self.ftl.geometry;
-        let dies = g.regions[region].dies;
-        let spills = self.gc[job].spills;
-        if dies.plane_ids().contains(&plane) && !spills {
-            return self.ftl.pool_index(plane, region);
-        }
-        let ftl = &self.ftl;
-        let writer = crate::ftl::Writer::Host { stream: 0 };
-        let room = |p| ftl.has_room(ftl.pool_index(p, region), writer);
-        let stripe = &self.copy_stripes[dies.index];
-        let n = dies.planes() as u64;
-        let room_at = (0..n)
-            .map(|k| stripe.plane(lpn as u64 + k))
-            .find(|&p| match spills {
-                true => p != plane && self.takes_spill(ftl.pool_index(p, region)),
-                false => room(p),
-            });
-        if spills && room_at.is_none() {
-            // The other planes filled meanwhile: the copies stay (and may gain nothing).
-            return job;
-        }
-        match room_at {
-            Some(p) => ftl.pool_index(p, region),
-            None if ftl.pools[ftl.pool_index(dies.first_plane, region)].in_place => job,
-            None => ftl.pool_index(stripe.plane(lpn as u64), region),
-        }
     }
 }

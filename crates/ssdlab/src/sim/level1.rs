@@ -15,10 +15,11 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use crate::config::{Config, Level1GcConfig};
-use crate::flash::{BlockId, Geometry, Medium, OpSource, PlaneId};
+use crate::flash::{BlockId, Geometry, Medium, PlaneId};
 use crate::ftl::level1::Level1Plan;
 
 use super::event::Event;
+use super::gc_job::{CopiesTo, Owner};
 use super::Simulation;
 
 pub(super) struct Level1 {
@@ -250,7 +251,7 @@ impl Simulation {
         let pcm = (self.ftl.geometry.regions.iter())
             .find(|r| r.medium == crate::flash::Medium::Pcm)
             .map_or(0, |r| r.dies.index);
-        let stripe = &self.copy_stripes[pcm];
+        let stripe = self.gc_rules.stripe(pcm);
         let made_room = |plane| l1.made_room.get(&plane).copied().unwrap_or(0);
         let Some(plan) =
             (self.ftl).level1_plan(l1.budget_units, |lpn| stripe.plane(lpn as u64), made_room)
@@ -300,7 +301,7 @@ impl Simulation {
         let promote = inv.cold_left.is_empty() && inv.evicting == 0 && !inv.promoting;
         let hot = inv.plan.hot;
         for (pool, block) in starts {
-            self.start_gc_job(pool, block, OpSource::Gc, Some(flash), true);
+            self.start_gc_job(pool, block, Owner::Level1, CopiesTo::Region(flash));
         }
         if promote {
             let pool = self.ftl.pool_of_block(hot);
@@ -325,7 +326,7 @@ impl Simulation {
                     *room = room.saturating_sub(units);
                 }
             }
-            self.start_gc_job(pool, hot, OpSource::Gc, Some(pcm), true);
+            self.start_gc_job(pool, hot, Owner::Level1, CopiesTo::Region(pcm));
         }
     }
 

@@ -9,6 +9,7 @@ pub mod event_costs;
 mod flow;
 mod flow_checks;
 mod gc;
+mod gc_job;
 mod host;
 mod host_streams;
 mod level1;
@@ -32,12 +33,10 @@ use crate::data_cache::DataCache;
 use crate::error::Error;
 use crate::event_queue::EventQueue;
 use crate::flash::reliability::ErrorModel;
-use crate::flash::{
-    FlashOp, Geometry, OpKind, OpSource, Scheduler, StripeOrder, Suspension, Timing,
-};
+use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, Suspension, Timing};
 use crate::ftl::admission::Sealed;
 use crate::ftl::allocation::{self, PlaneAllocator};
-use crate::ftl::gc_victim::{self, Candidate, VictimPolicy};
+use crate::ftl::gc::GcRules;
 use crate::ftl::migration::{self, Migration};
 use crate::ftl::page_units::PageUnits;
 use crate::ftl::partial_program::{self, PartialProgram};
@@ -47,11 +46,12 @@ use crate::ftl::read_policy::{self, ReadPolicy};
 use crate::ftl::reduction::{self, DataReduction};
 use crate::ftl::split::{self as split_decision, SplitDecision};
 use crate::ftl::write_buffer::SealedPage;
-use crate::ftl::{Ftl, UnitCopy};
+use crate::ftl::Ftl;
 use crate::host_interface::HostInterface;
 use crate::stats::DeviceStats;
 use crate::trace::Op;
 use event::Event;
+use gc_job::GcJob;
 
 pub use flow::{Flow, RequestSource, VecSource};
 pub use flow_checks::MAX_ARRIVAL_NS;
@@ -78,40 +78,6 @@ struct ProgramRecord {
     pool: usize,
     /// The slots a later (partial) program of the page writes; 0 for a page's first program.
     partial_slots: u64,
-}
-
-/// Progress of GC (or a wear-levelling move) on one pool.
-struct GcJob {
-    running: bool,
-    victim: u32,
-    /// `Gc` or `Wl`: whom the job's flash operations are counted for.
-    source: OpSource,
-    started_ns: u64,
-    /// Next page of the victim to consider reading, and the end of its written pages.
-    next_page: u32,
-    end_page: u32,
-    reads_outstanding: u32,
-    /// Pages read and being decoded (when each is decoded, and the page), soonest first.
-    decoding: VecDeque<(u64, u32)>,
-    programs_outstanding: u32,
-    /// Pages programmed with copies in the job's own pool so far.
-    copy_pages: u32,
-    /// The pool whose lack of room holds the job's copies to another region, until its GC
-    /// erases a block.
-    blocked_on: Option<usize>,
-    erase_issued: bool,
-    /// Whether the victim is erased once empty (a full flash block).
-    erases: bool,
-    /// Where every copy goes, overriding the migration policy (level-1 GC), if anywhere.
-    to_region: Option<usize>,
-    /// The copies go to the region's other planes with room: the pool's valid data fills it
-    /// (`Simulation::maybe_start_gc`).
-    spills: bool,
-    /// Level-1 GC's job (counted apart, and its end moves the invocation on).
-    level1: bool,
-    /// Valid units read out of the victim and waiting to be programmed, by destination region
-    /// and write-buffer lane (`region · lanes + lane`).
-    copies: Vec<Vec<UnitCopy>>,
 }
 
 pub struct Simulation {
@@ -153,10 +119,8 @@ pub struct Simulation {
     migration: Box<dyn Migration>,
     /// One per set of dies (`allocation::build`).
     allocators: Vec<Box<dyn PlaneAllocator>>,
-    /// Per set of dies, the order GC copies from other dies are striped in by address
-    /// (`gc.rs` `copy_destination`): the static allocation's order, else CWDP.
-    copy_stripes: Vec<StripeOrder>,
-    victim: Box<dyn VictimPolicy>,
+    /// GC's victim choice and copy destinations (`ftl/gc.rs`), shared with preconditioning.
+    gc_rules: GcRules,
     pub flows: Vec<Flow>,
     /// In-flight host requests; a request's key is its id (operations carry it as `owner`).
     requests: Slab<host::Request>,
@@ -173,7 +137,6 @@ pub struct Simulation {
     gc_parked: Vec<(usize, u64)>,
     /// Write (and trim) requests waiting for buffer room, in arrival order.
     write_waiters: VecDeque<write::WaitingWrite>,
-    candidates: Vec<Candidate>,
     /// Scratch buffers reused across events (the event loop allocates nothing per request).
     scratch_groups: page_groups::PageGroups,
     scratch_sealed: Vec<Sealed>,
@@ -273,11 +236,7 @@ impl Simulation {
         );
         sched.suspend_for_reads(Suspension::of(&config.scheduler.suspension));
         let mut allocators = allocation::build(&config.ftl.allocation, &ftl.geometry);
-        let mut victim = gc_victim::build(
-            &config.ftl.gc_victim,
-            config.seed,
-            config.geometry.blocks_per_plane,
-        );
+        let mut gc_rules = GcRules::new(&config, &ftl.geometry);
         let pools = ftl.pools.len();
         let regions = ftl.geometry.regions.len();
         let lanes = ftl.buffer.lanes();
@@ -325,7 +284,7 @@ impl Simulation {
         let mut pre = Preconditioner::new(
             &mut ftl,
             &mut allocators,
-            victim.as_mut(),
+            &mut gc_rules,
             reduction.as_mut(),
             placement.as_mut(),
             migration.as_mut(),
@@ -386,19 +345,10 @@ impl Simulation {
             host_streams: host_streams::HostStreams::new(&config, pools),
             placement_streams,
             arrival_shift_ns: 0,
-            copy_stripes: {
-                let order = match &config.ftl.allocation {
-                    crate::config::AllocationConfig::Static { order } => order.as_str(),
-                    crate::config::AllocationConfig::Dynamic => "CWDP",
-                };
-                (ftl.geometry.die_sets.iter())
-                    .map(|s| StripeOrder::new(order, s).expect("validated order"))
-                    .collect()
-            },
             migration,
             placement,
             allocators,
-            victim,
+            gc_rules,
             timing,
             sched,
             host_interface: HostInterface::new(&config.host_interface),
@@ -415,32 +365,11 @@ impl Simulation {
             flows,
             requests: Slab::new(),
             programs: Slab::new(),
-            gc: (0..pools)
-                .map(|_| GcJob {
-                    running: false,
-                    victim: 0,
-                    source: OpSource::Gc,
-                    started_ns: 0,
-                    next_page: 0,
-                    end_page: 0,
-                    reads_outstanding: 0,
-                    decoding: VecDeque::new(),
-                    programs_outstanding: 0,
-                    copy_pages: 0,
-                    blocked_on: None,
-                    erase_issued: false,
-                    erases: true,
-                    to_region: None,
-                    spills: false,
-                    level1: false,
-                    copies: vec![Vec::new(); regions * lanes],
-                })
-                .collect(),
+            gc: (0..pools).map(|_| GcJob::new(regions * lanes)).collect(),
             stalled_pages: (0..pools).map(|_| VecDeque::new()).collect(),
             gc_parked: Vec::new(),
             gc_erases_without_progress: 0,
             write_waiters: VecDeque::new(),
-            candidates: Vec::new(),
             scratch_groups: page_groups::PageGroups::default(),
             scratch_sealed: Vec::new(),
             scratch_split_pages: Vec::new(),

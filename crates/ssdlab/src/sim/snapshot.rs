@@ -222,7 +222,7 @@ impl Snapshot {
             a.load_state(state).map_err(policy)?;
         }
         pre.reduction.load_state(&body.reduction).map_err(policy)?;
-        pre.victim.load_state(&body.victim).map_err(policy)?;
+        pre.gc.victim.load_state(&body.victim).map_err(policy)?;
         pre.placement.load_state(&body.placement).map_err(policy)?;
         pre.migration.load_state(&body.migration).map_err(policy)?;
         match (pre.split.as_deref_mut(), &body.split) {
@@ -257,7 +257,7 @@ impl Snapshot {
                 .collect::<Result<_, _>>()
                 .map_err(encode)?,
             reduction: pre.reduction.save_state().map_err(encode)?,
-            victim: pre.victim.save_state().map_err(encode)?,
+            victim: pre.gc.victim.save_state().map_err(encode)?,
             placement: pre.placement.save_state().map_err(encode)?,
             migration: pre.migration.save_state().map_err(encode)?,
             split: pre

@@ -5,6 +5,7 @@
 use super::*;
 use crate::config::Config;
 use crate::ftl::Location;
+use crate::sim::gc_job::{CopiesTo, Owner};
 
 /// The `ipu` preset scaled down: 2 × 2 × 2 × 2 planes of 60 blocks × 32 pages, 6 of them
 /// SLC-mode (10%) per plane.
@@ -188,7 +189,7 @@ fn degrading_gc_sends_only_cold_data_to_main() {
     let cold: Vec<u32> = (2..15).filter(|&u| block_of(&sim, u) == block).collect();
     assert_eq!(cold.len(), 13, "{cold:?}");
     let pool = sim.ftl.pool_of_block(block);
-    sim.start_gc(pool, block, OpSource::Gc);
+    sim.start_gc_job(pool, block, Owner::Room, CopiesTo::Rules { spills: false });
     sim.run().unwrap();
     assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
     assert_eq!(region_of(&sim, 1), 1, "the hot unit stays in the cache");

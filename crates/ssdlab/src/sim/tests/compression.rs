@@ -4,6 +4,7 @@
 use super::*;
 use crate::ftl::shape::{UnitKind, UnitShape};
 use crate::ftl::{Location, Writer};
+use crate::sim::gc_job::{CopiesTo, Owner};
 
 /// The small device with PR-SSD's mapping: 16 KiB logical pages compressed by DPC with the
 /// partial-zero filter, up to 12 to a page, read with the 4 KiB partial read. Nothing is written
@@ -150,7 +151,7 @@ fn gc_copies_only_valid_slots_and_keeps_their_packing() {
         3 * (4000 + 384),
         "valid space is the stored bytes, and the slack of a page with a valid unit"
     );
-    sim.start_gc(0, 0, OpSource::Gc);
+    sim.start_gc_job(0, 0, Owner::Room, CopiesTo::Rules { spills: false });
     sim.run().unwrap();
     let d = &sim.device;
     assert_eq!(d.gc_copied_units, 3);
@@ -189,8 +190,9 @@ fn a_pages_packing_slack_is_valid_space_until_its_last_unit_goes() {
     }
     let full = 48 * 16384;
     assert_eq!(sim.ftl.valid_space[0], full, "every page is taken");
-    sim.ftl.victim_candidates(0, &mut sim.candidates);
-    let c = sim.candidates.iter().find(|c| c.block == 0).unwrap();
+    let mut candidates = Vec::new();
+    sim.ftl.victim_candidates(0, &mut candidates);
+    let c = candidates.iter().find(|c| c.block == 0).unwrap();
     assert_eq!(c.valid_space, c.capacity_space, "not worth cleaning");
     // A page with two units: the first to go frees its bytes, the last the page.
     let page = lay_out(

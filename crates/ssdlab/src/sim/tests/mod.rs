@@ -12,6 +12,7 @@ mod split;
 
 use super::*;
 use crate::config::ReplayMode;
+use crate::sim::gc_job::{CopiesTo, Owner};
 use crate::test_support::small;
 use crate::trace::TraceRequest;
 
@@ -41,7 +42,7 @@ fn gc_copy_and_erase_take_exact_die_and_bus_time() {
         }
     }
     assert_eq!(sim.ftl.valid_space[0], 1);
-    sim.start_gc(0, 0, OpSource::Gc);
+    sim.start_gc_job(0, 0, Owner::Room, CopiesTo::Rules { spills: false });
     sim.run().unwrap();
     // Read 4 KiB of an LSB page (dma), decode, program a padded page (LSB of a fresh block), erase.
     let expected = 50_000 + 4096 + 2_000 + 16_384 + 500_000 + 3_000_000;

@@ -4,6 +4,7 @@
 use super::*;
 use crate::ftl::shape::{UnitKind, UnitShape};
 use crate::ftl::Writer;
+use crate::sim::gc_job::{CopiesTo, Owner};
 
 /// The small device widened to four channels, with PR-SSD's mapping and the split FTL
 /// splitting every failed compression; content as `content` says.
@@ -186,7 +187,7 @@ fn gc_moves_one_part_and_leaves_the_others() {
         "one part's page"
     );
     let before = sim.ftl.split_parts(3).to_vec();
-    sim.start_gc(pool, victim, OpSource::Gc);
+    sim.start_gc_job(pool, victim, Owner::Room, CopiesTo::Rules { spills: false });
     sim.run().unwrap();
     let after = sim.ftl.split_parts(3).to_vec();
     assert_eq!(sim.device.gc_copied_units, 1);
