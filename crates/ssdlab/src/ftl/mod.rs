@@ -16,6 +16,7 @@ pub mod page_units;
 pub mod partial_program;
 pub mod pcm;
 pub mod placement;
+pub mod policies;
 pub mod precondition;
 pub mod read_ahead;
 pub mod read_counts;

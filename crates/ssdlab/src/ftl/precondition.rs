@@ -10,13 +10,9 @@ use rand_pcg::Pcg64Mcg;
 use crate::permutation::Permutation;
 
 use super::admission::{Route, Sealed};
-use super::allocation::PlaneAllocator;
 use super::gc::copy_writer;
-use super::migration::Migration;
 use super::page_units::PageUnits;
-use super::placement::Placement;
-use super::reduction::DataReduction;
-use super::split::SplitDecision;
+use super::policies::Policies;
 use super::write_buffer::SealedPage;
 use super::{table, Ftl, UnitCopy, Writer, UNMAPPED};
 
@@ -42,19 +38,12 @@ pub struct PreconditionReport {
 
 pub struct Preconditioner<'a> {
     pub ftl: &'a mut Ftl,
-    /// One allocator per set of dies (`allocation::build`).
-    pub allocators: &'a mut [Box<dyn PlaneAllocator>],
-    /// GC's victim choice and copy destinations (`gc.rs`), those of the timed run.
-    pub gc: &'a mut super::gc::GcRules,
-    pub reduction: &'a mut dyn DataReduction,
-    /// The split decision, when the split FTL is on.
-    pub split: Option<&'a mut dyn SplitDecision>,
+    /// The policies of the timed run (`policies.rs`).
+    pub policies: &'a mut Policies,
     /// Where the next split buffer's channels start (handed on to the timed run).
     pub split_cursor: u32,
     /// The host write size the split decision is told (`precondition.write_request_kib`).
     split_request_bytes: u64,
-    pub placement: &'a mut dyn Placement,
-    pub migration: &'a mut dyn Migration,
     pub sched: &'a Scheduler,
     streams: usize,
     page_units: PageUnits,
@@ -91,32 +80,20 @@ pub fn mark_footprint(ftl: &mut Ftl, first: u64, last: u64, is_read: bool) {
 }
 
 impl<'a> Preconditioner<'a> {
-    pub fn new(
-        ftl: &'a mut Ftl,
-        allocators: &'a mut [Box<dyn PlaneAllocator>],
-        gc: &'a mut super::gc::GcRules,
-        reduction: &'a mut dyn DataReduction,
-        placement: &'a mut dyn Placement,
-        migration: &'a mut dyn Migration,
-        sched: &'a Scheduler,
-    ) -> Self {
-        let stored_as_written =
-            !reduction.keeps_shapes() && ftl.buffer.open.len() == 1 && !ftl.counts_updates();
+    pub fn new(ftl: &'a mut Ftl, policies: &'a mut Policies, sched: &'a Scheduler) -> Self {
+        let stored_as_written = !policies.reduction.keeps_shapes()
+            && ftl.buffer.open.len() == 1
+            && !ftl.counts_updates();
         let page_units = PageUnits::new(ftl.keeps_shapes());
         let streams = ftl.buffer_streams();
         Preconditioner {
             stored_as_written,
             open_units: Vec::new(),
             ftl,
-            allocators,
-            gc,
+            policies,
             streams,
-            reduction,
-            split: None,
             split_cursor: 0,
             split_request_bytes: 0,
-            placement,
-            migration,
             sched,
             page_units,
             sealed: Vec::new(),
@@ -212,7 +189,7 @@ impl<'a> Preconditioner<'a> {
             self.ftl.l2p[lpn as usize] = UNMAPPED;
         }
         self.report.units_written += 1;
-        if self.stored_as_written && self.split.is_none() {
+        if self.stored_as_written && self.policies.split.is_none() {
             return self.write_as_written(lpn);
         }
         let updates = self.ftl.count_update(lpn);
@@ -226,7 +203,7 @@ impl<'a> Preconditioner<'a> {
                 return Ok(());
             }
         }
-        let Some(shape) = self.reduction.reduce(lpn).shape else {
+        let Some(shape) = self.policies.reduction.reduce(lpn).shape else {
             self.ftl.map_zero(lpn, version);
             return Ok(());
         };
@@ -235,14 +212,14 @@ impl<'a> Preconditioner<'a> {
             lpn,
             updates,
             shape,
-            self.placement,
-            self.split.as_deref_mut(),
+            self.policies.placement.as_mut(),
+            self.policies.split.as_deref_mut(),
             self.split_request_bytes,
             self.streams,
         );
         let keys = self.ftl.buffer.keys(
             dest.region * self.streams + dest.stream,
-            self.reduction.lane_of(shape),
+            self.policies.reduction.lane_of(shape),
         );
         self.buffer_unit(lpn, version, shape, keys)
     }
@@ -345,8 +322,8 @@ impl<'a> Preconditioner<'a> {
         let lanes = self.ftl.buffer.lanes();
         let stream_key = first.key / lanes;
         let (region, writer) = self.destination(first.key);
-        let width = self.reduction.split_rows().len();
-        let partial_bytes = self.reduction.partial_unit_bytes();
+        let width = self.policies.reduction.split_rows().len();
+        let partial_bytes = self.policies.reduction.partial_unit_bytes();
         let columns = self.ftl.split_columns(&rows, width, partial_bytes);
         let entries: Vec<u32> = rows.into_iter().flat_map(|r| r.entries).collect();
         match self
@@ -368,7 +345,10 @@ impl<'a> Preconditioner<'a> {
                 Ok(())
             }
             None => {
-                let lane = self.reduction.lane_of(UnitShape::raw(partial_bytes));
+                let lane = self
+                    .policies
+                    .reduction
+                    .lane_of(UnitShape::raw(partial_bytes));
                 let key = self.ftl.buffer.keys(stream_key, lane).start;
                 for page in self.ftl.unsplit(entries, key) {
                     self.program(page)?;
@@ -430,7 +410,7 @@ impl<'a> Preconditioner<'a> {
         for (lpn, version) in self.page_units.live().collect::<Vec<_>>() {
             let ftl = &*self.ftl;
             let dies = ftl.geometry.regions[region].dies.index;
-            let plane = self.allocators[dies].next_plane(self.sched, &|p| {
+            let plane = self.policies.allocators[dies].next_plane(self.sched, &|p| {
                 ftl.has_room_for_units(ftl.pool_index(p, region), 1)
             });
             let pool = self.ftl.pool_index(plane, region);
@@ -450,7 +430,7 @@ impl<'a> Preconditioner<'a> {
     fn page_for(&mut self, region: usize, writer: Writer) -> Result<(usize, PageId), Error> {
         let ftl = &*self.ftl;
         let dies = ftl.geometry.regions[region].dies.index;
-        let plane = self.allocators[dies].next_plane(self.sched, &|p| {
+        let plane = self.policies.allocators[dies].next_plane(self.sched, &|p| {
             ftl.has_room(ftl.pool_index(p, region), writer)
         });
         let pool = self.ftl.pool_index(plane, region);
@@ -489,8 +469,12 @@ impl<'a> Preconditioner<'a> {
     /// units copied where they send each, as a timed job would copy them; false if the pool
     /// holds nothing worth cleaning.
     fn gc(&mut self, pool: usize) -> Result<bool, Error> {
-        let evicts = self.migration.target(self.ftl.pools[pool].region).is_some();
-        let Some(clean) = self.gc.choose_victim(self.ftl, pool, evicts, 0) else {
+        let evicts = self
+            .policies
+            .migration
+            .target(self.ftl.pools[pool].region)
+            .is_some();
+        let Some(clean) = self.policies.gc.choose_victim(self.ftl, pool, evicts, 0) else {
             return Ok(false);
         };
         self.report.gc_invocations += 1;
@@ -513,9 +497,16 @@ impl<'a> Preconditioner<'a> {
                     .prefetch_mappings(g.page_id(block, p + VICTIM_PREFETCH_PAGES));
             }
             let page = g.page_id(block, p);
+            let p = &mut *self.policies;
             for (slot, lpn) in self.ftl.units_in_slots(page, self.ftl.valid_slots(page)) {
-                let (list, copy) =
-                    (self.ftl).gc_copy(lpn, slot, region, to, self.migration, self.reduction);
+                let (list, copy) = (self.ftl).gc_copy(
+                    lpn,
+                    slot,
+                    region,
+                    to,
+                    p.migration.as_mut(),
+                    p.reduction.as_ref(),
+                );
                 moving[list].push(copy);
             }
         }
@@ -527,7 +518,7 @@ impl<'a> Preconditioner<'a> {
             let (dest_region, lane) = (list / lanes, list % lanes);
             self.report.gc_copied_units += copies.len() as u64;
             while let Some(first) = copies.first() {
-                let dest = (self.gc).copy_destination(
+                let dest = (self.policies.gc).copy_destination(
                     self.ftl,
                     pool,
                     dest_region,
@@ -591,8 +582,6 @@ fn pcm_full(plane: u32) -> Error {
 mod tests {
     use super::*;
     use crate::config::PreconditionConfig;
-    use crate::flash::Geometry;
-    use crate::ftl::{allocation, migration, placement, reduction};
     use crate::test_support::small;
 
     /// Precondition the small device (filled, then overwritten at random so GC runs), through
@@ -600,23 +589,9 @@ mod tests {
     /// mapping, the reverse map, the blocks' valid space and the oracle's versions it leaves.
     fn preconditioned(as_written: bool) -> (Ftl, PreconditionReport) {
         let config = small(&[]);
-        let g = Geometry::new(&config);
-        let mut placement = placement::build(&config.ftl.placement, &g).unwrap();
-        let mut migration = migration::build(&config.ftl.migration, &g).unwrap();
-        let mut reduction = reduction::build(&config, &g).unwrap();
-        let mut ftl = Ftl::new(&config, g, true, placement.streams(), reduction.as_ref());
+        let (mut ftl, mut policies) = Policies::build(&config, true).unwrap();
         let sched = Scheduler::new(&ftl.geometry, false, config.scheduler.multiplane);
-        let mut allocators = allocation::build(&config.ftl.allocation, &ftl.geometry);
-        let mut gc = crate::ftl::gc::GcRules::new(&config, &ftl.geometry);
-        let mut pre = Preconditioner::new(
-            &mut ftl,
-            &mut allocators,
-            &mut gc,
-            reduction.as_mut(),
-            placement.as_mut(),
-            migration.as_mut(),
-            &sched,
-        );
+        let mut pre = Preconditioner::new(&mut ftl, &mut policies, &sched);
         assert!(
             pre.stored_as_written,
             "the small device stores units as written"

@@ -39,8 +39,13 @@ impl Simulation {
         if !self.ftl.pools[pool].needs_gc() && self.stalled_pages[pool].is_empty() {
             return;
         }
-        let evicts = self.migration.target(self.ftl.pools[pool].region).is_some();
-        let Some(clean) = (self.gc_rules).choose_victim(&self.ftl, pool, evicts, self.now) else {
+        let evicts = self
+            .policies
+            .migration
+            .target(self.ftl.pools[pool].region)
+            .is_some();
+        let Some(clean) = (self.policies.gc).choose_victim(&self.ftl, pool, evicts, self.now)
+        else {
             self.park_gc(pool);
             return;
         };
@@ -88,7 +93,7 @@ impl Simulation {
             return;
         }
         let threshold = wl.threshold_erases;
-        if let Some(block) = (self.gc_rules).wear_leveling_victim(&self.ftl, pool, threshold) {
+        if let Some(block) = (self.policies.gc).wear_leveling_victim(&self.ftl, pool, threshold) {
             let to = CopiesTo::Rules { spills: false };
             self.start_gc_job(pool, block, Owner::WearLeveling, to);
         }
@@ -185,7 +190,7 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let region = g.region_of(g.block_of_page(page));
         let slots = self.ftl.valid_slots(page);
-        let evicts = self.migration.target(region).is_some();
+        let evicts = self.policies.migration.target(region).is_some();
         let to = match (self.gc[job].copies_to, evicts) {
             (CopiesTo::Region(r), _) => CopyTo::Region(r),
             (CopiesTo::Rules { .. }, true) => CopyTo::Migration,
@@ -197,8 +202,8 @@ impl Simulation {
                 slot,
                 region,
                 to,
-                self.migration.as_mut(),
-                self.reduction.as_ref(),
+                self.policies.migration.as_mut(),
+                self.policies.reduction.as_ref(),
             );
             self.gc[job].copies[list].push(copy);
         }
@@ -218,7 +223,7 @@ impl Simulation {
                 // (A region on other dies takes each page on a plane of its own.)
                 let spills = self.gc[job].spills();
                 let dest =
-                    (self.gc_rules).copy_destination(&self.ftl, job, region, first.lpn, spills);
+                    (self.policies.gc).copy_destination(&self.ftl, job, region, first.lpn, spills);
                 let writer = copy_writer(job, dest);
                 if dest != job && !self.ftl.has_room(dest, writer) {
                     self.gc[job].blocked_on = Some(dest);

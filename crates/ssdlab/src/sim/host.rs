@@ -380,7 +380,7 @@ impl Simulation {
                     }
                     self.device.host_read_units_flash += 1;
                     self.ftl.count_read(lpn, slot);
-                    if self.split.is_some() {
+                    if self.policies.split.is_some() {
                         self.device.reduction.split_conflicts += conflicts as u64;
                         if self.ftl.shape(lpn, slot).kind == UnitKind::Split {
                             // The pages its parts added (a part joining a page already asked
@@ -391,12 +391,13 @@ impl Simulation {
                     }
                     if self.ftl.is_compressed(lpn) {
                         self.device.reduction.decompressed_units += 1;
-                        self.requests[id as usize].after_read_ns += self.reduction.decompress_ns();
+                        self.requests[id as usize].after_read_ns +=
+                            self.policies.reduction.decompress_ns();
                     }
                 }
             }
         }
-        if let Some(split) = &mut self.split {
+        if let Some(split) = &mut self.policies.split {
             let bytes = self.requests[id as usize].bytes;
             for lpn in first..first + units {
                 split.observe_read(lpn, bytes);

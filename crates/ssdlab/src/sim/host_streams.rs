@@ -51,11 +51,6 @@ impl HostStreams {
         })
     }
 
-    /// Buffer streams a device keeps apart: each placement stream once per slot.
-    pub(super) fn slots(config: &Config) -> usize {
-        config.ftl.host_streams.max_open() as usize + 1
-    }
-
     /// The statistics window's boundary: the counters start over (the streams open and the
     /// pages held stay, the device's state).
     pub(super) fn reset_stats(&mut self) {
@@ -106,7 +101,7 @@ impl Simulation {
     /// `region`.
     #[inline]
     pub(super) fn stream_key(&self, region: usize, slot: usize, stream: usize) -> usize {
-        region * self.streams + slot * self.placement_streams + stream
+        region * self.streams + slot * self.policies.placement_streams + stream
     }
 
     /// Program what a released stream left: its open pages, then its held pages as they came.
@@ -114,7 +109,7 @@ impl Simulation {
         let lanes = self.ftl.buffer.lanes();
         let regions = self.ftl.geometry.regions.len();
         for region in 0..regions {
-            for stream in 0..self.placement_streams {
+            for stream in 0..self.policies.placement_streams {
                 let stream_key = self.stream_key(region, slot, stream);
                 for lane in 0..lanes {
                     for key in self.ftl.buffer.lane_keys(stream_key, lane) {
@@ -148,7 +143,7 @@ impl Simulation {
         if programs > 0 || self.stalled_pages.iter().any(|q| !q.is_empty()) {
             return;
         }
-        let slots = self.streams / self.placement_streams;
+        let slots = self.streams / self.policies.placement_streams;
         for slot in 1..slots {
             self.release_slot(slot);
         }
@@ -165,7 +160,7 @@ impl Simulation {
         let crate::ftl::Writer::Host { stream } = writer else {
             return None;
         };
-        let slot = stream / self.placement_streams;
+        let slot = stream / self.policies.placement_streams;
         // (Slot 0 is the writes without a stream; past the last slot, translation pages.)
         let queue = slot * h.pools + pool;
         (slot > 0 && queue < h.reorder.len()).then_some(queue)

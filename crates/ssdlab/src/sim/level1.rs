@@ -251,7 +251,7 @@ impl Simulation {
         let pcm = (self.ftl.geometry.regions.iter())
             .find(|r| r.medium == crate::flash::Medium::Pcm)
             .map_or(0, |r| r.dies.index);
-        let stripe = self.gc_rules.stripe(pcm);
+        let stripe = self.policies.gc.stripe(pcm);
         let made_room = |plane| l1.made_room.get(&plane).copied().unwrap_or(0);
         let Some(plan) =
             (self.ftl).level1_plan(l1.budget_units, |lpn| stripe.plane(lpn as u64), made_room)

@@ -33,18 +33,12 @@ use crate::data_cache::DataCache;
 use crate::error::Error;
 use crate::event_queue::EventQueue;
 use crate::flash::reliability::ErrorModel;
-use crate::flash::{FlashOp, Geometry, OpKind, OpSource, Scheduler, Suspension, Timing};
+use crate::flash::{FlashOp, OpKind, OpSource, Scheduler, Suspension, Timing};
 use crate::ftl::admission::Sealed;
-use crate::ftl::allocation::{self, PlaneAllocator};
-use crate::ftl::gc::GcRules;
-use crate::ftl::migration::{self, Migration};
 use crate::ftl::page_units::PageUnits;
-use crate::ftl::partial_program::{self, PartialProgram};
-use crate::ftl::placement::{self, Placement};
+use crate::ftl::policies::Policies;
 use crate::ftl::precondition::{mark_footprint, PreconditionReport, Preconditioner};
 use crate::ftl::read_policy::{self, ReadPolicy};
-use crate::ftl::reduction::{self, DataReduction};
-use crate::ftl::split::{self as split_decision, SplitDecision};
 use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::Ftl;
 use crate::host_interface::HostInterface;
@@ -94,11 +88,8 @@ pub struct Simulation {
     read_policy: Box<dyn ReadPolicy>,
     /// Read commands in flight, and the queued ones later reads of their page may join.
     reads: read::ReadCommands,
-    reduction: Box<dyn DataReduction>,
-    /// Which page a sealed page of few units goes into, when pages take partial programs.
-    partial: Option<Box<dyn PartialProgram>>,
-    /// PR-SSD's split decision, when the split FTL is on.
-    split: Option<Box<dyn SplitDecision>>,
+    /// The FTL's policies (`ftl/policies.rs`), those preconditioning used.
+    policies: Policies,
     /// Raw bit errors and ECC decode times (`reliability.model = "power_law"`); every read
     /// decodes in `timing.ecc_decode_ns` without it.
     errors: Option<ErrorModel>,
@@ -113,14 +104,6 @@ pub struct Simulation {
     level1: Option<level1::Level1>,
     /// The host's streams kept apart (`ftl.host_streams`), if they are.
     host_streams: Option<host_streams::HostStreams>,
-    /// Streams the placement policy writes (`streams` counts them once per host stream slot).
-    placement_streams: usize,
-    placement: Box<dyn Placement>,
-    migration: Box<dyn Migration>,
-    /// One per set of dies (`allocation::build`).
-    allocators: Vec<Box<dyn PlaneAllocator>>,
-    /// GC's victim choice and copy destinations (`ftl/gc.rs`), shared with preconditioning.
-    gc_rules: GcRules,
     pub flows: Vec<Flow>,
     /// In-flight host requests; a request's key is its id (operations carry it as `owner`).
     requests: Slab<host::Request>,
@@ -203,31 +186,9 @@ impl Simulation {
         options: RunOptions,
         progress: &mut dyn FnMut(Phase, u64, u64),
     ) -> Result<Simulation, Error> {
-        let geometry = Geometry::new(&config);
-        let timing = Timing::for_device(&config.timing, &geometry);
-        let mut placement = placement::build(&config.ftl.placement, &geometry)?;
-        let mut migration = migration::build(&config.ftl.migration, &geometry)?;
-        let placement_streams = placement.streams();
-        // (A mapping table on flash writes its translation pages in a stream of their own, the
-        // last.)
-        let mapping_on = !config.ftl.mapping_cache.is_all();
-        let streams =
-            placement_streams * host_streams::HostStreams::slots(&config) + usize::from(mapping_on);
-        let mut reduction = reduction::build(&config, &geometry)?;
-        let mut ftl = Ftl::new(
-            &config,
-            geometry,
-            options.verify,
-            streams,
-            reduction.as_ref(),
-        );
-        let partial = partial_program::build(&config.ftl.partial_program, ftl.buffer.open.len());
-        if placement.counts_updates()
-            || migration.counts_updates()
-            || partial.as_ref().is_some_and(|p| p.counts_updates())
-        {
-            ftl.keep_update_counts();
-        }
+        let (mut ftl, mut policies) = Policies::build(&config, options.verify)?;
+        let timing = Timing::for_device(&config.timing, &ftl.geometry);
+        let streams = policies.streams;
         let keys = ftl.buffer.open.len();
         let mut sched = Scheduler::new(
             &ftl.geometry,
@@ -235,8 +196,6 @@ impl Simulation {
             config.scheduler.multiplane,
         );
         sched.suspend_for_reads(Suspension::of(&config.scheduler.suspension));
-        let mut allocators = allocation::build(&config.ftl.allocation, &ftl.geometry);
-        let mut gc_rules = GcRules::new(&config, &ftl.geometry);
         let pools = ftl.pools.len();
         let regions = ftl.geometry.regions.len();
         let lanes = ftl.buffer.lanes();
@@ -274,26 +233,9 @@ impl Simulation {
                 });
             }
         }
-        let mut split = split_decision::build(
-            &config.ftl.split,
-            ftl.logical_units,
-            ftl.geometry.channels,
-            reduction.partial_unit_bytes(),
-        );
-        let mapping_keys = mapping::translation_keys(&config, &ftl, reduction.as_ref(), streams);
-        let mut pre = Preconditioner::new(
-            &mut ftl,
-            &mut allocators,
-            &mut gc_rules,
-            reduction.as_mut(),
-            placement.as_mut(),
-            migration.as_mut(),
-            &sched,
-        );
-        pre.split = match split.as_mut() {
-            Some(s) => Some(s.as_mut()),
-            None => None,
-        };
+        let mapping_keys =
+            mapping::translation_keys(&config, &ftl, policies.reduction.as_ref(), streams);
+        let mut pre = Preconditioner::new(&mut ftl, &mut policies, &sched);
         let mut afresh = |pre: &mut Preconditioner| {
             precondition(pre, &config, mapping_keys.as_ref(), &mut flows, progress)
         };
@@ -314,7 +256,7 @@ impl Simulation {
         if level1.is_some() {
             ftl.keep_read_counts();
         }
-        let hot_stream = placement.hot_stream();
+        let hot_stream = policies.placement.hot_stream();
 
         let read_policy =
             read_policy::build(&config.ftl.read_policy, config.geometry.codeword_size_bytes);
@@ -323,6 +265,7 @@ impl Simulation {
         let ahead = (read_policy.read_ahead()).map(|w| read::ReadAhead::new(w, &ftl.geometry));
         let mut sim = Simulation {
             read_policy,
+            policies,
             reads: read::ReadCommands::new(
                 config.scheduler.merge_reads,
                 meld,
@@ -330,9 +273,6 @@ impl Simulation {
                 ftl.geometry.dies(),
                 ftl.geometry.blocks() as u64 * ftl.geometry.max_pages_per_block as u64,
             ),
-            reduction,
-            partial,
-            split,
             hot_stream,
             errors: match &config.reliability {
                 ReliabilityConfig::Fixed => None,
@@ -343,12 +283,7 @@ impl Simulation {
             split_cursor: pre_split_cursor,
             level1,
             host_streams: host_streams::HostStreams::new(&config, pools),
-            placement_streams,
             arrival_shift_ns: 0,
-            migration,
-            placement,
-            allocators,
-            gc_rules,
             timing,
             sched,
             host_interface: HostInterface::new(&config.host_interface),

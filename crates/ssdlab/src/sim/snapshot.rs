@@ -31,7 +31,7 @@ use crate::ftl::precondition::{PreconditionReport, Preconditioner};
 use crate::ftl::Ftl;
 
 /// Bumped whenever what a snapshot holds, or how, changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 const MAGIC: &str = "ssdlab device snapshot";
 /// The file name's extension.
 const EXTENSION: &str = "snapshot";
@@ -93,15 +93,18 @@ struct Header {
 #[derive(Serialize, Deserialize)]
 struct Body<F> {
     ftl: F,
-    allocators: Vec<Vec<u8>>,
-    #[serde(with = "crate::ftl::table::bulk")]
-    reduction: Vec<u8>,
-    victim: Vec<u8>,
-    placement: Vec<u8>,
-    migration: Vec<u8>,
-    split: Option<Vec<u8>>,
+    /// Each policy's state (`Policies::states`).
+    policies: Vec<PolicyState>,
     report: PreconditionReport,
     split_cursor: u32,
+}
+
+/// A policy's state, and the policy it is of (its key).
+#[derive(Serialize, Deserialize)]
+struct PolicyState {
+    policy: String,
+    #[serde(with = "crate::ftl::table::bulk")]
+    state: Vec<u8>,
 }
 
 /// What a run did with its device snapshot (`RunOptions::snapshot`).
@@ -214,21 +217,18 @@ impl Snapshot {
         body.ftl
             .check_loaded(pre.ftl)
             .map_err(|e| unfit("its FTL", &e))?;
-        if body.allocators.len() != pre.allocators.len() {
-            return Err(self.refused("it has another number of plane allocators"));
+        let mut states = pre.policies.states();
+        let names = |s: &mut dyn Iterator<Item = &str>| s.collect::<Vec<_>>().join(", ");
+        let theirs = names(&mut body.policies.iter().map(|p| p.policy.as_str()));
+        let ours = names(&mut states.iter().map(|(name, _)| name.as_str()));
+        if theirs != ours {
+            return Err(self.refused(format!(
+                "it holds the states of other policies ({theirs}; this device's: {ours})"
+            )));
         }
-        let policy = |e: postcard::Error| unfit("a policy's state", &e);
-        for (a, state) in pre.allocators.iter_mut().zip(&body.allocators) {
-            a.load_state(state).map_err(policy)?;
-        }
-        pre.reduction.load_state(&body.reduction).map_err(policy)?;
-        pre.gc.victim.load_state(&body.victim).map_err(policy)?;
-        pre.placement.load_state(&body.placement).map_err(policy)?;
-        pre.migration.load_state(&body.migration).map_err(policy)?;
-        match (pre.split.as_deref_mut(), &body.split) {
-            (Some(s), Some(state)) => s.load_state(state).map_err(policy)?,
-            (None, None) => {}
-            _ => return Err(self.refused("its split FTL is not the run's")),
+        for ((name, policy), saved) in states.iter_mut().zip(&body.policies) {
+            (policy.load_state(&saved.state))
+                .map_err(|e| unfit(&format!("the state of {name}"), &e))?;
         }
         let geometry = std::mem::take(&mut pre.ftl.geometry);
         *pre.ftl = body.ftl;
@@ -241,7 +241,7 @@ impl Snapshot {
     /// Save the device `pre` preconditioned into `part`, then rename it to the snapshot's name,
     /// so that a run of another process never reads half a snapshot. A failure removes the
     /// temporary file and names the snapshot with the system's error.
-    fn save(&self, pre: &Preconditioner, part: Part, file: std::fs::File) -> Result<(), Error> {
+    fn save(&self, pre: &mut Preconditioner, part: Part, file: std::fs::File) -> Result<(), Error> {
         let encode = |e: postcard::Error| Error::Simulation(format!("saving a snapshot: {e}"));
         let header = Header {
             magic: MAGIC.into(),
@@ -250,22 +250,17 @@ impl Snapshot {
             key: self.key.clone(),
             shaping: self.shaping.to_string(),
         };
+        let policies = (pre.policies.states().into_iter())
+            .map(|(policy, p)| {
+                Ok(PolicyState {
+                    policy,
+                    state: p.save_state().map_err(encode)?,
+                })
+            })
+            .collect::<Result<_, Error>>()?;
         let body = Body {
             ftl: &*pre.ftl,
-            allocators: (pre.allocators.iter())
-                .map(|a| a.save_state())
-                .collect::<Result<_, _>>()
-                .map_err(encode)?,
-            reduction: pre.reduction.save_state().map_err(encode)?,
-            victim: pre.gc.victim.save_state().map_err(encode)?,
-            placement: pre.placement.save_state().map_err(encode)?,
-            migration: pre.migration.save_state().map_err(encode)?,
-            split: pre
-                .split
-                .as_deref()
-                .map(|s| s.save_state())
-                .transpose()
-                .map_err(encode)?,
+            policies,
             report: pre.report,
             split_cursor: pre.split_cursor,
         };

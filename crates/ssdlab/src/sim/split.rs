@@ -16,8 +16,8 @@ impl Simulation {
         };
         let (region, writer) = self.key_destination(first.key);
         let stream_key = first.key / self.ftl.buffer.lanes();
-        let width = self.reduction.split_rows().len();
-        let partial_bytes = self.reduction.partial_unit_bytes();
+        let width = self.policies.reduction.split_rows().len();
+        let partial_bytes = self.policies.reduction.partial_unit_bytes();
         let columns = self.ftl.split_columns(&rows, width, partial_bytes);
         let entries: Vec<u32> = rows
             .iter()
@@ -57,7 +57,10 @@ impl Simulation {
             None => {
                 // Written unsplit: each live unit a raw page of its own in the direct lane.
                 self.device.reduction.split_fallbacks += 1;
-                let lane = self.reduction.lane_of(UnitShape::raw(partial_bytes));
+                let lane = self
+                    .policies
+                    .reduction
+                    .lane_of(UnitShape::raw(partial_bytes));
                 let key = self.ftl.buffer.keys(stream_key, lane).start;
                 let pages = self.ftl.unsplit(entries, key);
                 // Counted again as raw: at most what this statistics window counted as split

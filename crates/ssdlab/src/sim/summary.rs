@@ -156,10 +156,10 @@ impl Simulation {
                 "page_writes": st.page_writes,
             });
         }
-        if self.reduction.keeps_shapes() {
+        if self.policies.reduction.keeps_shapes() {
             s["compression"] = d.reduction.to_json();
         }
-        if self.split.is_some() {
+        if self.policies.split.is_some() {
             s["split"] = d.reduction.split_json();
         }
         if self.hot_stream.is_some() {
@@ -202,7 +202,7 @@ impl Simulation {
             s["flash_ops"]["program"]["suspended"] = json!(d.suspensions[OpKind::Program.index()]);
             s["flash_ops"]["erase"]["suspended"] = json!(d.suspensions[OpKind::Erase.index()]);
         }
-        if self.partial.is_some() {
+        if self.policies.partial.is_some() {
             s["flash_ops"]["program"]["partial"] = json!(d.partial_programs);
             s["flash_ops"]["program"]["in_place_update"] = json!(d.in_place_updates);
             s["flash_ops"]["program"]["merged_units"] = json!(d.merged_units);

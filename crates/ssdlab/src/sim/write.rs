@@ -140,7 +140,7 @@ impl Simulation {
         }
         let merged = self.config.ftl.partial_write == PartialWrite::ReadModifyWrite
             && self.read_for_merge(id, lpn);
-        let reduced = self.reduction.reduce(lpn);
+        let reduced = self.policies.reduction.reduce(lpn);
         if merged {
             // The merged unit is compressed once its old bytes are in.
             self.requests[id as usize].after_read_ns += reduced.encode_ns;
@@ -158,8 +158,8 @@ impl Simulation {
             lpn,
             updates,
             shape,
-            &mut *self.placement,
-            self.split.as_deref_mut(),
+            &mut *self.policies.placement,
+            self.policies.split.as_deref_mut(),
             self.requests[id as usize].bytes,
             self.streams,
         );
@@ -177,7 +177,7 @@ impl Simulation {
         }
         // (The mapping is looked up only when pages take partial programs.)
         // (A split unit's parts go to pages of their own channels, never beside its old copy.)
-        if let (Some(policy), false) = (&mut self.partial, shape.kind == UnitKind::Split) {
+        if let (Some(policy), false) = (&mut self.policies.partial, shape.kind == UnitKind::Split) {
             if let Location::Flash(old) = self.ftl.lookup(lpn) {
                 if let Some(page) = policy.update_in_place(&self.ftl, old, updates, shape.len) {
                     self.update_in_place(id, lpn, version, shape, page);
@@ -185,8 +185,10 @@ impl Simulation {
                 }
             }
         }
-        let keys = (self.ftl.buffer).keys(stream_key, self.reduction.lane_of(shape));
-        if let Some(limit) = (self.partial.as_ref()).and_then(|p| p.merge_threshold_pages()) {
+        let keys = (self.ftl.buffer).keys(stream_key, self.policies.reduction.lane_of(shape));
+        if let Some(limit) =
+            (self.policies.partial.as_ref()).and_then(|p| p.merge_threshold_pages())
+        {
             self.merge_logical_page(id, lpn, keys.clone(), limit);
         }
         let waiter = self.ack_on_program().then_some(id);
@@ -326,7 +328,7 @@ impl Simulation {
         if read {
             self.device.merge_read_units += 1;
             if self.ftl.is_compressed(lpn) {
-                self.requests[id as usize].after_read_ns += self.reduction.decompress_ns();
+                self.requests[id as usize].after_read_ns += self.policies.reduction.decompress_ns();
             }
         }
         self.read_groups(id, &groups, OpSource::Rmw);
@@ -352,7 +354,7 @@ impl Simulation {
         let (region, writer) = self.key_destination(sealed.key);
         let ftl = &self.ftl;
         let dies = ftl.geometry.regions[region].dies.index;
-        let plane = self.allocators[dies].next_plane(&self.sched, &|p| {
+        let plane = self.policies.allocators[dies].next_plane(&self.sched, &|p| {
             ftl.has_room(ftl.pool_index(p, region), writer)
         });
         let pool = self.ftl.pool_index(plane, region);
@@ -393,7 +395,7 @@ impl Simulation {
         };
         let live = units.live().count() as u64;
         self.device.padded_slots += self.ftl.geometry.slots_per_page as u64 - live;
-        let bytes = match &mut self.partial {
+        let bytes = match &mut self.policies.partial {
             // The subpages left stay erased for later partial programs, and only those
             // written are moved.
             Some(policy) => {
@@ -523,7 +525,7 @@ impl Simulation {
     /// The page already programmed in part that the partial-program policy sends `sealed`'s
     /// live `units` to, if any.
     fn partial_target(&mut self, sealed: &SealedPage, units: &PageUnits) -> Option<u32> {
-        let policy = self.partial.as_mut()?;
+        let policy = self.policies.partial.as_mut()?;
         let live = units.live().count() as u32;
         (live > 0 && live < self.ftl.geometry.slots_per_page)
             .then(|| policy.target(&self.ftl, sealed.key, live, self.ftl.live_bytes(units)))
