@@ -600,7 +600,7 @@ impl Scheduler {
 
     /// Whether the die's command is a read still sensing (its next event ends the sensing).
     /// Only the event-cost meter asks.
-    #[cfg(feature = "event-costs")]
+    #[cfg(any(test, feature = "event-costs"))]
     pub fn is_sensing(&self, die_id: DieId) -> bool {
         self.dies[die_id as usize].phase == Phase::Sensing
     }

@@ -8,6 +8,7 @@ use crate::flash::{BlockId, Geometry, StripeOrder};
 
 use super::gc_victim::{self, keep_worth_cleaning, Candidate, VictimPolicy};
 use super::page_units::PageUnits;
+use super::shape::UnitKind;
 use super::{Ftl, UnitCopy, Writer};
 
 /// The block a pool's GC cleans next.
@@ -54,7 +55,8 @@ impl GcRules {
     }
 
     /// The block `pool`'s GC cleans next, or None if it holds nothing worth cleaning. `evicts`:
-    /// the migration policy sends the pool's data to another region.
+    /// the migration policy sends the pool's data to another region; `may_spill`: the clean may
+    /// send its copies to the region's other planes.
     ///
     /// Cleaning a block with no invalid unit gains nothing (unless its data leaves the region):
     /// the policy is offered only blocks that free space. Where units are shaped, blocks that
@@ -70,6 +72,7 @@ impl GcRules {
         ftl: &Ftl,
         pool: usize,
         evicts: bool,
+        may_spill: bool,
         now: u64,
     ) -> Option<Clean> {
         let candidates = &mut self.candidates;
@@ -80,7 +83,7 @@ impl GcRules {
             candidates.retain(|c| ftl.worth_repacking(c.block));
         }
         let full = candidates.is_empty() || ftl.pools[pool].cleaned_without_gain();
-        let spills = full && !evicts && ftl.region_has_room_beside(pool);
+        let spills = full && may_spill && !evicts && ftl.region_has_room_beside(pool);
         if candidates.is_empty() && spills {
             ftl.victim_candidates(pool, candidates);
         }
@@ -111,23 +114,26 @@ impl GcRules {
         (coldest.erase_count + threshold < hi).then_some(coldest.block)
     }
 
-    /// The pool a copy to `region`, of unit `lpn` (a page's first), from `pool`'s victim goes
-    /// to: the pool of its own plane, or, for a region on other dies (flash to PCM and back),
+    /// The pool a copy to `region`, `first` (a page's first), from `pool`'s victim goes to: the pool of its own plane, or, for a region on other dies (flash to PCM and back),
     /// the plane the unit's address stripes to over those dies (the stripe's `lpn`-th plane),
     /// or the next with room (else the copies wait for it as any do). Striping by address keeps
     /// a request's units, which the flash holds on different channels, apart: taken in the order
     /// they are moved, the units of one block (a block's worth of pages, a whole number of
     /// stripes) would land on the channels their neighbours did. With no PCM page free at all,
     /// copies to PCM stay in flash, as the conventional GC's would. A clean that `spills` sends
-    /// its copies likewise to the region's other planes with room.
+    /// its copies likewise to the region's other planes with room; but a split unit's part
+    /// stays on its plane (the split put each part on a channel of its own, and two parts on
+    /// one page would be one part too many there).
     pub fn copy_destination(
         &self,
         ftl: &Ftl,
         pool: usize,
         region: usize,
-        lpn: u32,
+        first: &UnitCopy,
         spills: bool,
     ) -> usize {
+        let lpn = first.lpn;
+        let spills = spills && first.shape.kind != UnitKind::Split;
         let plane = ftl.pools[pool].plane;
         let dies = ftl.geometry.regions[region].dies;
         if dies.plane_ids().contains(&plane) && !spills {
@@ -192,16 +198,17 @@ impl Ftl {
     }
 
     /// Take the copies at the head of `copies` that one page of `lane` holds, in the order they
-    /// were read, into `units`, each stored as [`Ftl::copy_shape`] says: a copy whose unit
-    /// still maps to its old slot leaves it (counted invalid now, `moved(lpn, slot)` told);
-    /// one the host rewrote (or trimmed) since it was read is not copied, its place in the page
-    /// left empty. None if the copies do not fill a page and `force` is not set (more may come);
-    /// else how many copies were taken (`units` may be empty).
+    /// were read, into `units`, each stored as [`Ftl::copy_shape`] says, leaving its old slot
+    /// (counted invalid now, `moved(lpn, slot)` told). Where time passed since the copies were
+    /// read (`rewrites`), one the host rewrote (or trimmed) meanwhile is not copied, its place
+    /// in the page left empty. None if the copies do not fill a page and `force` is not set
+    /// (more may come); else how many copies were taken (`units` may be empty).
     pub fn take_copies(
         &mut self,
         copies: &mut Vec<UnitCopy>,
         lane: usize,
         force: bool,
+        rewrites: bool,
         units: &mut PageUnits,
         mut moved: impl FnMut(u32, u32),
     ) -> Option<usize> {
@@ -215,7 +222,7 @@ impl Ftl {
         }
         units.clear();
         for (i, c) in copies.drain(..n).enumerate() {
-            if !self.maps_to(c.lpn, c.slot) {
+            if rewrites && !self.maps_to(c.lpn, c.slot) {
                 continue;
             }
             let version = (self.oracle.as_ref()).map_or(0, |o| o.slot_version[c.slot as usize]);

@@ -44,7 +44,7 @@ impl Simulation {
             .migration
             .target(self.ftl.pools[pool].region)
             .is_some();
-        let Some(clean) = (self.policies.gc).choose_victim(&self.ftl, pool, evicts, self.now)
+        let Some(clean) = (self.policies.gc).choose_victim(&self.ftl, pool, evicts, true, self.now)
         else {
             self.park_gc(pool);
             return;
@@ -223,7 +223,7 @@ impl Simulation {
                 // (A region on other dies takes each page on a plane of its own.)
                 let spills = self.gc[job].spills();
                 let dest =
-                    (self.policies.gc).copy_destination(&self.ftl, job, region, first.lpn, spills);
+                    (self.policies.gc).copy_destination(&self.ftl, job, region, first, spills);
                 let writer = copy_writer(job, dest);
                 if dest != job && !self.ftl.has_room(dest, writer) {
                     self.gc[job].blocked_on = Some(dest);
@@ -243,6 +243,7 @@ impl Simulation {
                     &mut self.gc[job].copies[list],
                     lane,
                     force,
+                    true,
                     &mut units,
                     |lpn, _slot| {
                         if let Some(m) = mapping {

@@ -4,7 +4,8 @@
 //! `write.rs` (buffer, sealing, programs), `gc.rs` (garbage collection and wear levelling).
 
 pub mod event;
-#[cfg(feature = "event-costs")]
+// (In the unit tests too, so that the meter's test runs with the others, in one build.)
+#[cfg(any(test, feature = "event-costs"))]
 pub mod event_costs;
 mod flow;
 mod flow_checks;
@@ -146,7 +147,7 @@ pub struct Simulation {
     #[cfg(test)]
     planted_gc_remap_bug: bool,
     /// Where the event loop's time goes, while [`Simulation::run_metered`] runs.
-    #[cfg(feature = "event-costs")]
+    #[cfg(any(test, feature = "event-costs"))]
     costs: Option<event_costs::EventCosts>,
 }
 
@@ -324,7 +325,7 @@ impl Simulation {
             events_processed: 0,
             #[cfg(test)]
             planted_gc_remap_bug: false,
-            #[cfg(feature = "event-costs")]
+            #[cfg(any(test, feature = "event-costs"))]
             costs: None,
             config,
         };
@@ -360,7 +361,7 @@ impl Simulation {
 
     /// Run to completion, charging the event loop's time to the kinds of work it does (see
     /// `event_costs.rs`). The results are those of [`Simulation::run`].
-    #[cfg(feature = "event-costs")]
+    #[cfg(any(test, feature = "event-costs"))]
     pub fn run_metered(&mut self) -> Result<event_costs::EventCosts, Error> {
         self.costs = Some(event_costs::EventCosts::default());
         let result = self.run();
@@ -383,7 +384,7 @@ impl Simulation {
                     // Dies start once the current instant is over (see
                     // `Scheduler::start_pending`).
                     self.start_dies();
-                    #[cfg(feature = "event-costs")]
+                    #[cfg(any(test, feature = "event-costs"))]
                     self.charge(event_costs::Work::StartDies);
                     let Some((time, event)) = self.events.pop() else {
                         break;
@@ -394,7 +395,7 @@ impl Simulation {
                 }
             };
             // Told before the event runs: handling a die's event moves its command on.
-            #[cfg(feature = "event-costs")]
+            #[cfg(any(test, feature = "event-costs"))]
             let work = {
                 self.charge(event_costs::Work::Pop);
                 self.work_of(event)
@@ -403,7 +404,7 @@ impl Simulation {
             if self.mapping.as_ref().is_some_and(|m| m.has_write_backs()) {
                 self.issue_write_backs();
             }
-            #[cfg(feature = "event-costs")]
+            #[cfg(any(test, feature = "event-costs"))]
             self.charge(work);
             if let Some(e) = self.fatal.take() {
                 return Err(e);
@@ -479,7 +480,7 @@ impl Simulation {
         }
     }
 
-    #[cfg(feature = "event-costs")]
+    #[cfg(any(test, feature = "event-costs"))]
     fn charge(&mut self, work: event_costs::Work) {
         if let Some(c) = &mut self.costs {
             c.charge(work);
@@ -487,7 +488,7 @@ impl Simulation {
     }
 
     /// What handling `event` will do, for the meter.
-    #[cfg(feature = "event-costs")]
+    #[cfg(any(test, feature = "event-costs"))]
     fn work_of(&self, event: Event) -> event_costs::Work {
         use event_costs::Work;
         match event {

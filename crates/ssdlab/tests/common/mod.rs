@@ -19,7 +19,7 @@ pub fn small(sets: &[&str]) -> Config {
 }
 
 /// Overrides of the small device giving it PCM: 4 KiB pages (a unit a page), a quarter of the
-/// capacity PCM, data placed over both media unit by unit (tests/pcm.rs, tests/rosa.rs).
+/// capacity PCM, data placed over both media unit by unit (tests/integration/pcm.rs, tests/integration/rosa.rs).
 pub const SMALL_PCM: &[&str] = &[
     "geometry.page_size_kib=4",
     "geometry.blocks_per_plane=16",

@@ -66,7 +66,7 @@ pub const ALSO_DRAWN: [&str; 10] = [
 
 /// Keys outside the device's option space: the workloads (committed excerpts, the harness's
 /// traces, a generator: `flows.rs`). Their formats are the parsers' fuzz targets' business
-/// (docs/fuzzing.md), their distributions `tests/workloads.rs`'.
+/// (docs/fuzzing.md), their distributions `tests/integration/workloads.rs`'.
 pub const WORKLOAD: &str = "flows";
 
 /// The leaves of `v` below `path`: dotted keys, `[]` for the elements of an array of tables

@@ -231,7 +231,6 @@ fn static_wear_levelling_bounds_the_erase_count_spread() {
     );
 }
 
-#[cfg(feature = "event-costs")]
 #[test]
 fn metering_charges_every_event_to_its_kind_and_changes_no_result() {
     // GC-active, with reads, writes and trims.

@@ -5,7 +5,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 use common::{address_range, mean_size};
 use proptest::prelude::*;
@@ -191,7 +191,7 @@ const KNOWN: &[Known] = &[
     },
 ];
 
-/// Read by described columns (`tests/columns.rs`); here, shown *not* readable by the named
+/// Read by described columns (`tests/integration/columns.rs`); here, shown *not* readable by the named
 /// formats whose lines it resembles.
 const HEIMDALL: &str = "msrcut_heimdall_most_thpt_rand_iops_1006.trace.gz";
 

@@ -5,7 +5,7 @@
 //! blocks of 64 pages per plane (20 of them SLC-mode) so that the oracle's sweep and the
 //! preconditioning stay fast.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! wordline; a smaller read is read page by page (§2.4). On the `melded` preset reduced to one
 //! die, with no host interface, so that each latency is exactly sensing plus transfer.
 
-mod common;
+use crate::common;
 
 use common::{scratch, ssdlab};
 

@@ -6,7 +6,7 @@
 //! unit must leave it mapped. The second property runs PR-SSD's mapping (compressed, merged,
 //! zero, raw and split logical pages) against the same model.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 

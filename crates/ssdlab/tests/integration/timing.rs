@@ -3,7 +3,7 @@
 //! Static CWDP striping over 2 channels × 2 ways × 2 planes: page k of the write stream goes to
 //! plane (k mod 2)·4 + ((k / 2) mod 2)·2 + (k / 4) mod 2, and holds units 4k..4k+3.
 
-mod common;
+use crate::common;
 
 use common::{run_logged as run, small};
 use ssdlab::sim::RequestRecord;

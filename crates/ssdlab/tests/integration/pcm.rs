@@ -1,7 +1,7 @@
 //! The PCM medium (ROSA, rosa-pcm-hybrid.txt §2–3): PCM devices beside the flash dies, written
 //! in place and never erased, placed over obliviously; refused where it could not act.
 
-mod common;
+use crate::common;
 
 use ssdlab::config::Config;
 use ssdlab::ftl::Location;

@@ -1,7 +1,7 @@
 //! The `composed` preset (docs/presets.md § composed): the five papers' techniques in one device
 //! run together, verify clean, each acting where the workload lets it.
 
-mod common;
+use crate::common;
 
 use ssdlab::config::Config;
 

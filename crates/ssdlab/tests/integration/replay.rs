@@ -1,7 +1,7 @@
 //! Every committed real-trace excerpt that this engine's formats read, replayed on the `default`
 //! preset with the integrity oracle on; and a determinism check.
 
-mod common;
+use crate::common;
 
 use ssdlab::config::{Config, FlowConfig};
 use ssdlab::run::simulate;

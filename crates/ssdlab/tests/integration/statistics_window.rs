@@ -4,7 +4,7 @@
 //! run less the boundary (checked against a run of the warm-up alone), and the window changes
 //! nothing of the simulation itself.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use ssdlab::config::{Config, ReplayMode};
@@ -648,7 +648,7 @@ fn every_counter_of_every_section_counts_the_measured_part_only() {
                 "data_cache={policy=\"read_write\", capacity_kib=256}",
                 // ROSA's level-1 GC is off: with a window it runs invocations at the boundary
                 // (its figures before them under `level1_gc.at_boundary`), so the run with a
-                // window is not the one without. tests/rosa.rs checks its window.
+                // window is not the one without. tests/integration/rosa.rs checks its window.
                 "ftl.level1_gc={policy=\"none\"}",
             ],
         ),

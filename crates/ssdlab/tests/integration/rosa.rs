@@ -3,7 +3,7 @@
 //! statistics window's boundary; the `rosa` preset (shrunk) is verify-clean under both schemes
 //! on every committed trace and in a GC-active steady state.
 
-mod common;
+use crate::common;
 
 use ssdlab::config::{Config, FlowConfig};
 use ssdlab::ftl::Location;

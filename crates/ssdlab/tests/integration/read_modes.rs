@@ -7,7 +7,7 @@
 //! write stream goes to plane (k mod 2)·4 + ((k / 2) mod 2)·2 + (k / 4) mod 2 (two planes a die,
 //! dies 0 and 1 on channel 0, dies 2 and 3 on channel 1).
 
-mod common;
+use crate::common;
 
 use common::{run_logged as run, small};
 use ssdlab::sim::RequestRecord;

@@ -1,8 +1,6 @@
 //! Generated flows end to end: named workloads expanded in the config, keys overridden, replayed
 //! with the integrity oracle, closed-loop arrivals, determinism.
 
-mod common;
-
 use ssdlab::config::{Config, ReplayMode};
 use ssdlab::run::load_flows;
 use ssdlab::workload::Arrival;

@@ -3,7 +3,7 @@
 //! for each technique's state (a test each); runs that differ only in what acts after
 //! preconditioning share one snapshot; a snapshot of another device is refused, saying why.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

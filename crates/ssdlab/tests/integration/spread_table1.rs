@@ -5,7 +5,7 @@
 //! The preset has `ecc_decode_ns = 0` and `firmware_ns = 0`, and the host interface is turned off
 //! here: Table I's t_SPR is the device's read time and has no other term.
 
-mod common;
+use crate::common;
 
 use ssdlab::config::Config;
 use ssdlab::trace::{Op, TraceRequest};
