@@ -5,6 +5,8 @@ use crate::event_queue::QueuedEvent;
 use crate::flash::scheduler::DieDone;
 use crate::flash::DieId;
 
+use super::technique::TimerKind;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// A flow's next request arrives at the host interface (its trace time).
@@ -17,13 +19,9 @@ pub enum Event {
     /// The oldest GC read of a job is decoded and in controller memory (a job's reads run on
     /// one die and take the same decode time, so they finish in the order they were read).
     GcReadDone { job: u32 },
-    /// The write-buffer timeout of an open page may have expired.
-    BufferTimeout { stream: u32 },
-    /// Level-1 GC's interval may have passed without one (ROSA §2).
-    Level1Timer,
-    /// A page held for its wordline's turn may have waited the write buffer's timeout
-    /// (`ftl.host_streams = "wordlines"`).
-    ReorderTimeout { queue: u32 },
+    /// A timer is due: of the write buffer or of a technique (`technique.rs`), with the id
+    /// its handler reads (at most [`MAX_TIMER_ID`]).
+    Timer { kind: TimerKind, id: u32 },
     /// A translation page's reads are decoded: the reads waiting for its entries go on
     /// (`mapping.rs`).
     MappingLoaded { load: u32 },
@@ -36,6 +34,10 @@ const ID_BITS: u32 = 29;
 const TAG_BITS: u32 = 3;
 /// Largest die, flow, request, GC job or stream index an event can name.
 pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
+/// Bits of a timer's id; the rest of the event's id is the timer's kind (16 kinds).
+const TIMER_ID_BITS: u32 = ID_BITS - 4;
+/// Largest id a timer can carry.
+pub const MAX_TIMER_ID: u32 = (1 << TIMER_ID_BITS) - 1;
 
 impl QueuedEvent for Event {
     const BITS: u32 = ID_BITS + TAG_BITS;
@@ -45,11 +47,12 @@ impl QueuedEvent for Event {
             Event::Arrival { flow } => (0, flow),
             Event::DieDone(die) => (1, die),
             Event::GcReadDone { job } => (2, job),
-            Event::BufferTimeout { stream } => (3, stream),
+            Event::Timer { kind, id } => {
+                debug_assert!(id <= MAX_TIMER_ID, "timer id {id} checked at construction");
+                (3, kind.number() << TIMER_ID_BITS | id)
+            }
             Event::CommandReady { request } => (4, request),
-            Event::Level1Timer => (5, 0),
-            Event::ReorderTimeout { queue } => (6, queue),
-            Event::MappingLoaded { load } => (7, load),
+            Event::MappingLoaded { load } => (5, load),
         };
         debug_assert!(id <= MAX_EVENT_ID, "event id {id} checked at construction");
         tag << ID_BITS | id
@@ -61,10 +64,11 @@ impl QueuedEvent for Event {
             0 => Event::Arrival { flow: id },
             1 => Event::DieDone(id),
             2 => Event::GcReadDone { job: id },
-            3 => Event::BufferTimeout { stream: id },
+            3 => Event::Timer {
+                kind: TimerKind::of_number(id >> TIMER_ID_BITS),
+                id: id & MAX_TIMER_ID,
+            },
             4 => Event::CommandReady { request: id },
-            5 => Event::Level1Timer,
-            6 => Event::ReorderTimeout { queue: id },
             _ => Event::MappingLoaded { load: id },
         }
     }
@@ -86,12 +90,21 @@ mod tests {
             Event::Arrival { flow: 0 },
             Event::DieDone(MAX_EVENT_ID),
             Event::GcReadDone { job: 17 },
-            Event::BufferTimeout { stream: 3 },
+            Event::Timer {
+                kind: TimerKind::BufferTimeout,
+                id: 3,
+            },
             Event::CommandReady {
                 request: MAX_EVENT_ID,
             },
-            Event::Level1Timer,
-            Event::ReorderTimeout { queue: 9 },
+            Event::Timer {
+                kind: TimerKind::Level1,
+                id: 0,
+            },
+            Event::Timer {
+                kind: TimerKind::Reorder,
+                id: MAX_TIMER_ID,
+            },
             Event::MappingLoaded { load: 5 },
         ] {
             assert_eq!(Event::unpack(e.pack()), e);

@@ -10,6 +10,7 @@ use crate::ftl::host_streams::{ReorderQueue, SlotCounts, StreamSlots};
 use crate::ftl::write_buffer::SealedPage;
 
 use super::event::Event;
+use super::technique::{Technique, TimerKind};
 use super::Simulation;
 
 pub(super) struct HostStreams {
@@ -50,16 +51,14 @@ impl HostStreams {
             host_programs: 0,
         })
     }
+}
 
-    /// The statistics window's boundary: the counters start over (the streams open and the
-    /// pages held stay, the device's state).
-    pub(super) fn reset_stats(&mut self) {
-        self.slots.counts = SlotCounts::default();
-        self.held_pages = 0;
-        self.flushed_pages = 0;
+impl Technique for HostStreams {
+    fn section(&self) -> &'static str {
+        "host_streams"
     }
 
-    pub(super) fn to_json(&self) -> Value {
+    fn summary(&self) -> Value {
         let c = self.slots.counts;
         json!({
             "opened": c.opened,
@@ -68,6 +67,14 @@ impl HostStreams {
             "held_pages": self.held_pages,
             "flushed_pages": self.flushed_pages,
         })
+    }
+
+    /// The counters start over (the streams open and the pages held stay, the device's
+    /// state).
+    fn reset_stats(&mut self) {
+        self.slots.counts = SlotCounts::default();
+        self.held_pages = 0;
+        self.flushed_pages = 0;
     }
 }
 
@@ -183,8 +190,9 @@ impl Simulation {
             let at = h.reorder[queue].oldest_ns().unwrap_or(self.now) + timeout;
             self.events.push(
                 at,
-                Event::ReorderTimeout {
-                    queue: queue as u32,
+                Event::Timer {
+                    kind: TimerKind::Reorder,
+                    id: queue as u32,
                 },
             );
         }
@@ -210,8 +218,9 @@ impl Simulation {
             h.timer_queued[queue] = true;
             self.events.push(
                 oldest + timeout,
-                Event::ReorderTimeout {
-                    queue: queue as u32,
+                Event::Timer {
+                    kind: TimerKind::Reorder,
+                    id: queue as u32,
                 },
             );
         }
@@ -240,9 +249,5 @@ impl Simulation {
         for q in 0..queues {
             self.flush_reorder(q);
         }
-    }
-
-    pub(super) fn host_streams_summary(&self) -> Option<Value> {
-        self.host_streams.as_ref().map(HostStreams::to_json)
     }
 }

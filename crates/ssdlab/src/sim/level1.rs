@@ -20,6 +20,7 @@ use crate::ftl::level1::Level1Plan;
 
 use super::event::Event;
 use super::gc_job::{CopiesTo, Owner};
+use super::technique::{Technique, TimerKind};
 use super::Simulation;
 
 pub(super) struct Level1 {
@@ -116,14 +117,6 @@ impl Level1 {
         })
     }
 
-    pub(super) fn to_json(&self) -> Value {
-        let mut v = self.stats.to_json();
-        if let Some(b) = &self.at_boundary {
-            v["at_boundary"] = b.to_json();
-        }
-        v
-    }
-
     /// Units moved by a level-1 job into `region`.
     pub(super) fn count_moved(&mut self, region: usize, units: u64) {
         match region == self.pcm_region {
@@ -133,6 +126,26 @@ impl Level1 {
             }
             false => self.stats.units_to_flash += units,
         }
+    }
+}
+
+impl Technique for Level1 {
+    fn section(&self) -> &'static str {
+        "level1_gc"
+    }
+
+    fn summary(&self) -> Value {
+        let mut v = self.stats.to_json();
+        if let Some(b) = &self.at_boundary {
+            v["at_boundary"] = b.to_json();
+        }
+        v
+    }
+
+    /// What the invocations forced at the boundary did is kept apart, and level 1's figures
+    /// start over.
+    fn reset_stats(&mut self) {
+        self.at_boundary = Some(std::mem::take(&mut self.stats));
     }
 }
 
@@ -166,7 +179,11 @@ impl Simulation {
         }
         if !l1.timer_queued && next_ns.is_some_and(|t| t > due) {
             l1.timer_queued = true;
-            self.events.push(due, Event::Level1Timer);
+            let timer = Event::Timer {
+                kind: TimerKind::Level1,
+                id: 0,
+            };
+            self.events.push(due, timer);
         }
     }
 
@@ -221,14 +238,6 @@ impl Simulation {
             return true;
         }
         false
-    }
-
-    /// The boundary is crossed: what the forced invocations did is kept apart, and level 1's
-    /// figures start over.
-    pub(super) fn level1_at_boundary(&mut self) {
-        if let Some(l1) = &mut self.level1 {
-            l1.at_boundary = Some(std::mem::take(&mut l1.stats));
-        }
     }
 
     /// The forced invocations found nothing more to move: held arrivals come now, each as
@@ -361,9 +370,5 @@ impl Simulation {
         }
         inv.evicting -= 1;
         self.advance_level1();
-    }
-
-    pub(super) fn level1_summary(&self) -> Option<Value> {
-        self.level1.as_ref().map(Level1::to_json)
     }
 }

@@ -20,6 +20,7 @@ mod read;
 pub mod snapshot;
 mod split;
 mod summary;
+mod technique;
 #[cfg(test)]
 mod tests;
 mod window;
@@ -206,21 +207,27 @@ impl Simulation {
         }
         let requests = flows.iter().map(|f| f.source.len()).sum();
         let warmup = config.statistics.warmup_of(requests)?;
-        // Events name dies, flows, GC jobs (pools) and buffer streams in a few bits.
+        // Events name dies, flows and GC jobs (pools) in a few bits, and timers their open
+        // pages (the write buffer's, by stream) in fewer.
         let ids = [
-            ("geometry (dies)", ftl.geometry.dies() as usize),
-            ("flows", flows.len()),
-            ("geometry (planes × regions)", pools),
-            ("ftl.placement (streams × regions × buffer lanes)", keys),
+            (
+                "geometry (dies)",
+                ftl.geometry.dies() as usize,
+                event::MAX_EVENT_ID,
+            ),
+            ("flows", flows.len(), event::MAX_EVENT_ID),
+            ("geometry (planes × regions)", pools, event::MAX_EVENT_ID),
+            (
+                "ftl.placement (streams × regions × buffer lanes)",
+                keys,
+                event::MAX_TIMER_ID,
+            ),
         ];
-        for (what, n) in ids {
-            if n > event::MAX_EVENT_ID as usize + 1 {
+        for (what, n, max) in ids {
+            if n > max as usize + 1 {
                 return Err(Error::config(
                     what,
-                    format!(
-                        "{n} is more than the {} the engine can address",
-                        event::MAX_EVENT_ID + 1
-                    ),
+                    format!("{n} is more than the {} the engine can address", max + 1),
                 ));
             }
         }
@@ -473,9 +480,7 @@ impl Simulation {
                 }
             }
             Event::GcReadDone { job } => self.on_gc_read_done(job as usize),
-            Event::BufferTimeout { stream } => self.on_buffer_timeout(stream as usize),
-            Event::Level1Timer => self.on_level1_timer(),
-            Event::ReorderTimeout { queue } => self.on_reorder_timeout(queue as usize),
+            Event::Timer { kind, id } => self.on_timer(kind, id),
             Event::MappingLoaded { load } => self.on_mapping_loaded(load),
         }
     }
@@ -515,9 +520,7 @@ impl Simulation {
             }
             Event::GcReadDone { .. } => Work::GcReadDecoded,
             Event::MappingLoaded { .. } => Work::ReadCommand,
-            Event::BufferTimeout { .. } | Event::Level1Timer | Event::ReorderTimeout { .. } => {
-                Work::BufferTimeout
-            }
+            Event::Timer { .. } => Work::BufferTimeout,
         }
     }
 

@@ -173,11 +173,8 @@ impl Simulation {
         if self.errors.is_some() {
             s["reliability"] = d.reliability.to_json();
         }
-        if let Some(l1) = self.level1_summary() {
-            s["level1_gc"] = l1;
-        }
-        if let Some(h) = self.host_streams_summary() {
-            s["host_streams"] = h;
+        for t in self.techniques() {
+            s[t.section()] = t.summary();
         }
         if self.reads.melds() {
             // melded-pages.txt §2: wordlines sensed in one command, and the pages they read.

@@ -92,10 +92,9 @@ impl Simulation {
         if let Some(m) = &mut self.mapping {
             m.reset_stats();
         }
-        if let Some(h) = &mut self.host_streams {
-            h.reset_stats();
+        for t in self.techniques_mut() {
+            t.reset_stats();
         }
-        self.level1_at_boundary();
     }
 
     /// Is the next arrival the first measured one?

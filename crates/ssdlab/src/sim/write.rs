@@ -11,6 +11,7 @@ use crate::ftl::write_buffer::SealedPage;
 use crate::ftl::{table, Location, Writer};
 
 use super::event::Event;
+use super::technique::TimerKind;
 use super::{ProgramRecord, Simulation};
 
 /// Mapping entries in a cache line.
@@ -292,8 +293,9 @@ impl Simulation {
             self.ftl.buffer.open[a.deadline_key].deadline_ns = deadline;
             self.events.push(
                 deadline,
-                Event::BufferTimeout {
-                    stream: a.deadline_key as u32,
+                Event::Timer {
+                    kind: TimerKind::BufferTimeout,
+                    id: a.deadline_key as u32,
                 },
             );
         }

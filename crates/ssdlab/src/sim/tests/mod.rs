@@ -443,3 +443,47 @@ fn log_columns_read_a_record() {
     let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
     assert_eq!(names, RequestRecord::COLUMNS);
 }
+
+/// Every unit reads back as written and every block's valid count is its valid slots': the
+/// oracle's invariants, checked over the whole device.
+fn hold_to_the_oracle(sim: &mut Simulation) {
+    for block in 0..sim.ftl.blocks.len() as u32 {
+        sim.ftl.verify_block(block);
+    }
+    sim.ftl.verify_all();
+    let o = sim.ftl.oracle.as_ref().unwrap();
+    assert_eq!(o.violations, 0, "{:?}", o.messages);
+    assert!(o.swept_units > 0);
+}
+
+/// One GC, two clocks (`ftl/gc.rs`): the small device brought to a GC-active steady state by
+/// preconditioning's instant GC (a fill and two overwrites), and from empty by the timed GC
+/// alone (random writes of twice the data), each held to the oracle's invariants.
+#[test]
+fn both_clocks_bring_the_device_to_a_steady_state_the_oracle_holds() {
+    let data = (0.9 * 73728.0) as u64;
+    let instant = small(&[
+        "precondition.fill_fraction=0.9",
+        "precondition.overwrite_fraction=2.0",
+    ]);
+    let mut sim = Simulation::new(instant, vec![], verify()).unwrap();
+    assert!(
+        sim.precondition.gc_invocations > 100,
+        "{:?}",
+        sim.precondition
+    );
+    hold_to_the_oracle(&mut sim);
+
+    let timed = small(&["precondition.fill_fraction=0.0"]);
+    let requests = random_writes(2 * data as usize, data, 11);
+    let flow = Flow::new("w".into(), requests, ReplayMode::Open, 1, 1.0, 0);
+    let mut sim = Simulation::new(timed, vec![flow], verify()).unwrap();
+    assert_eq!(sim.precondition.gc_invocations, 0);
+    sim.run().unwrap();
+    assert!(
+        sim.device.gc_invocations > 100,
+        "{}",
+        sim.device.gc_invocations
+    );
+    hold_to_the_oracle(&mut sim);
+}

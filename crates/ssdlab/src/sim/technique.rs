@@ -1,0 +1,79 @@
+//! Where a technique's run-time part plugs into the engine, in one place: its timers (one
+//! generic event, `Event::Timer`, handed here to its handler by kind) and its section of the
+//! summary and reset at the statistics window's boundary ([`Technique`], the parts listed in
+//! [`Simulation::techniques`]). A new technique adds its timer kind and handler to
+//! [`TimerKind`] and [`Simulation::on_timer`], and its part to the two lists below: `event.rs`,
+//! `summary.rs` and `window.rs` stay as they are. (What preconditioning leaves in a technique is
+//! a policy's state, saved through `ftl/policies.rs`; a run-time part starts afresh each run.)
+
+use serde_json::Value;
+
+use super::Simulation;
+
+/// What the engine asks of every technique's run-time part.
+pub(super) trait Technique {
+    /// The key of its section of the summary.
+    fn section(&self) -> &'static str;
+    /// Its section of the summary.
+    fn summary(&self) -> Value;
+    /// The statistics window's boundary is crossed: its counters start over (what it did
+    /// before may be kept apart, in its own section).
+    fn reset_stats(&mut self);
+}
+
+/// A kind of timer, each with its handler ([`Simulation::on_timer`]); a timer's event carries
+/// its kind and an id the handler reads (a stream, a queue).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerKind {
+    /// The write-buffer timeout of an open page may have expired (id: the open page's key).
+    BufferTimeout,
+    /// Level-1 GC's interval may have passed without one (ROSA §2).
+    Level1,
+    /// A page held for its wordline's turn may have waited the write buffer's timeout
+    /// (`ftl.host_streams = "wordlines"`; id: the queue).
+    Reorder,
+}
+
+impl TimerKind {
+    /// Every kind, in the order their numbers give (`TimerKind::number`).
+    const ALL: [TimerKind; 3] = [
+        TimerKind::BufferTimeout,
+        TimerKind::Level1,
+        TimerKind::Reorder,
+    ];
+
+    /// The kind's number in an event.
+    pub fn number(self) -> u32 {
+        self as u32
+    }
+
+    /// The kind numbered `n` (one [`TimerKind::number`] gave).
+    pub fn of_number(n: u32) -> TimerKind {
+        Self::ALL[n as usize]
+    }
+}
+
+impl Simulation {
+    /// A timer of `kind` is due.
+    pub(super) fn on_timer(&mut self, kind: TimerKind, id: u32) {
+        match kind {
+            TimerKind::BufferTimeout => self.on_buffer_timeout(id as usize),
+            TimerKind::Level1 => self.on_level1_timer(),
+            TimerKind::Reorder => self.on_reorder_timeout(id as usize),
+        }
+    }
+
+    /// Every technique's run-time part that is on, in the order the summary lists them.
+    pub(super) fn techniques(&self) -> impl Iterator<Item = &dyn Technique> {
+        let level1 = self.level1.as_ref().map(|t| t as &dyn Technique);
+        let host_streams = self.host_streams.as_ref().map(|t| t as &dyn Technique);
+        [level1, host_streams].into_iter().flatten()
+    }
+
+    /// [`Simulation::techniques`], to change.
+    pub(super) fn techniques_mut(&mut self) -> impl Iterator<Item = &mut dyn Technique> {
+        let level1 = self.level1.as_mut().map(|t| t as &mut dyn Technique);
+        let host_streams = self.host_streams.as_mut().map(|t| t as &mut dyn Technique);
+        [level1, host_streams].into_iter().flatten()
+    }
+}
