@@ -8,7 +8,6 @@ use crate::flash::{BlockId, Geometry, StripeOrder};
 
 use super::gc_victim::{self, keep_worth_cleaning, Candidate, VictimPolicy};
 use super::page_units::PageUnits;
-use super::shape::UnitKind;
 use super::{Ftl, UnitCopy, Writer};
 
 /// The block a pool's GC cleans next.
@@ -114,26 +113,23 @@ impl GcRules {
         (coldest.erase_count + threshold < hi).then_some(coldest.block)
     }
 
-    /// The pool a copy to `region`, `first` (a page's first), from `pool`'s victim goes to: the pool of its own plane, or, for a region on other dies (flash to PCM and back),
+    /// The pool a copy to `region`, of unit `lpn` (a page's first), from `pool`'s victim goes
+    /// to: the pool of its own plane, or, for a region on other dies (flash to PCM and back),
     /// the plane the unit's address stripes to over those dies (the stripe's `lpn`-th plane),
     /// or the next with room (else the copies wait for it as any do). Striping by address keeps
     /// a request's units, which the flash holds on different channels, apart: taken in the order
     /// they are moved, the units of one block (a block's worth of pages, a whole number of
     /// stripes) would land on the channels their neighbours did. With no PCM page free at all,
     /// copies to PCM stay in flash, as the conventional GC's would. A clean that `spills` sends
-    /// its copies likewise to the region's other planes with room; but a split unit's part
-    /// stays on its plane (the split put each part on a channel of its own, and two parts on
-    /// one page would be one part too many there).
+    /// its copies likewise to the region's other planes with room.
     pub fn copy_destination(
         &self,
         ftl: &Ftl,
         pool: usize,
         region: usize,
-        first: &UnitCopy,
+        lpn: u32,
         spills: bool,
     ) -> usize {
-        let lpn = first.lpn;
-        let spills = spills && first.shape.kind != UnitKind::Split;
         let plane = ftl.pools[pool].plane;
         let dies = ftl.geometry.regions[region].dies;
         if dies.plane_ids().contains(&plane) && !spills {

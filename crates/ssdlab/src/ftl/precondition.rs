@@ -55,8 +55,6 @@ pub struct Preconditioner<'a> {
     open_units: Vec<(u32, u32)>,
     /// Pages sealed by a write (reused).
     sealed: Vec<Sealed>,
-    /// Flash pages filled before an earlier page of their block (`complete_in_order`).
-    filled_early: Vec<PageId>,
     pub report: PreconditionReport,
 }
 
@@ -99,7 +97,6 @@ impl<'a> Preconditioner<'a> {
             sched,
             page_units,
             sealed: Vec::new(),
-            filled_early: Vec::new(),
             report: PreconditionReport::default(),
         }
     }
@@ -305,7 +302,7 @@ impl<'a> Preconditioner<'a> {
         }
         self.ftl.fill_page(page, &self.page_units);
         self.open_units.clear();
-        self.complete_in_order(page);
+        self.ftl.complete_program(page);
         self.gc_while_needed(pool)
     }
 
@@ -339,7 +336,7 @@ impl<'a> Preconditioner<'a> {
                 self.ftl.buffer.release(units);
                 for (page, column) in pages.into_iter().zip(columns) {
                     self.ftl.fill_page(page, &column);
-                    self.complete_in_order(page);
+                    self.ftl.complete_program(page);
                     let pool = self
                         .ftl
                         .pool_of_block(self.ftl.geometry.block_of_page(page));
@@ -403,7 +400,7 @@ impl<'a> Preconditioner<'a> {
             return self.program_units_alone(region);
         };
         self.ftl.fill_page(page, &self.page_units);
-        self.complete_in_order(page);
+        self.ftl.complete_program(page);
         self.gc_while_needed(pool)
     }
 
@@ -468,27 +465,6 @@ impl<'a> Preconditioner<'a> {
         })
     }
 
-    /// The program of flash page `page`, just filled, is over. A block programs its pages in
-    /// the order they were taken, as the timed run's dies do: a page taken after one not filled
-    /// yet (a split write's pages are taken together, and GC may spill copies into their
-    /// planes while the first are filled) is programmed once those before it are.
-    fn complete_in_order(&mut self, page: PageId) {
-        let block = self.ftl.geometry.block_of_page(page);
-        let next_of = |ftl: &Ftl, p: PageId| {
-            let g = &ftl.geometry;
-            g.block_of_page(p) == block && g.page_in_block(p) == ftl.programmed[block as usize]
-        };
-        if !next_of(self.ftl, page) {
-            self.filled_early.push(page);
-            return;
-        }
-        self.ftl.complete_program(page);
-        while let Some(i) = (self.filled_early.iter()).position(|&p| next_of(self.ftl, p)) {
-            let next = self.filled_early.swap_remove(i);
-            self.ftl.complete_program(next);
-        }
-    }
-
     /// One clean of `pool`, applied at once: the victim GC's rules choose (`gc.rs`), its valid
     /// units copied where they send each, as a timed job would copy them; false if the pool
     /// holds nothing worth cleaning.
@@ -498,11 +474,12 @@ impl<'a> Preconditioner<'a> {
             .migration
             .target(self.ftl.pools[pool].region)
             .is_some();
-        // Preconditioning keeps a victim's copies on its plane: spilled into the host blocks of
-        // other planes, with the split FTL's pages taken there and filled one by one, the
-        // copies left pages whose slack still counted valid once their units had gone
-        // (option-space seed 228: a victim erased with 32 KiB counted valid), a defect not yet
-        // found; a plane that fills stops preconditioning with an error, as it always has.
+        // Preconditioning keeps a victim's copies on its plane. Spilled into the host blocks of
+        // other planes (under the split FTL, whose pages are taken several at a time and
+        // filled one by one), the copies left pages whose slack still counted valid once their
+        // units had gone (option-space seed 228: a victim erased with 32 KiB counted valid), a
+        // defect not yet found; a plane that fills stops preconditioning with an error, as it
+        // always has.
         let Some(clean) = self
             .policies
             .gc
@@ -555,7 +532,7 @@ impl<'a> Preconditioner<'a> {
                     self.ftl,
                     pool,
                     dest_region,
-                    first,
+                    first.lpn,
                     clean.spills,
                 );
                 let writer = copy_writer(pool, dest);
@@ -586,7 +563,7 @@ impl<'a> Preconditioner<'a> {
                 let page = self.take_page(dest, writer)?;
                 copy_pages += u32::from(dest == pool);
                 self.ftl.fill_page(page, &self.page_units);
-                self.complete_in_order(page);
+                self.ftl.complete_program(page);
             }
         }
         self.ftl.erase(block);

@@ -223,7 +223,7 @@ impl Simulation {
                 // (A region on other dies takes each page on a plane of its own.)
                 let spills = self.gc[job].spills();
                 let dest =
-                    (self.policies.gc).copy_destination(&self.ftl, job, region, first, spills);
+                    (self.policies.gc).copy_destination(&self.ftl, job, region, first.lpn, spills);
                 let writer = copy_writer(job, dest);
                 if dest != job && !self.ftl.has_room(dest, writer) {
                     self.gc[job].blocked_on = Some(dest);

@@ -53,6 +53,13 @@ impl HostStreams {
     }
 }
 
+impl HostStreams {
+    /// The queues pages wait in for their wordline's turn (none unless they reorder).
+    pub(super) fn reorder_queues(&self) -> usize {
+        self.reorder.len()
+    }
+}
+
 impl Technique for HostStreams {
     fn section(&self) -> &'static str {
         "host_streams"
@@ -245,7 +252,7 @@ impl Simulation {
 
     /// Program every held page: writes wait for buffer room, or the input has ended.
     pub(super) fn flush_all_reorder(&mut self) {
-        let queues = self.host_streams.as_ref().map_or(0, |h| h.reorder.len());
+        let queues = self.host_streams.as_ref().map_or(0, |h| h.reorder_queues());
         for q in 0..queues {
             self.flush_reorder(q);
         }

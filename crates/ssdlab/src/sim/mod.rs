@@ -207,8 +207,10 @@ impl Simulation {
         }
         let requests = flows.iter().map(|f| f.source.len()).sum();
         let warmup = config.statistics.warmup_of(requests)?;
+        let host_streams = host_streams::HostStreams::new(&config, pools);
+        let reorder_queues = host_streams.as_ref().map_or(0, |h| h.reorder_queues());
         // Events name dies, flows and GC jobs (pools) in a few bits, and timers their open
-        // pages (the write buffer's, by stream) in fewer.
+        // pages (the write buffer's, by stream) and reorder queues in fewer.
         let ids = [
             (
                 "geometry (dies)",
@@ -220,6 +222,11 @@ impl Simulation {
             (
                 "ftl.placement (streams × regions × buffer lanes)",
                 keys,
+                event::MAX_TIMER_ID,
+            ),
+            (
+                "ftl.host_streams (reorder queues: streams × planes × regions)",
+                reorder_queues,
                 event::MAX_TIMER_ID,
             ),
         ];
@@ -290,7 +297,7 @@ impl Simulation {
             },
             split_cursor: pre_split_cursor,
             level1,
-            host_streams: host_streams::HostStreams::new(&config, pools),
+            host_streams,
             arrival_shift_ns: 0,
             timing,
             sched,
