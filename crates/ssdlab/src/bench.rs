@@ -85,7 +85,7 @@ pub fn run_scenario(
         "precondition_wall_s": round(precondition_s),
         "run_wall_s": round(run_s),
         "requests_per_wall_s": (n as f64 / run_s).round(),
-        "events": sim.events_processed,
+        "events": sim.events_processed(),
         "flash_ops": s["flash_ops"].clone(),
         "peak_rss_mib": peak_rss_mib(),
         "gc_invocations": s["gc"]["invocations"],

@@ -126,6 +126,26 @@ impl DataCache {
     }
 
     /// Units reads bring in at most (when reads are cached).
+    /// Its section of the run's summary.
+    pub fn summary(&self) -> serde_json::Value {
+        let st = self.stats;
+        let mut s = serde_json::json!({
+            "read_hit_units": st.read_hit_units,
+            "inserted_units": st.inserted_units,
+            "evicted_units": st.evicted_units,
+            "dram": {
+                "accesses": st.dram_accesses,
+                "bytes": st.dram_bytes,
+                "busy_ns": st.dram_busy_ns,
+            },
+        });
+        if let Some(units) = self.capacity_units() {
+            s["capacity_units"] = serde_json::json!(units);
+            s["capped"] = serde_json::json!(self.capped());
+        }
+        s
+    }
+
     pub fn capacity_units(&self) -> Option<usize> {
         self.held.as_ref().map(|h| h.cap().get())
     }

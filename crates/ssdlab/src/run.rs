@@ -234,7 +234,7 @@ pub fn simulate_flows(
     summary["wall_time_s"] = json!((started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
     Ok(RunResult {
         summary,
-        requests: sim.log.take(),
-        snapshot: sim.snapshot.take(),
+        requests: sim.take_log(),
+        snapshot: sim.take_snapshot(),
     })
 }

@@ -122,6 +122,7 @@ impl GcRules {
     /// stripes) would land on the channels their neighbours did. With no PCM page free at all,
     /// copies to PCM stay in flash, as the conventional GC's would. A clean that `spills` sends
     /// its copies likewise to the region's other planes with room.
+    #[inline]
     pub fn copy_destination(
         &self,
         ftl: &Ftl,
@@ -132,9 +133,26 @@ impl GcRules {
     ) -> usize {
         let plane = ftl.pools[pool].plane;
         let dies = ftl.geometry.regions[region].dies;
+        // (The common case, every copy of a clean that keeps to its plane, inlined where GC
+        // asks: the rest is kept out of line.)
         if dies.plane_ids().contains(&plane) && !spills {
             return ftl.pool_index(plane, region);
         }
+        self.copy_destination_elsewhere(ftl, pool, region, lpn, spills)
+    }
+
+    /// [`GcRules::copy_destination`] for a region on other dies, or a clean that spills.
+    #[inline(never)]
+    fn copy_destination_elsewhere(
+        &self,
+        ftl: &Ftl,
+        pool: usize,
+        region: usize,
+        lpn: u32,
+        spills: bool,
+    ) -> usize {
+        let plane = ftl.pools[pool].plane;
+        let dies = ftl.geometry.regions[region].dies;
         let writer = Writer::Host { stream: 0 };
         let stripe = &self.copy_stripes[dies.index];
         let n = dies.planes() as u64;

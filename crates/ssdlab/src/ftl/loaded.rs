@@ -33,6 +33,54 @@ impl Ftl {
     /// config, not yet preconditioned): `Err` says the first thing that does not.
     pub fn check_loaded(&self, fresh: &Ftl) -> Result<(), String> {
         let g = &fresh.geometry;
+        self.check_sizes(fresh)?;
+        // Preconditioning leaves nothing in the write buffer, so no unit maps into it.
+        let slots = g.total_slots();
+        each("the mapping table", self.l2p.iter().copied(), |e| {
+            e == UNMAPPED || e == ZERO_UNIT || (e & BUFFERED == 0 && u64::from(e) <= slots)
+        })?;
+        self.p2l.check_loaded(&fresh.p2l, g, self.logical_units)?;
+        self.check_blocks(g)?;
+        self.check_pools(fresh)?;
+        self.buffer.check_loaded(&fresh.buffer)?;
+        let pages = u64::from(g.blocks()) * u64::from(g.max_pages_per_block);
+        let split = self.split_parts.iter().find(|&(&lpn, parts)| {
+            lpn >= self.logical_units || parts.iter().any(|p| u64::from(p.slot) >= slots)
+        });
+        if let Some((lpn, _)) = split {
+            return Err(format!("split unit {lpn} or its parts are out of range"));
+        }
+        for (what, keys) in [
+            (
+                "a page programmed in part",
+                self.partial_pages.keys().copied().collect(),
+            ),
+            (
+                "a PCM page in flight",
+                self.pcm_programs.keys().copied().collect::<Vec<_>>(),
+            ),
+        ] {
+            if let Some(page) = keys.into_iter().find(|&p| u64::from(p) >= pages) {
+                return Err(format!("{what} is page {page}, past the device's {pages}"));
+            }
+        }
+        match (&self.oracle, &fresh.oracle) {
+            (Some(o), Some(f)) => o.check_loaded(f),
+            (None, None) => Ok(()),
+            (o, _) => Err(format!(
+                "it {} the integrity oracle's state, and the run {}",
+                if o.is_some() { "holds" } else { "lacks" },
+                if o.is_some() {
+                    "does not verify"
+                } else {
+                    "verifies"
+                },
+            )),
+        }
+    }
+
+    /// Each parameter and table size is the fresh device's.
+    fn check_sizes(&self, fresh: &Ftl) -> Result<(), String> {
         same(
             "the logical capacity",
             self.logical_units,
@@ -104,49 +152,7 @@ impl Ftl {
         ] {
             same(&format!("the length of {what}"), loaded, fresh)?;
         }
-        // Preconditioning leaves nothing in the write buffer, so no unit maps into it.
-        let slots = g.total_slots();
-        each("the mapping table", self.l2p.iter().copied(), |e| {
-            e == UNMAPPED || e == ZERO_UNIT || (e & BUFFERED == 0 && u64::from(e) <= slots)
-        })?;
-        self.p2l.check_loaded(&fresh.p2l, g, self.logical_units)?;
-        self.check_blocks(g)?;
-        self.check_pools(fresh)?;
-        self.buffer.check_loaded(&fresh.buffer)?;
-        let pages = u64::from(g.blocks()) * u64::from(g.max_pages_per_block);
-        let split = self.split_parts.iter().find(|&(&lpn, parts)| {
-            lpn >= self.logical_units || parts.iter().any(|p| u64::from(p.slot) >= slots)
-        });
-        if let Some((lpn, _)) = split {
-            return Err(format!("split unit {lpn} or its parts are out of range"));
-        }
-        for (what, keys) in [
-            (
-                "a page programmed in part",
-                self.partial_pages.keys().copied().collect(),
-            ),
-            (
-                "a PCM page in flight",
-                self.pcm_programs.keys().copied().collect::<Vec<_>>(),
-            ),
-        ] {
-            if let Some(page) = keys.into_iter().find(|&p| u64::from(p) >= pages) {
-                return Err(format!("{what} is page {page}, past the device's {pages}"));
-            }
-        }
-        match (&self.oracle, &fresh.oracle) {
-            (Some(o), Some(f)) => o.check_loaded(f),
-            (None, None) => Ok(()),
-            (o, _) => Err(format!(
-                "it {} the integrity oracle's state, and the run {}",
-                if o.is_some() { "holds" } else { "lacks" },
-                if o.is_some() {
-                    "does not verify"
-                } else {
-                    "verifies"
-                },
-            )),
-        }
+        Ok(())
     }
 
     /// Each block's pages written and programmed lie within the block. (Not programmed within

@@ -253,40 +253,19 @@ pub struct Ftl {
     pub oracle: Option<verify::Oracle>,
 }
 
-impl Ftl {
-    /// The FTL of a fresh device whose written units `reduction` shapes, with open pages for
-    /// `streams` write streams per region.
-    pub fn new(
+impl Pool {
+    /// Every plane's pool of every region of a fresh device (in [`Ftl::pool_index`] order), each
+    /// with open blocks for `streams` host streams; a page holds `space_per_page` of the space
+    /// counted (bytes when units are shaped, slots when not: a raw unit's space is
+    /// `unit_space`).
+    fn all(
         config: &Config,
-        geometry: Geometry,
-        verify: bool,
+        g: &Geometry,
         streams: usize,
-        reduction: &dyn DataReduction,
-    ) -> Ftl {
-        let g = &geometry;
-        let host_units = config.ftl.logical_units(g.physical_units());
-        let logical_units = config.ftl.mapped_units(g.physical_units(), g.unit_bytes);
-        let regions = g.regions.len();
-        let space_per_page = if reduction.keeps_shapes() {
-            g.page_bytes
-        } else {
-            g.slots_per_page
-        };
-        // (A raw unit's space: the room below is counted in raw units.)
-        let unit_space = match reduction.keeps_shapes() {
-            true => g.unit_bytes as u64,
-            false => 1,
-        };
-        let mut pools = Vec::with_capacity(g.planes() as usize * regions);
-        let blocks = vec![
-            BlockInfo {
-                state: BlockState::Free,
-                write_ptr: 0,
-                erase_count: 0,
-                last_write_ns: 0,
-            };
-            g.blocks() as usize
-        ];
+        space_per_page: u32,
+        unit_space: u64,
+    ) -> Vec<Pool> {
+        let mut pools = Vec::with_capacity(g.planes() as usize * g.regions.len());
         for plane in 0..g.planes() {
             for (ri, r) in g.regions.iter().enumerate() {
                 // A region's pool on a plane of other dies (flash on PCM, PCM on flash) has no
@@ -332,6 +311,43 @@ impl Ftl {
                 });
             }
         }
+        pools
+    }
+}
+
+impl Ftl {
+    /// The FTL of a fresh device whose written units `reduction` shapes, with open pages for
+    /// `streams` write streams per region.
+    pub fn new(
+        config: &Config,
+        geometry: Geometry,
+        verify: bool,
+        streams: usize,
+        reduction: &dyn DataReduction,
+    ) -> Ftl {
+        let g = &geometry;
+        let host_units = config.ftl.logical_units(g.physical_units());
+        let logical_units = config.ftl.mapped_units(g.physical_units(), g.unit_bytes);
+        let space_per_page = if reduction.keeps_shapes() {
+            g.page_bytes
+        } else {
+            g.slots_per_page
+        };
+        // (A raw unit's space: the room below is counted in raw units.)
+        let unit_space = match reduction.keeps_shapes() {
+            true => g.unit_bytes as u64,
+            false => 1,
+        };
+        let blocks = vec![
+            BlockInfo {
+                state: BlockState::Free,
+                write_ptr: 0,
+                erase_count: 0,
+                last_write_ns: 0,
+            };
+            g.blocks() as usize
+        ];
+        let pools = Pool::all(config, g, streams, space_per_page, unit_space);
         let slot_codewords = (0..g.slots_per_page)
             .map(|i| codewords_of_bytes(g, i * g.unit_bytes, (i + 1) * g.unit_bytes))
             .collect();

@@ -488,12 +488,36 @@ impl<'a> Preconditioner<'a> {
             return Ok(false);
         };
         self.report.gc_invocations += 1;
-        let g = &self.ftl.geometry;
         let block = clean.block;
+        let mut moving = self.victim_copies(pool, block, evicts);
+        self.ftl.blocks[block as usize].state = super::BlockState::Victim;
+        let mut copy_pages = 0;
+        // The other pools that took copies.
+        let mut took = Vec::new();
+        for (list, copies) in moving.iter_mut().enumerate() {
+            self.report.gc_copied_units += copies.len() as u64;
+            copy_pages += self.place_copies(pool, list, copies, clean.spills, &mut took)?;
+        }
+        self.ftl.erase(block);
+        let remedy = "lower precondition.fill_fraction or raise ftl.overprovisioning_ratio";
+        (self.ftl.gc_gained(pool, copy_pages, remedy))
+            .map_err(|e| Error::Simulation(format!("preconditioning: {e}")))?;
+        // A pool that took copies is cleaned back to its threshold too, as a timed run's GC
+        // would (the copies start it there): else preconditioning would hand the run a region
+        // at its reserve, with the backlog of GC it never ran.
+        for dest in took {
+            self.gc_while_needed(dest)?;
+        }
+        Ok(true)
+    }
+
+    /// The valid units of `pool`'s victim `block`, as copies by destination region and lane
+    /// (`region · lanes + lane`); `evicts`: the migration policy sends them elsewhere.
+    fn victim_copies(&mut self, pool: usize, block: u32, evicts: bool) -> Vec<Vec<UnitCopy>> {
+        let g = &self.ftl.geometry;
         let pages = self.ftl.blocks[block as usize].write_ptr;
         let lanes = self.ftl.buffer.lanes();
         let region = self.ftl.pools[pool].region;
-        // By destination region and lane (`region · lanes + lane`).
         let mut moving: Vec<Vec<UnitCopy>> = vec![Vec::new(); g.regions.len() * lanes];
         let to = match evicts {
             true => super::CopyTo::Migration,
@@ -520,63 +544,58 @@ impl<'a> Preconditioner<'a> {
                 moving[list].push(copy);
             }
         }
-        self.ftl.blocks[block as usize].state = super::BlockState::Victim;
+        moving
+    }
+
+    /// Program the `copies` of list `list` (its region and lane) from `pool`'s victim where GC's
+    /// rules send them (`spills`: the clean may spill onto other planes), cleaning a full
+    /// destination first; the other pools that took copies join `took`. Returns the pages
+    /// programmed in `pool` itself.
+    fn place_copies(
+        &mut self,
+        pool: usize,
+        list: usize,
+        copies: &mut Vec<UnitCopy>,
+        spills: bool,
+        took: &mut Vec<usize>,
+    ) -> Result<u32, Error> {
+        let lanes = self.ftl.buffer.lanes();
+        let (dest_region, lane) = (list / lanes, list % lanes);
         let mut copy_pages = 0;
-        // The other pools that took copies.
-        let mut took = Vec::new();
-        for (list, copies) in moving.iter_mut().enumerate() {
-            let (dest_region, lane) = (list / lanes, list % lanes);
-            self.report.gc_copied_units += copies.len() as u64;
-            while let Some(first) = copies.first() {
-                let dest = (self.policies.gc).copy_destination(
-                    self.ftl,
-                    pool,
-                    dest_region,
-                    first.lpn,
-                    clean.spills,
-                );
-                let writer = copy_writer(pool, dest);
-                // (Before the packing below: cleaning the destination packs pages too.)
-                while dest != pool && !self.ftl.has_room(dest, writer) {
-                    if !self.gc(dest)? {
-                        break;
-                    }
+        while let Some(first) = copies.first() {
+            let dest =
+                (self.policies.gc).copy_destination(self.ftl, pool, dest_region, first.lpn, spills);
+            let writer = copy_writer(pool, dest);
+            // (Before the packing below: cleaning the destination packs pages too.)
+            while dest != pool && !self.ftl.has_room(dest, writer) {
+                if !self.gc(dest)? {
+                    break;
                 }
-                if dest != pool && !took.contains(&dest) {
-                    took.push(dest);
-                }
-                if self.ftl.stores_units_alone(dest) {
-                    let c = copies.remove(0);
-                    if !self.ftl.has_room_for_units(dest, 1) {
-                        return Err(pcm_full(self.ftl.pools[dest].plane));
-                    }
-                    if let Some((page, _)) = self.ftl.take_copy_alone(c, dest, 0, |_, _| {}) {
-                        self.ftl.complete_program(page);
-                    }
-                    continue;
-                }
-                let units = &mut self.page_units;
-                // (No time passes: every copy read is still the unit's.)
-                self.ftl
-                    .take_copies(copies, lane, true, false, units, |_, _| {})
-                    .expect("a forced page takes at least one copy");
-                let page = self.take_page(dest, writer)?;
-                copy_pages += u32::from(dest == pool);
-                self.ftl.fill_page(page, &self.page_units);
-                self.ftl.complete_program(page);
             }
+            if dest != pool && !took.contains(&dest) {
+                took.push(dest);
+            }
+            if self.ftl.stores_units_alone(dest) {
+                let c = copies.remove(0);
+                if !self.ftl.has_room_for_units(dest, 1) {
+                    return Err(pcm_full(self.ftl.pools[dest].plane));
+                }
+                if let Some((page, _)) = self.ftl.take_copy_alone(c, dest, 0, |_, _| {}) {
+                    self.ftl.complete_program(page);
+                }
+                continue;
+            }
+            let units = &mut self.page_units;
+            // (No time passes: every copy read is still the unit's.)
+            self.ftl
+                .take_copies(copies, lane, true, false, units, |_, _| {})
+                .expect("a forced page takes at least one copy");
+            let page = self.take_page(dest, writer)?;
+            copy_pages += u32::from(dest == pool);
+            self.ftl.fill_page(page, &self.page_units);
+            self.ftl.complete_program(page);
         }
-        self.ftl.erase(block);
-        let remedy = "lower precondition.fill_fraction or raise ftl.overprovisioning_ratio";
-        (self.ftl.gc_gained(pool, copy_pages, remedy))
-            .map_err(|e| Error::Simulation(format!("preconditioning: {e}")))?;
-        // A pool that took copies is cleaned back to its threshold too, as a timed run's GC
-        // would (the copies start it there): else preconditioning would hand the run a region
-        // at its reserve, with the backlog of GC it never ran.
-        for dest in took {
-            self.gc_while_needed(dest)?;
-        }
-        Ok(true)
+        Ok(copy_pages)
     }
 }
 

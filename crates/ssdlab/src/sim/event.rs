@@ -19,9 +19,8 @@ pub enum Event {
     /// The oldest GC read of a job is decoded and in controller memory (a job's reads run on
     /// one die and take the same decode time, so they finish in the order they were read).
     GcReadDone { job: u32 },
-    /// A timer is due: of the write buffer or of a technique (`technique.rs`), with the id
-    /// its handler reads (at most [`MAX_TIMER_ID`]).
-    Timer { kind: TimerKind, id: u32 },
+    /// A timer is due: of the write buffer or of a technique (`technique.rs`).
+    Timer(Timer),
     /// A translation page's reads are decoded: the reads waiting for its entries go on
     /// (`mapping.rs`).
     MappingLoaded { load: u32 },
@@ -39,6 +38,31 @@ const TIMER_ID_BITS: u32 = ID_BITS - 4;
 /// Largest id a timer can carry.
 pub const MAX_TIMER_ID: u32 = (1 << TIMER_ID_BITS) - 1;
 
+/// A timer's kind and the id its handler reads (at most [`MAX_TIMER_ID`]: a stream, a queue),
+/// packed in an event's id, the kind in its top bits. The event loop handles a timer as every
+/// other event, a tag and one number; only the timer's handler ([`Simulation::on_timer`]) reads
+/// its kind. (Decoded into an enum of its own at every event, it cost the steady benchmark 3.7%
+/// of its instructions: the loop no longer went from the tag straight to the handler.)
+///
+/// [`Simulation::on_timer`]: super::Simulation
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timer(u32);
+
+impl Timer {
+    pub fn new(kind: TimerKind, id: u32) -> Timer {
+        debug_assert!(id <= MAX_TIMER_ID, "timer id {id} checked at construction");
+        Timer(kind.number() << TIMER_ID_BITS | id)
+    }
+
+    pub fn kind(self) -> TimerKind {
+        TimerKind::of_number(self.0 >> TIMER_ID_BITS)
+    }
+
+    pub fn id(self) -> u32 {
+        self.0 & MAX_TIMER_ID
+    }
+}
+
 impl QueuedEvent for Event {
     const BITS: u32 = ID_BITS + TAG_BITS;
 
@@ -47,10 +71,7 @@ impl QueuedEvent for Event {
             Event::Arrival { flow } => (0, flow),
             Event::DieDone(die) => (1, die),
             Event::GcReadDone { job } => (2, job),
-            Event::Timer { kind, id } => {
-                debug_assert!(id <= MAX_TIMER_ID, "timer id {id} checked at construction");
-                (3, kind.number() << TIMER_ID_BITS | id)
-            }
+            Event::Timer(Timer(bits)) => (3, bits),
             Event::CommandReady { request } => (4, request),
             Event::MappingLoaded { load } => (5, load),
         };
@@ -64,10 +85,7 @@ impl QueuedEvent for Event {
             0 => Event::Arrival { flow: id },
             1 => Event::DieDone(id),
             2 => Event::GcReadDone { job: id },
-            3 => Event::Timer {
-                kind: TimerKind::of_number(id >> TIMER_ID_BITS),
-                id: id & MAX_TIMER_ID,
-            },
+            3 => Event::Timer(Timer(id)),
             4 => Event::CommandReady { request: id },
             _ => Event::MappingLoaded { load: id },
         }
@@ -90,21 +108,12 @@ mod tests {
             Event::Arrival { flow: 0 },
             Event::DieDone(MAX_EVENT_ID),
             Event::GcReadDone { job: 17 },
-            Event::Timer {
-                kind: TimerKind::BufferTimeout,
-                id: 3,
-            },
+            Event::Timer(Timer::new(TimerKind::BufferTimeout, 3)),
             Event::CommandReady {
                 request: MAX_EVENT_ID,
             },
-            Event::Timer {
-                kind: TimerKind::Level1,
-                id: 0,
-            },
-            Event::Timer {
-                kind: TimerKind::Reorder,
-                id: MAX_TIMER_ID,
-            },
+            Event::Timer(Timer::new(TimerKind::Level1, 0)),
+            Event::Timer(Timer::new(TimerKind::Reorder, MAX_TIMER_ID)),
             Event::MappingLoaded { load: 5 },
         ] {
             assert_eq!(Event::unpack(e.pack()), e);

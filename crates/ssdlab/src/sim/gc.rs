@@ -7,10 +7,11 @@
 
 use crate::flash::{FlashOp, OpKind};
 use crate::ftl::gc::copy_writer;
-use crate::ftl::{BlockState, CopyTo};
+use crate::ftl::{BlockState, CopyTo, Ftl};
 
-use super::gc_job::{CopiesTo, Owner};
-use super::{ProgramRecord, Simulation};
+use super::gc_job::{CopiesTo, GcJob, Owner};
+use super::write::ProgramRecord;
+use super::Simulation;
 
 /// How many pages ahead of its reads a GC job loads the victim's reverse map, and the mapping
 /// entries of the units it names (a slot is valid if its unit still maps to it, so those are
@@ -25,6 +26,74 @@ use super::{ProgramRecord, Simulation};
 const P2L_LOOKAHEAD_PAGES: u32 = 4;
 const L2P_LOOKAHEAD_PAGES: u32 = 1;
 
+/// Garbage collection's own state: a job per pool, the pools parked with nothing worth
+/// cleaning, and the count that stops GC going on for ever.
+pub(super) struct Gc {
+    /// One job per pool (idle until started).
+    pub(super) jobs: Vec<GcJob>,
+    /// Pools that needed GC but held nothing worth cleaning, with their invalid space then
+    /// (`park_gc`): asked again once units of theirs are overwritten.
+    pub(super) parked: Vec<(usize, u64)>,
+    /// GC victims erased since a host request last completed (`end_gc_job`: GC that goes on
+    /// for ever is stopped).
+    pub(super) erases_without_progress: u64,
+    /// Test-only fault injection (see `tests/mod.rs`).
+    #[cfg(test)]
+    pub(super) planted_remap_bug: bool,
+}
+
+impl Gc {
+    pub(super) fn new(ftl: &Ftl) -> Gc {
+        let lanes = ftl.geometry.regions.len() * ftl.buffer.lanes();
+        Gc {
+            jobs: (0..ftl.pools.len()).map(|_| GcJob::new(lanes)).collect(),
+            parked: Vec::new(),
+            erases_without_progress: 0,
+            #[cfg(test)]
+            planted_remap_bug: false,
+        }
+    }
+
+    /// `pool` needs GC but holds nothing worth cleaning: note its invalid space now.
+    fn park(&mut self, pool: usize, ftl: &Ftl) {
+        let invalid = ftl.pools[pool].invalid_space;
+        match self.parked.iter_mut().find(|(p, _)| *p == pool) {
+            Some(parked) => parked.1 = invalid,
+            None => self.parked.push((pool, invalid)),
+        }
+    }
+
+    /// The next parked pool, from index `from` of the list on, whose invalid space has grown
+    /// since it was parked, taken off the list (`from` is where to look on from next time).
+    fn take_unparked(&mut self, ftl: &Ftl, from: &mut usize) -> Option<usize> {
+        while let Some(&(pool, invalid)) = self.parked.get(*from) {
+            if ftl.pools[pool].invalid_space != invalid {
+                self.parked.swap_remove(*from);
+                return Some(pool);
+            }
+            *from += 1;
+        }
+        None
+    }
+
+    /// A job for room erased its victim; whether GC has now erased more victims since a host
+    /// request last completed than [`Gc::erase_limit`] allows.
+    fn erased_without_progress(&mut self, ftl: &Ftl) -> bool {
+        self.erases_without_progress += 1;
+        self.erases_without_progress > Gc::erase_limit(ftl)
+    }
+
+    /// Most victims GC may erase with no host request completing: every block once, and enough
+    /// for each pool to climb back to its threshold gaining a page a victim. (Past the input's
+    /// end GC runs on until every pool is at its threshold.)
+    fn erase_limit(ftl: &Ftl) -> u64 {
+        let climb: u64 = (ftl.pools.iter())
+            .map(|p| (p.gc_threshold_blocks as u64 + 1) * p.pages_per_block as u64)
+            .sum();
+        ftl.blocks.len() as u64 + climb
+    }
+}
+
 impl Simulation {
     /// Start background (or foreground, when host pages are stalled) GC on `pool` if needed,
     /// on the victim GC's rules choose (`ftl/gc.rs`). If there is none the pool waits
@@ -33,18 +102,20 @@ impl Simulation {
     /// stuck.
     pub(super) fn maybe_start_gc(&mut self, pool: usize) {
         self.level1_on_usage(pool);
-        if self.gc[pool].running {
+        if self.gc.jobs[pool].running {
             return;
         }
-        if !self.ftl.pools[pool].needs_gc() && self.stalled_pages[pool].is_empty() {
+        if !self.dev.ftl.pools[pool].needs_gc() && self.writes.stalled_pages[pool].is_empty() {
             return;
         }
         let evicts = self
+            .dev
             .policies
             .migration
-            .target(self.ftl.pools[pool].region)
+            .target(self.dev.ftl.pools[pool].region)
             .is_some();
-        let Some(clean) = (self.policies.gc).choose_victim(&self.ftl, pool, evicts, true, self.now)
+        let Some(clean) =
+            (self.dev.policies.gc).choose_victim(&self.dev.ftl, pool, evicts, true, self.dev.now)
         else {
             self.park_gc(pool);
             return;
@@ -62,25 +133,15 @@ impl Simulation {
     /// planes with room, may leave every block of it stale while it keeps its blocks from the
     /// host for good.
     fn park_gc(&mut self, pool: usize) {
-        let invalid = self.ftl.pools[pool].invalid_space;
-        match self.gc_parked.iter_mut().find(|(p, _)| *p == pool) {
-            Some(parked) => parked.1 = invalid,
-            None => self.gc_parked.push((pool, invalid)),
-        }
+        self.gc.park(pool, &self.dev.ftl);
     }
 
     /// Ask again of each parked pool whose invalid space has grown since it was parked (a
     /// program completed: its units may have been rewrites of the pool's). Asking may park it
     /// again.
     pub(super) fn retry_parked_gc(&mut self) {
-        let mut i = 0;
-        while i < self.gc_parked.len() {
-            let (pool, invalid) = self.gc_parked[i];
-            if self.ftl.pools[pool].invalid_space == invalid {
-                i += 1;
-                continue;
-            }
-            self.gc_parked.swap_remove(i);
+        let mut from = 0;
+        while let Some(pool) = self.gc.take_unparked(&self.dev.ftl, &mut from) {
             self.maybe_start_gc(pool);
         }
     }
@@ -88,12 +149,14 @@ impl Simulation {
     /// Static wear levelling, when on: clean the pool's least-erased full block once its
     /// erase-count spread exceeds the threshold (`GcRules::wear_leveling_victim`).
     fn maybe_wear_level(&mut self, pool: usize) {
-        let wl = &self.config.ftl.wear_leveling;
-        if !wl.enabled || self.gc[pool].running {
+        let wl = &self.dev.config.ftl.wear_leveling;
+        if !wl.enabled || self.gc.jobs[pool].running {
             return;
         }
         let threshold = wl.threshold_erases;
-        if let Some(block) = (self.policies.gc).wear_leveling_victim(&self.ftl, pool, threshold) {
+        if let Some(block) =
+            (self.dev.policies.gc).wear_leveling_victim(&self.dev.ftl, pool, threshold)
+        {
             let to = CopiesTo::Rules { spills: false };
             self.start_gc_job(pool, block, Owner::WearLeveling, to);
         }
@@ -101,22 +164,22 @@ impl Simulation {
 
     /// Start a job of `owner` cleaning `victim` of `pool`, its copies going to `to`.
     pub(super) fn start_gc_job(&mut self, pool: usize, victim: u32, owner: Owner, to: CopiesTo) {
-        self.ftl.verify_block(victim);
-        let erases = !self.ftl.pools[pool].in_place
-            && self.ftl.blocks[victim as usize].state == BlockState::Full;
-        self.gc[pool].erases = erases;
-        self.ftl.blocks[victim as usize].state = BlockState::Victim;
+        self.dev.ftl.verify_block(victim);
+        let erases = !self.dev.ftl.pools[pool].in_place
+            && self.dev.ftl.blocks[victim as usize].state == BlockState::Full;
+        self.gc.jobs[pool].erases = erases;
+        self.dev.ftl.blocks[victim as usize].state = BlockState::Victim;
         self.count_job(owner);
-        let job = &mut self.gc[pool];
+        let job = &mut self.gc.jobs[pool];
         job.owner = owner;
         job.copies_to = to;
         job.running = true;
         job.victim = victim;
-        job.started_ns = self.now;
+        job.started_ns = self.dev.now;
         job.next_page = 0;
         // (Of a block still being written, the pages programmed: later ones are not read.)
-        job.end_page =
-            (self.ftl.blocks[victim as usize].write_ptr).min(self.ftl.programmed[victim as usize]);
+        job.end_page = (self.dev.ftl.blocks[victim as usize].write_ptr)
+            .min(self.dev.ftl.programmed[victim as usize]);
         job.reads_outstanding = 0;
         job.programs_outstanding = 0;
         job.copy_pages = 0;
@@ -130,7 +193,7 @@ impl Simulation {
     /// programmed. Called when the job starts and whenever one of its reads or programs ends.
     pub(super) fn advance_gc(&mut self, pool: usize) {
         self.issue_gc_reads(pool);
-        let j = &self.gc[pool];
+        let j = &self.gc.jobs[pool];
         if j.reads_outstanding == 0
             && j.next_page == j.end_page
             && j.programs_outstanding < self.gc_window()
@@ -142,7 +205,7 @@ impl Simulation {
 
     /// `ftl.gc_copy_window_pages`, with 0 meaning no limit.
     fn gc_window(&self) -> u32 {
-        match self.config.ftl.gc_copy_window_pages {
+        match self.dev.config.ftl.gc_copy_window_pages {
             0 => u32::MAX,
             w => w,
         }
@@ -153,61 +216,63 @@ impl Simulation {
     /// when a page's turn comes, so units the host overwrote in the meantime are not read at all.
     fn issue_gc_reads(&mut self, pool: usize) {
         let window = self.gc_window();
-        let (victim, source) = (self.gc[pool].victim, self.gc[pool].owner.source());
-        while self.gc[pool].reads_outstanding + self.gc[pool].programs_outstanding < window
-            && self.gc[pool].next_page < self.gc[pool].end_page
+        let (victim, source) = (self.gc.jobs[pool].victim, self.gc.jobs[pool].owner.source());
+        while self.gc.jobs[pool].reads_outstanding + self.gc.jobs[pool].programs_outstanding
+            < window
+            && self.gc.jobs[pool].next_page < self.gc.jobs[pool].end_page
         {
-            let g = &self.ftl.geometry;
-            let (next, end) = (self.gc[pool].next_page, self.gc[pool].end_page);
+            let g = &self.dev.ftl.geometry;
+            let (next, end) = (self.gc.jobs[pool].next_page, self.gc.jobs[pool].end_page);
             let page = g.page_id(victim, next);
-            self.gc[pool].next_page += 1;
+            self.gc.jobs[pool].next_page += 1;
             // Victims are cold: load the reverse map of pages ahead (GC reads them in order),
             // and, once it has arrived, the mapping entries of the units it names (from all
             // over the logical space), which say which are valid and which the copies rewrite.
             if next + P2L_LOOKAHEAD_PAGES < end {
-                (self.ftl.p2l).prefetch(g, g.page_id(victim, next + P2L_LOOKAHEAD_PAGES));
+                (self.dev.ftl.p2l).prefetch(g, g.page_id(victim, next + P2L_LOOKAHEAD_PAGES));
             }
             if next + L2P_LOOKAHEAD_PAGES < end {
-                self.ftl
+                self.dev
+                    .ftl
                     .prefetch_mappings(g.page_id(victim, next + L2P_LOOKAHEAD_PAGES));
             }
-            let slots = self.ftl.valid_slots(page);
+            let slots = self.dev.ftl.valid_slots(page);
             if slots != 0 {
                 // Only the valid units' codewords are wanted (spread.txt §IV: GC reads with the
                 // block's valid page bitmap), which a subpage or DMA read can exploit.
-                let codewords = self.ftl.codewords_of_slots(page, slots);
+                let codewords = self.dev.ftl.codewords_of_slots(page, slots);
                 self.read_page(page, codewords, source, pool as u32);
-                self.gc[pool].reads_outstanding += 1;
+                self.gc.jobs[pool].reads_outstanding += 1;
             }
         }
     }
 
     /// A victim page's data is in controller memory: queue its still-valid units for copying.
     pub(super) fn on_gc_read_done(&mut self, job: usize) {
-        let Some((_, page)) = self.gc[job].decoding.pop_front() else {
+        let Some((_, page)) = self.gc.jobs[job].decoding.pop_front() else {
             return;
         };
-        let g = &self.ftl.geometry;
+        let g = &self.dev.ftl.geometry;
         let region = g.region_of(g.block_of_page(page));
-        let slots = self.ftl.valid_slots(page);
-        let evicts = self.policies.migration.target(region).is_some();
-        let to = match (self.gc[job].copies_to, evicts) {
+        let slots = self.dev.ftl.valid_slots(page);
+        let evicts = self.dev.policies.migration.target(region).is_some();
+        let to = match (self.gc.jobs[job].copies_to, evicts) {
             (CopiesTo::Region(r), _) => CopyTo::Region(r),
             (CopiesTo::Rules { .. }, true) => CopyTo::Migration,
             (CopiesTo::Rules { .. }, false) => CopyTo::Own,
         };
-        for (slot, lpn) in self.ftl.units_in_slots(page, slots) {
-            let (list, copy) = self.ftl.gc_copy(
+        for (slot, lpn) in self.dev.ftl.units_in_slots(page, slots) {
+            let (list, copy) = self.dev.ftl.gc_copy(
                 lpn,
                 slot,
                 region,
                 to,
-                self.policies.migration.as_mut(),
-                self.policies.reduction.as_ref(),
+                self.dev.policies.migration.as_mut(),
+                self.dev.policies.reduction.as_ref(),
             );
-            self.gc[job].copies[list].push(copy);
+            self.gc.jobs[job].copies[list].push(copy);
         }
-        self.gc[job].reads_outstanding -= 1;
+        self.gc.jobs[job].reads_outstanding -= 1;
         // Full pages of copies go first, so they count in the window before more is read.
         self.flush_gc_copies(job, false);
         self.advance_gc(job);
@@ -215,32 +280,37 @@ impl Simulation {
 
     /// Program full pages of copied units (and, after the last read, the remainder).
     fn flush_gc_copies(&mut self, job: usize, force: bool) {
-        let plane = self.ftl.pools[job].plane;
-        let lanes = self.ftl.buffer.lanes();
-        for list in 0..self.gc[job].copies.len() {
+        let plane = self.dev.ftl.pools[job].plane;
+        let lanes = self.dev.ftl.buffer.lanes();
+        for list in 0..self.gc.jobs[job].copies.len() {
             let (region, lane) = (list / lanes, list % lanes);
-            while let Some(first) = self.gc[job].copies[list].first() {
+            while let Some(first) = self.gc.jobs[job].copies[list].first() {
                 // (A region on other dies takes each page on a plane of its own.)
-                let spills = self.gc[job].spills();
-                let dest =
-                    (self.policies.gc).copy_destination(&self.ftl, job, region, first.lpn, spills);
+                let spills = self.gc.jobs[job].spills();
+                let dest = (self.dev.policies.gc).copy_destination(
+                    &self.dev.ftl,
+                    job,
+                    region,
+                    first.lpn,
+                    spills,
+                );
                 let writer = copy_writer(job, dest);
-                if dest != job && !self.ftl.has_room(dest, writer) {
-                    self.gc[job].blocked_on = Some(dest);
+                if dest != job && !self.dev.ftl.has_room(dest, writer) {
+                    self.gc.jobs[job].blocked_on = Some(dest);
                     self.maybe_start_gc(dest);
                     return;
                 }
-                if self.ftl.stores_units_alone(dest) {
+                if self.dev.ftl.stores_units_alone(dest) {
                     // (What PCM has no room for goes where `copy_destination` sends it next.)
                     self.copy_units_alone(job, list, dest);
                     continue;
                 }
-                let mut units = std::mem::take(&mut self.scratch_units);
+                let mut units = std::mem::take(&mut self.writes.scratch_units);
                 let mapping = &mut self.mapping;
                 #[cfg(test)]
                 let mut planted = Vec::new();
-                let taken = self.ftl.take_copies(
-                    &mut self.gc[job].copies[list],
+                let taken = self.dev.ftl.take_copies(
+                    &mut self.gc.jobs[job].copies[list],
                     lane,
                     force,
                     true,
@@ -254,32 +324,32 @@ impl Simulation {
                     },
                 );
                 if taken.is_none() {
-                    self.scratch_units = units;
+                    self.writes.scratch_units = units;
                     break;
                 }
                 if units.is_empty() {
-                    self.scratch_units = units;
+                    self.writes.scratch_units = units;
                     continue;
                 }
-                let Some(page) = self.ftl.alloc_page(dest, writer, self.now) else {
-                    self.fatal = Some(crate::error::Error::Simulation(format!(
+                let Some(page) = self.dev.ftl.alloc_page(dest, writer, self.dev.now) else {
+                    self.dev.fatal = Some(crate::error::Error::Simulation(format!(
                         "GC on plane {plane} found no free block to copy into: the data does not \
                          fit (raise ftl.overprovisioning_ratio or ftl.gc_reserved_blocks)"
                     )));
                     return;
                 };
-                self.gc[job].copy_pages += u32::from(dest == job);
+                self.gc.jobs[job].copy_pages += u32::from(dest == job);
                 self.count_copies(job, dest, units.len() as u64);
-                self.ftl.fill_page(page, &units);
-                self.scratch_units = units;
+                self.dev.ftl.fill_page(page, &units);
+                self.writes.scratch_units = units;
                 #[cfg(test)]
-                if self.planted_gc_remap_bug {
+                if self.gc.planted_remap_bug {
                     // The bug the oracle must catch: moved units keep pointing at the victim.
                     for (lpn, slot) in planted {
-                        self.ftl.l2p[lpn as usize] = slot + 1;
+                        self.dev.ftl.l2p[lpn as usize] = slot + 1;
                     }
                 }
-                let bytes = self.ftl.geometry.page_bytes as u64;
+                let bytes = self.dev.ftl.geometry.page_bytes as u64;
                 self.program_copies(job, page, bytes);
                 if dest != job {
                     self.maybe_start_gc(dest);
@@ -291,11 +361,11 @@ impl Simulation {
     /// Program job `job`'s copies of list `list` into PCM `dest`, each alone into a slot of its
     /// own (`ftl/pcm.rs`), while it has room.
     fn copy_units_alone(&mut self, job: usize, list: usize, dest: usize) {
-        while let Some(&c) = self.gc[job].copies[list].first() {
-            if !self.ftl.has_room_for_units(dest, 1) {
+        while let Some(&c) = self.gc.jobs[job].copies[list].first() {
+            if !self.dev.ftl.has_room_for_units(dest, 1) {
                 return;
             }
-            self.gc[job].copies[list].remove(0);
+            self.gc.jobs[job].copies[list].remove(0);
             let mapping = &mut self.mapping;
             let moved = |lpn, _| {
                 if let Some(m) = mapping {
@@ -303,7 +373,8 @@ impl Simulation {
                 }
             };
             // (Rewritten or trimmed by the host since it was read: not copied.)
-            if let Some((page, bytes)) = self.ftl.take_copy_alone(c, dest, self.now, moved) {
+            if let Some((page, bytes)) = self.dev.ftl.take_copy_alone(c, dest, self.dev.now, moved)
+            {
                 self.count_copies(job, dest, 1);
                 self.program_copies(job, page, bytes);
             }
@@ -312,12 +383,12 @@ impl Simulation {
 
     /// Count `n` units job `job` copied into `dest`, as its owner counts them.
     fn count_copies(&mut self, job: usize, dest: usize, n: u64) {
-        self.count_job_copies(self.gc[job].owner, self.ftl.pools[dest].region, n);
+        self.count_job_copies(self.gc.jobs[job].owner, self.dev.ftl.pools[dest].region, n);
     }
 
     /// Issue the program of job `job`'s copies filled into `page`, moving `bytes`.
     fn program_copies(&mut self, job: usize, page: u32, bytes: u64) {
-        let source = self.gc[job].owner.source();
+        let source = self.gc.jobs[job].owner.source();
         let owner = self.new_program(ProgramRecord {
             page,
             units: 0,
@@ -327,13 +398,13 @@ impl Simulation {
             partial_slots: 0,
         });
         let op = self.program_op_bytes(page, source, owner, bytes);
-        self.submit(op);
-        self.gc[job].programs_outstanding += 1;
+        self.dev.submit(op);
+        self.gc.jobs[job].programs_outstanding += 1;
     }
 
     /// Erase the victim once every valid unit has been read, copied and programmed.
     fn maybe_finish_gc(&mut self, job: usize) {
-        let j = &self.gc[job];
+        let j = &self.gc.jobs[job];
         if !j.running
             || j.erase_issued
             || j.reads_outstanding > 0
@@ -345,14 +416,14 @@ impl Simulation {
         }
         let victim = j.victim;
         let source = j.owner.source();
-        self.gc[job].erase_issued = true;
-        let g = &self.ftl.geometry;
+        self.gc.jobs[job].erase_issued = true;
+        let g = &self.dev.ftl.geometry;
         let region = g.region_of(victim);
-        if !self.gc[job].erases {
+        if !self.gc.jobs[job].erases {
             // PCM (its pages were taken back as their units left), or a block still being
             // written that level 1 emptied of its read-hot units: it stays as it is.
-            let info = &mut self.ftl.blocks[victim as usize];
-            info.state = match info.write_ptr == self.ftl.pools[job].pages_per_block {
+            let info = &mut self.dev.ftl.blocks[victim as usize];
+            info.state = match info.write_ptr == self.dev.ftl.pools[job].pages_per_block {
                 true => BlockState::Full,
                 false => BlockState::Open,
             };
@@ -367,39 +438,29 @@ impl Simulation {
             page_in_block: 0,
             target: victim,
             codewords: 0,
-            array_ns: self.timing.region(region).tbers_ns,
+            array_ns: self.dev.timing.region(region).tbers_ns,
             transfer_ns: 0,
             owner: job as u32,
         };
-        self.submit(op);
+        self.dev.submit(op);
     }
 
     pub(super) fn on_erase_done(&mut self, block: u32) {
-        let pool = self.ftl.pool_of_block(block);
-        self.ftl.erase(block);
-        if let Some(m) = &mut self.errors {
-            m.wear.erased(&self.ftl.geometry, block);
+        let pool = self.dev.ftl.pool_of_block(block);
+        self.dev.ftl.erase(block);
+        if let Some(m) = &mut self.reads.errors {
+            m.wear.erased(&self.dev.ftl.geometry, block);
         }
         self.end_gc_job(pool);
     }
 
-    /// Most victims GC may erase with no host request completing: every block once, and enough
-    /// for each pool to climb back to its threshold gaining a page a victim. (Past the input's
-    /// end GC runs on until every pool is at its threshold.)
-    fn gc_erase_limit(&self) -> u64 {
-        let climb: u64 = (self.ftl.pools.iter())
-            .map(|p| (p.gc_threshold_blocks as u64 + 1) * p.pages_per_block as u64)
-            .sum();
-        self.ftl.blocks.len() as u64 + climb
-    }
-
-    /// GC erased more victims than [`Simulation::gc_erase_limit`] with no host request
+    /// GC erased more victims than [`Gc::erase_limit`] with no host request
     /// completing: what it frees goes to its own work. With the mapping table on flash, that is
     /// the translation pages its moves write back.
     #[cold]
     fn gc_without_progress(&mut self) {
-        let erases = self.gc_erases_without_progress;
-        self.fatal = Some(match &self.mapping {
+        let erases = self.gc.erases_without_progress;
+        self.dev.fatal = Some(match &self.mapping {
             Some(m) => crate::error::Error::config(
                 "ftl.mapping_cache.capacity_kib",
                 format!(
@@ -421,43 +482,75 @@ impl Simulation {
     /// A job's victim is clean (erased, or PCM's, left): the pool may take pages again, and
     /// whatever waited for it goes on.
     fn end_gc_job(&mut self, pool: usize) {
-        let job = &mut self.gc[pool];
+        let job = &mut self.gc.jobs[pool];
         job.running = false;
         let (owner, started_ns) = (job.owner, job.started_ns);
         if owner.frees_room() {
             let remedy =
                 "raise ftl.overprovisioning_ratio, or lower precondition.fill_fraction or \
                           the working set";
-            if let Err(why) = self.ftl.gc_gained(pool, job.copy_pages, remedy) {
-                self.fatal = Some(crate::error::Error::Simulation(why));
+            if let Err(why) = self.dev.ftl.gc_gained(pool, job.copy_pages, remedy) {
+                self.dev.fatal = Some(crate::error::Error::Simulation(why));
                 return;
             }
         }
-        if owner.frees_room() {
-            self.gc_erases_without_progress += 1;
-            if self.gc_erases_without_progress > self.gc_erase_limit() {
-                return self.gc_without_progress();
-            }
+        if owner.frees_room() && self.gc.erased_without_progress(&self.dev.ftl) {
+            return self.gc_without_progress();
         }
         // Host pages held for lack of room go first.
-        while let Some(front) = self.stalled_pages[pool].front() {
+        while let Some(front) = self.writes.stalled_pages[pool].front() {
             let (_, writer) = self.key_destination(front.key);
-            if !self.ftl.has_room(pool, writer) {
+            if !self.dev.ftl.has_room(pool, writer) {
                 break;
             }
-            if let Some(sealed) = self.stalled_pages[pool].pop_front() {
+            if let Some(sealed) = self.writes.stalled_pages[pool].pop_front() {
                 self.program_sealed(pool, sealed);
             }
         }
         // GC jobs elsewhere that were waiting for room here to evict into go on.
-        for other in 0..self.gc.len() {
-            if self.gc[other].blocked_on == Some(pool) {
-                self.gc[other].blocked_on = None;
+        for other in 0..self.gc.jobs.len() {
+            if self.gc.jobs[other].blocked_on == Some(pool) {
+                self.gc.jobs[other].blocked_on = None;
                 self.advance_gc(other);
             }
         }
         self.job_ended(pool, owner, started_ns);
         self.maybe_start_gc(pool);
         self.maybe_wear_level(pool);
+    }
+}
+
+/// GC's own state, on a small device without the event loop.
+#[cfg(test)]
+mod tests {
+    use super::Gc;
+    use crate::ftl::policies::Policies;
+    use crate::test_support::small;
+
+    #[test]
+    fn a_parked_pool_is_asked_again_once_its_invalid_space_changes_and_only_once() {
+        let (mut ftl, _) = Policies::build(&small(&[]), false).unwrap();
+        let mut gc = Gc::new(&ftl);
+        assert_eq!(gc.jobs.len(), ftl.pools.len());
+        gc.park(1, &ftl);
+        gc.park(1, &ftl);
+        assert_eq!(gc.parked.len(), 1, "a pool is parked once");
+        assert_eq!(gc.take_unparked(&ftl, &mut 0), None, "nothing changed");
+        ftl.pools[1].invalid_space += 4096;
+        assert_eq!(gc.take_unparked(&ftl, &mut 0), Some(1));
+        assert!(gc.parked.is_empty());
+        assert_eq!(gc.take_unparked(&ftl, &mut 0), None);
+    }
+
+    #[test]
+    fn gc_erasing_without_a_host_request_completing_is_stopped_past_its_limit() {
+        let (ftl, _) = Policies::build(&small(&[]), false).unwrap();
+        let mut gc = Gc::new(&ftl);
+        let limit = Gc::erase_limit(&ftl);
+        assert!(limit > ftl.blocks.len() as u64);
+        for _ in 0..limit {
+            assert!(!gc.erased_without_progress(&ftl));
+        }
+        assert!(gc.erased_without_progress(&ftl));
     }
 }

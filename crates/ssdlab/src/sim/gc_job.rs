@@ -109,8 +109,8 @@ impl Simulation {
     /// A job of `owner` started: counted as its owner counts them.
     pub(super) fn count_job(&mut self, owner: Owner) {
         match owner {
-            Owner::Room => self.device.gc_invocations += 1,
-            Owner::WearLeveling => self.device.wl_invocations += 1,
+            Owner::Room => self.dev.stats.gc_invocations += 1,
+            Owner::WearLeveling => self.dev.stats.wl_invocations += 1,
             // (Level 1 counts its invocations, each of several jobs.)
             Owner::Level1 => {}
         }
@@ -118,10 +118,10 @@ impl Simulation {
 
     /// A job of `owner` copied `n` units into `region`.
     pub(super) fn count_job_copies(&mut self, owner: Owner, region: usize, n: u64) {
-        match (owner, &mut self.level1) {
+        match (owner, &mut self.techniques.level1) {
             (Owner::Level1, Some(l1)) => l1.count_moved(region, n),
-            (Owner::WearLeveling, _) => self.device.wl_copied_units += n,
-            _ => self.device.gc_copied_units += n,
+            (Owner::WearLeveling, _) => self.dev.stats.wl_copied_units += n,
+            _ => self.dev.stats.gc_copied_units += n,
         }
     }
 
@@ -129,7 +129,9 @@ impl Simulation {
     /// the background work it belongs to (or waits on it) goes on.
     pub(super) fn job_ended(&mut self, pool: usize, owner: Owner, started_ns: u64) {
         match owner {
-            Owner::Room | Owner::WearLeveling => self.device.gc_busy_ns += self.now - started_ns,
+            Owner::Room | Owner::WearLeveling => {
+                self.dev.stats.gc_busy_ns += self.dev.now - started_ns
+            }
             // (Level 1 counts the time of its invocations.)
             Owner::Level1 => {}
         }

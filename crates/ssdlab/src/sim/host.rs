@@ -3,14 +3,58 @@
 //! units; reads gather their units per physical page and issue one read per page; the completion
 //! crosses back (a read's data first); response time = completion seen by the host − arrival.
 
-use crate::config::ReplayMode;
-use crate::flash::OpSource;
+use slab::Slab;
+
+use crate::config::{Config, ReplayMode};
+use crate::flash::{OpSource, SlotId};
 use crate::ftl::shape::UnitKind;
 use crate::ftl::Location;
 use crate::trace::Op;
 
 use super::event::{Event, MAX_EVENT_ID};
-use super::Simulation;
+use super::page_groups::PageGroups;
+use super::{Flow, RunOptions, Simulation};
+use crate::host_interface::HostInterface;
+
+/// The host front's own state: the host interface, the flows and the requests they have in
+/// flight, and the request log.
+pub(super) struct Host {
+    pub(super) interface: HostInterface,
+    pub(super) flows: Vec<Flow>,
+    /// In-flight host requests; a request's key is its id (operations carry it as `owner`).
+    pub(super) requests: Slab<Request>,
+    /// Commands crossing the host interface or in firmware (their `CommandReady` is queued).
+    pub(super) commands_in_flight: u32,
+    pub(super) final_flush_done: bool,
+    /// Host requests completed so far.
+    pub(super) processed_requests: u64,
+    /// How much later than its time stamp the input now arrives (level-1 GC's hold at the
+    /// statistics window's boundary).
+    pub(super) arrival_shift_ns: u64,
+    /// One record per completed request, if the run keeps a log.
+    pub(super) log: Option<Vec<RequestRecord>>,
+}
+
+impl Host {
+    pub(super) fn new(config: &Config, flows: Vec<Flow>, options: &RunOptions) -> Host {
+        // One record per request: room for all of them at once, rather than a vector that
+        // doubles as it fills (up to twice the memory, for a log of tens of millions).
+        let log = options.request_log.then(|| {
+            let requests = flows.iter().map(|f| f.source.len()).sum::<u64>();
+            Vec::with_capacity(usize::try_from(requests).unwrap_or(0))
+        });
+        Host {
+            interface: HostInterface::new(&config.host_interface),
+            flows,
+            requests: Slab::new(),
+            commands_in_flight: 0,
+            final_flush_done: false,
+            processed_requests: 0,
+            arrival_shift_ns: 0,
+            log,
+        }
+    }
+}
 
 /// An in-flight host request.
 pub(super) struct Request {
@@ -190,19 +234,19 @@ impl RequestRecord {
 impl Simulation {
     /// Schedule a flow's first request(s).
     pub(super) fn prime_flow(&mut self, flow: u32) {
-        let f = &mut self.flows[flow as usize];
+        let f = &mut self.host.flows[flow as usize];
         f.start();
         match f.mode {
             ReplayMode::Open => {
                 if let Some(r) = &f.upcoming {
                     let at = scaled(r.arrival_ns, f.time_scale);
-                    self.events.push(at, Event::Arrival { flow });
+                    self.dev.events.push(at, Event::Arrival { flow });
                 }
             }
             ReplayMode::Closed => {
                 let n = (f.queue_depth as u64).min(f.source.len());
                 for _ in 0..n {
-                    self.events.push(0, Event::Arrival { flow });
+                    self.dev.events.push(0, Event::Arrival { flow });
                 }
             }
         }
@@ -214,25 +258,27 @@ impl Simulation {
         if self.level1_holds_arrival(flow) {
             return;
         }
-        let Some(r) = self.flows[flow as usize].take_next() else {
+        let Some(r) = self.host.flows[flow as usize].take_next() else {
             return;
         };
         let measured = self.arrival_is_measured();
-        let f = &mut self.flows[flow as usize];
+        let f = &mut self.host.flows[flow as usize];
         f.outstanding += 1;
-        let arrival_ns = self.now;
+        let arrival_ns = self.dev.now;
         let mut next_ns = None;
         if let Some(n) = &f.upcoming {
             if f.mode == ReplayMode::Open {
-                let at = scaled(n.arrival_ns, f.time_scale) + self.arrival_shift_ns;
-                self.events.push(at.max(self.now), Event::Arrival { flow });
+                let at = scaled(n.arrival_ns, f.time_scale) + self.host.arrival_shift_ns;
+                self.dev
+                    .events
+                    .push(at.max(self.dev.now), Event::Arrival { flow });
                 next_ns = Some(at);
             }
         }
         let start = r.offset_bytes + f.offset_bytes;
         self.level1_on_arrival(next_ns);
         self.prefetch_upcoming(flow);
-        let g = &self.ftl.geometry;
+        let g = &self.dev.ftl.geometry;
         let (first, head) = g.unit_of_byte(start);
         let (last, tail) = g.unit_of_byte(start + r.size_bytes.max(1) - 1);
         let req = Request {
@@ -250,30 +296,32 @@ impl Simulation {
             after_read_ns: 0,
             pending: 1,
             mapping_waits: 0,
-            done_ns: self.now,
+            done_ns: self.dev.now,
             measured,
         };
-        let id = self.requests.insert(req) as u32;
-        let ready =
-            self.host_interface.submit(self.now, r.op, r.size_bytes) + self.timing.firmware_ns;
-        if ready == self.now {
+        let id = self.host.requests.insert(req) as u32;
+        let ready = self.host.interface.submit(self.dev.now, r.op, r.size_bytes)
+            + self.dev.timing.firmware_ns;
+        if ready == self.dev.now {
             self.on_command_ready(id);
         } else if id > MAX_EVENT_ID {
-            self.fatal = Some(crate::error::Error::Simulation(format!(
+            self.dev.fatal = Some(crate::error::Error::Simulation(format!(
                 "more than {} host requests in flight at {} ns: the device cannot keep up with \
                  the trace (slow it down with host.time_scale)",
                 MAX_EVENT_ID + 1,
-                self.now
+                self.dev.now
             )));
         } else {
-            self.commands_in_flight += 1;
-            self.events.push(ready, Event::CommandReady { request: id });
+            self.host.commands_in_flight += 1;
+            self.dev
+                .events
+                .push(ready, Event::CommandReady { request: id });
         }
     }
 
     /// A request's command is in the device: the FTL acts on it.
     pub(super) fn on_command_ready(&mut self, id: u32) {
-        match self.requests[id as usize].op {
+        match self.host.requests[id as usize].op {
             Op::Read => self.issue_read(id),
             // Writes and trims change the mapping, so they take effect in the order their
             // commands reach the FTL (the order they arrived: the link serves commands in
@@ -286,13 +334,14 @@ impl Simulation {
     /// Start loading the mapping entry of the flow's request after next: by the time it arrives
     /// the entry is in cache (the table is far larger than the caches and read at random).
     fn prefetch_upcoming(&self, flow: u32) {
-        let f = &self.flows[flow as usize];
+        let f = &self.host.flows[flow as usize];
         if let Some(r) = &f.after {
             let (lpn, _) = self
+                .dev
                 .ftl
                 .geometry
                 .unit_of_byte(r.offset_bytes + f.offset_bytes);
-            crate::ftl::table::prefetch(&self.ftl.l2p, lpn as usize);
+            crate::ftl::table::prefetch(&self.dev.ftl.l2p, lpn as usize);
         }
     }
 
@@ -309,25 +358,27 @@ impl Simulation {
     /// (spread.txt Fig. 5: a 16 KiB read whose units live in three pages asks three pages).
     pub(super) fn read_translated(&mut self, id: u32) {
         let (first, units) = {
-            let r = &self.requests[id as usize];
+            let r = &self.host.requests[id as usize];
             (r.first_lpn, r.units)
         };
-        let unit_bytes = self.ftl.geometry.unit_bytes;
+        let unit_bytes = self.dev.ftl.geometry.unit_bytes;
         // (By device address: flows' offsets apart, `offset_bytes` is the flow's.)
-        let r = &self.requests[id as usize];
+        let r = &self.host.requests[id as usize];
         let device_offset = r.first_lpn as u64 * unit_bytes as u64 + r.head_bytes as u64;
-        self.reads.observe_host_read(device_offset, r.bytes);
+        self.reads
+            .commands
+            .observe_host_read(device_offset, r.bytes);
         // Gather (page, codeword bitmap) for units on flash.
-        let mut groups = std::mem::take(&mut self.scratch_groups);
+        let mut groups = std::mem::take(&mut self.reads.scratch_groups);
         groups.clear();
-        let mut split_pages = std::mem::take(&mut self.scratch_split_pages);
+        let mut split_pages = std::mem::take(&mut self.writes.scratch_split_pages);
         split_pages.clear();
         // Whether each unit's page is programmed yet is scattered over the blocks: load the
         // answers together.
         for lpn in first..first + units {
-            if let Location::Flash(slot) = self.ftl.lookup(lpn) {
-                let block = self.ftl.geometry.block_of_slot(slot);
-                crate::ftl::table::prefetch(&self.ftl.programmed, block as usize);
+            if let Location::Flash(slot) = self.dev.ftl.lookup(lpn) {
+                let block = self.dev.ftl.geometry.block_of_slot(slot);
+                crate::ftl::table::prefetch(&self.dev.ftl.programmed, block as usize);
             }
         }
         // Bytes served from DRAM: units a read brought into the data cache, and units in the
@@ -335,89 +386,115 @@ impl Simulation {
         let mut dram_bytes = 0;
         let buffer_in_dram = self.data_cache.as_ref().is_some_and(|c| c.caches_writes());
         for lpn in first..first + units {
-            let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
-            if self.ftl.oracle.is_some() {
-                self.ftl.verify_read(lpn, lo, hi);
+            let (lo, hi) = self.host.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
+            if self.dev.ftl.oracle.is_some() {
+                self.dev.ftl.verify_read(lpn, lo, hi);
             }
-            match self.ftl.lookup(lpn) {
+            match self.dev.ftl.lookup(lpn) {
                 Location::Unmapped => {
-                    if self.unmapped_read_is_error() {
-                        let flow = &self.flows[self.requests[id as usize].flow as usize];
-                        self.fatal = Some(crate::error::Error::Simulation(format!(
+                    if self.dev.unmapped_read_is_error() {
+                        let flow = &self.host.flows[self.host.requests[id as usize].flow as usize];
+                        self.dev.fatal = Some(crate::error::Error::Simulation(format!(
                             "flow `{}` request {} reads unit {lpn}, which was never written \
                              (ftl.unmapped_read = \"error\")",
                             flow.name, flow.issued
                         )));
                         return;
                     }
-                    self.device.unmapped_read_units += 1;
+                    self.dev.stats.unmapped_read_units += 1;
                 }
                 Location::Buffered(_) => {
-                    self.device.buffer_hit_units += 1;
+                    self.dev.stats.buffer_hit_units += 1;
                     dram_bytes += buffer_in_dram as u64 * (hi - lo) as u64;
                 }
-                Location::Zero => self.device.reduction.zero_read_units += 1,
+                Location::Zero => self.dev.stats.reduction.zero_read_units += 1,
                 Location::Flash(slot) => {
-                    if !self.ftl.unit_programmed(lpn, slot) {
-                        self.device.buffer_hit_units += 1;
-                        dram_bytes += buffer_in_dram as u64 * (hi - lo) as u64;
-                        continue;
-                    }
-                    if self.data_cache.as_mut().is_some_and(|c| c.holds(lpn)) {
-                        dram_bytes += (hi - lo) as u64;
-                        continue;
-                    }
-                    let before = groups.as_slice().len();
-                    let mut asked = false;
-                    let conflicts = self.ftl.read_pages(lpn, slot, lo, hi, |page, codewords| {
-                        groups.add(page, codewords);
-                        asked = true;
-                    });
-                    if !asked {
-                        // Only zero partial units asked: the zero bitmap answers (§4.2.3).
-                        self.device.reduction.zero_read_units += 1;
-                        continue;
-                    }
-                    self.device.host_read_units_flash += 1;
-                    self.ftl.count_read(lpn, slot);
-                    if self.policies.split.is_some() {
-                        self.device.reduction.split_conflicts += conflicts as u64;
-                        if self.ftl.shape(lpn, slot).kind == UnitKind::Split {
-                            // The pages its parts added (a part joining a page already asked
-                            // is that page's business).
-                            split_pages
-                                .extend(groups.as_slice()[before..].iter().map(|&(page, _)| page));
-                        }
-                    }
-                    if self.ftl.is_compressed(lpn) {
-                        self.device.reduction.decompressed_units += 1;
-                        self.requests[id as usize].after_read_ns +=
-                            self.policies.reduction.decompress_ns();
-                    }
+                    dram_bytes += self.read_unit_on_flash(
+                        id,
+                        lpn,
+                        slot,
+                        (lo, hi),
+                        &mut groups,
+                        &mut split_pages,
+                    );
                 }
             }
         }
-        if let Some(split) = &mut self.policies.split {
-            let bytes = self.requests[id as usize].bytes;
+        if let Some(split) = &mut self.dev.policies.split {
+            let bytes = self.host.requests[id as usize].bytes;
             for lpn in first..first + units {
                 split.observe_read(lpn, bytes);
             }
-            self.device.reduction.classify_read(
-                &self.ftl.geometry,
+            self.dev.stats.reduction.classify_read(
+                &self.dev.ftl.geometry,
                 groups.as_slice(),
                 &split_pages,
             );
         }
-        self.scratch_split_pages = split_pages;
+        self.writes.scratch_split_pages = split_pages;
         if let Some(c) = &mut self.data_cache {
             if dram_bytes > 0 {
-                let r = &mut self.requests[id as usize];
-                r.done_ns = r.done_ns.max(c.access(self.now, dram_bytes));
+                let r = &mut self.host.requests[id as usize];
+                r.done_ns = r.done_ns.max(c.access(self.dev.now, dram_bytes));
             }
         }
         self.read_groups(id, &groups, OpSource::Host);
-        self.scratch_groups = groups;
-        self.request_part_done(id, self.now);
+        self.reads.scratch_groups = groups;
+        self.request_part_done(id, self.dev.now);
+    }
+
+    /// Unit `lpn` of read `id` is on flash at `slot` (bytes `lo..hi` of it wanted): served from
+    /// the write buffer (its page not yet programmed) or the data cache, returning the bytes
+    /// DRAM serves, or asked of its pages' codewords in `groups` (`split_pages`: the pages a
+    /// split unit's parts added).
+    #[inline]
+    fn read_unit_on_flash(
+        &mut self,
+        id: u32,
+        lpn: u32,
+        slot: SlotId,
+        (lo, hi): (u32, u32),
+        groups: &mut PageGroups,
+        split_pages: &mut Vec<u32>,
+    ) -> u64 {
+        if !self.dev.ftl.unit_programmed(lpn, slot) {
+            self.dev.stats.buffer_hit_units += 1;
+            let buffer_in_dram = self.data_cache.as_ref().is_some_and(|c| c.caches_writes());
+            return buffer_in_dram as u64 * (hi - lo) as u64;
+        }
+        if self.data_cache.as_mut().is_some_and(|c| c.holds(lpn)) {
+            return (hi - lo) as u64;
+        }
+        let before = groups.as_slice().len();
+        let mut asked = false;
+        let conflicts = self
+            .dev
+            .ftl
+            .read_pages(lpn, slot, lo, hi, |page, codewords| {
+                groups.add(page, codewords);
+                asked = true;
+            });
+        if !asked {
+            // Only zero partial units asked: the zero bitmap answers (§4.2.3).
+            self.dev.stats.reduction.zero_read_units += 1;
+            return 0;
+        }
+        self.dev.stats.host_read_units_flash += 1;
+        self.dev.ftl.count_read(lpn, slot);
+        if self.dev.policies.split.is_some() {
+            self.dev.stats.reduction.split_conflicts += conflicts as u64;
+            if self.dev.ftl.shape(lpn, slot).kind == UnitKind::Split {
+                // The pages its parts added (a part joining a page already asked
+                // is that page's business).
+                split_pages.extend(groups.as_slice()[before..].iter().map(|&(page, _)| page));
+            }
+        }
+        if self.dev.ftl.is_compressed(lpn) {
+            self.dev.stats.reduction.decompressed_units += 1;
+            self.host.requests[id as usize].after_read_ns +=
+                self.dev.policies.reduction.decompress_ns();
+        }
+        0
     }
 
     /// Unmap the units the trim covers whole. A unit it covers only in part stays mapped, so its
@@ -425,34 +502,34 @@ impl Simulation {
     /// allows of deallocated blocks (docs/architecture.md, "Trim").
     pub(super) fn trim(&mut self, id: u32) {
         let (first, units) = {
-            let r = &self.requests[id as usize];
+            let r = &self.host.requests[id as usize];
             (r.first_lpn, r.units)
         };
-        let unit_bytes = self.ftl.geometry.unit_bytes;
+        let unit_bytes = self.dev.ftl.geometry.unit_bytes;
         for lpn in first..first + units {
-            let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
+            let (lo, hi) = self.host.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
             if let Some(c) = &mut self.data_cache {
                 c.drop_unit(lpn);
             }
             if lo == 0 && hi == unit_bytes {
-                self.ftl.unmap(lpn);
+                self.dev.ftl.unmap(lpn);
                 if self.mapping.is_some() {
                     self.mapping_written(lpn);
                 }
-                self.device.trimmed_units += 1;
+                self.dev.stats.trimmed_units += 1;
             } else {
-                self.device.partly_trimmed_units += 1;
+                self.dev.stats.partly_trimmed_units += 1;
             }
-            if let Some(o) = &mut self.ftl.oracle {
+            if let Some(o) = &mut self.dev.ftl.oracle {
                 o.trim(lpn, lo, hi);
             }
         }
-        self.request_part_done(id, self.now);
+        self.request_part_done(id, self.dev.now);
     }
 
     /// One part of a request finished at `done_ns`; the request completes with its last part.
     pub(super) fn request_part_done(&mut self, id: u32, done_ns: u64) {
-        let r = &mut self.requests[id as usize];
+        let r = &mut self.host.requests[id as usize];
         r.done_ns = r.done_ns.max(done_ns);
         r.pending -= 1;
         if r.pending > 0 {
@@ -471,24 +548,25 @@ impl Simulation {
             first_lpn,
             units,
             ..
-        } = self.requests.remove(id as usize);
+        } = self.host.requests.remove(id as usize);
         if op == Op::Read && self.data_cache.as_ref().is_some_and(|c| c.caches_reads()) {
             self.cache_read_units(first_lpn, units, done_ns);
         }
         let done = self
-            .host_interface
+            .host
+            .interface
             .complete(done_ns + after_read_ns, op, bytes);
-        self.processed_requests += 1;
-        self.gc_erases_without_progress = 0;
-        let f = &mut self.flows[flow as usize];
+        self.host.processed_requests += 1;
+        self.gc.erases_without_progress = 0;
+        let f = &mut self.host.flows[flow as usize];
         f.outstanding -= 1;
         if measured {
             f.stats.record(op, bytes, arrival, done);
         }
         if f.mode == ReplayMode::Closed && !f.exhausted() {
-            self.events.push(done, Event::Arrival { flow });
+            self.dev.events.push(done, Event::Arrival { flow });
         }
-        if let Some(log) = &mut self.log {
+        if let Some(log) = &mut self.host.log {
             log.push(RequestRecord {
                 flow,
                 op,
@@ -510,29 +588,29 @@ impl Simulation {
         };
         let mut brought = 0;
         for lpn in first..first + units {
-            if let Location::Flash(slot) = self.ftl.lookup(lpn) {
-                if self.ftl.unit_programmed(lpn, slot) && c.insert(lpn) {
+            if let Location::Flash(slot) = self.dev.ftl.lookup(lpn) {
+                if self.dev.ftl.unit_programmed(lpn, slot) && c.insert(lpn) {
                     brought += 1;
                 }
             }
         }
         if brought > 0 {
-            c.access(done_ns, brought * self.ftl.geometry.unit_bytes as u64);
+            c.access(done_ns, brought * self.dev.ftl.geometry.unit_bytes as u64);
         }
     }
 
     /// When every flow has issued its last request, every command is in the FTL and no write
     /// waits for buffer room, program the partly filled open pages (the end-of-trace flush).
     pub(super) fn maybe_final_flush(&mut self) {
-        if self.final_flush_done
-            || self.commands_in_flight > 0
-            || !self.write_waiters.is_empty()
-            || !self.flows.iter().all(|f| f.exhausted())
+        if self.host.final_flush_done
+            || self.host.commands_in_flight > 0
+            || !self.writes.waiters.is_empty()
+            || !self.host.flows.iter().all(|f| f.exhausted())
         {
             return;
         }
-        self.final_flush_done = true;
-        for key in 0..self.ftl.buffer.open.len() {
+        self.host.final_flush_done = true;
+        for key in 0..self.dev.ftl.buffer.open.len() {
             self.seal_and_program(key);
         }
         self.flush_all_reorder();

@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::ftl::host_streams::{ReorderQueue, SlotCounts, StreamSlots};
 use crate::ftl::write_buffer::SealedPage;
 
-use super::event::Event;
+use super::event::{Event, Timer};
 use super::technique::{Technique, TimerKind};
 use super::Simulation;
 
@@ -89,10 +89,12 @@ impl Simulation {
     /// The slot of request `id`'s stream, opened now if it has none; a stream released for it
     /// has its open pages programmed first.
     pub(super) fn host_slot(&mut self, id: u32) -> u32 {
-        let Some(h) = &mut self.host_streams else {
+        let Some(h) = &mut self.techniques.host_streams else {
             return 0;
         };
-        let (slot, released) = h.slots.slot(self.requests[id as usize].stream, self.now);
+        let (slot, released) = h
+            .slots
+            .slot(self.host.requests[id as usize].stream, self.dev.now);
         if let Some(old) = released {
             self.release_slot(old as usize);
         }
@@ -102,10 +104,10 @@ impl Simulation {
     /// Request `id`'s units are all in the write buffer: a stream that has now written its whole
     /// block (`complete_after_mib`) is closed, what it left programmed (§2.3).
     pub(super) fn host_stream_wrote(&mut self, id: u32) {
-        let Some(h) = &mut self.host_streams else {
+        let Some(h) = &mut self.techniques.host_streams else {
             return;
         };
-        let r = &self.requests[id as usize];
+        let r = &self.host.requests[id as usize];
         if h.slots.wrote(u32::from(r.stream_slot), r.bytes) {
             self.release_slot(r.stream_slot as usize);
         }
@@ -115,24 +117,24 @@ impl Simulation {
     /// `region`.
     #[inline]
     pub(super) fn stream_key(&self, region: usize, slot: usize, stream: usize) -> usize {
-        region * self.streams + slot * self.policies.placement_streams + stream
+        region * self.writes.streams + slot * self.dev.policies.placement_streams + stream
     }
 
     /// Program what a released stream left: its open pages, then its held pages as they came.
     fn release_slot(&mut self, slot: usize) {
-        let lanes = self.ftl.buffer.lanes();
-        let regions = self.ftl.geometry.regions.len();
+        let lanes = self.dev.ftl.buffer.lanes();
+        let regions = self.dev.ftl.geometry.regions.len();
         for region in 0..regions {
-            for stream in 0..self.policies.placement_streams {
+            for stream in 0..self.dev.policies.placement_streams {
                 let stream_key = self.stream_key(region, slot, stream);
                 for lane in 0..lanes {
-                    for key in self.ftl.buffer.lane_keys(stream_key, lane) {
+                    for key in self.dev.ftl.buffer.lane_keys(stream_key, lane) {
                         self.seal_and_program(key);
                     }
                 }
             }
         }
-        let pools = self.ftl.pools.len();
+        let pools = self.dev.ftl.pools.len();
         for pool in 0..pools {
             self.flush_reorder(slot * pools + pool);
         }
@@ -141,7 +143,7 @@ impl Simulation {
     /// A host program starts (+1) or ends (-1).
     #[inline]
     pub(super) fn count_host_program(&mut self, delta: i32) {
-        if let Some(h) = &mut self.host_streams {
+        if let Some(h) = &mut self.techniques.host_streams {
             h.host_programs = h.host_programs.saturating_add_signed(delta);
         }
     }
@@ -153,11 +155,15 @@ impl Simulation {
     /// for their turn could otherwise fill it with nothing to program.) While programs are in
     /// flight their ends free room and the layout is kept.
     pub(super) fn relieve_buffer(&mut self) {
-        let programs = self.host_streams.as_ref().map_or(0, |h| h.host_programs);
-        if programs > 0 || self.stalled_pages.iter().any(|q| !q.is_empty()) {
+        let programs = self
+            .techniques
+            .host_streams
+            .as_ref()
+            .map_or(0, |h| h.host_programs);
+        if programs > 0 || self.writes.stalled_pages.iter().any(|q| !q.is_empty()) {
             return;
         }
-        let slots = self.streams / self.policies.placement_streams;
+        let slots = self.writes.streams / self.dev.policies.placement_streams;
         for slot in 1..slots {
             self.release_slot(slot);
         }
@@ -166,7 +172,7 @@ impl Simulation {
     /// The queue a sealed page of buffer key `key` going to `pool` waits in, if its stream's
     /// pages are reordered.
     pub(super) fn reorder_queue(&self, key: usize, pool: usize) -> Option<usize> {
-        let h = self.host_streams.as_ref()?;
+        let h = self.techniques.host_streams.as_ref()?;
         if h.reorder.is_empty() {
             return None;
         }
@@ -174,7 +180,7 @@ impl Simulation {
         let crate::ftl::Writer::Host { stream } = writer else {
             return None;
         };
-        let slot = stream / self.policies.placement_streams;
+        let slot = stream / self.dev.policies.placement_streams;
         // (Slot 0 is the writes without a stream; past the last slot, translation pages.)
         let queue = slot * h.pools + pool;
         (slot > 0 && queue < h.reorder.len()).then_some(queue)
@@ -182,25 +188,22 @@ impl Simulation {
 
     /// A sealed page arrives at its queue: the pages now due are placed.
     pub(super) fn reorder_arrive(&mut self, queue: usize, pool: usize, sealed: SealedPage) {
-        let region = self.ftl.pools[pool].region;
-        let wl = &self.ftl.geometry.regions[region].wordlines;
-        let pages = self.ftl.pools[pool].pages_per_block;
-        let Some(h) = &mut self.host_streams else {
+        let region = self.dev.ftl.pools[pool].region;
+        let wl = &self.dev.ftl.geometry.regions[region].wordlines;
+        let pages = self.dev.ftl.pools[pool].pages_per_block;
+        let Some(h) = &mut self.techniques.host_streams else {
             return;
         };
         let mut due = Vec::new();
-        let waits = h.reorder[queue].arrive(sealed, self.now, wl, pages, &mut due);
+        let waits = h.reorder[queue].arrive(sealed, self.dev.now, wl, pages, &mut due);
         h.held_pages += u64::from(waits);
-        let timeout = self.config.ftl.write_buffer_timeout_ns;
+        let timeout = self.dev.config.ftl.write_buffer_timeout_ns;
         if timeout > 0 && h.reorder[queue].held() > 0 && !h.timer_queued[queue] {
             h.timer_queued[queue] = true;
-            let at = h.reorder[queue].oldest_ns().unwrap_or(self.now) + timeout;
-            self.events.push(
+            let at = h.reorder[queue].oldest_ns().unwrap_or(self.dev.now) + timeout;
+            self.dev.events.push(
                 at,
-                Event::Timer {
-                    kind: TimerKind::Reorder,
-                    id: queue as u32,
-                },
+                Event::Timer(Timer::new(TimerKind::Reorder, queue as u32)),
             );
         }
         for sealed in due {
@@ -211,31 +214,28 @@ impl Simulation {
     /// The write buffer's timeout for a queue's oldest page: if it has waited that long, every
     /// held page of the queue is programmed as it came; else the timer is set for it.
     pub(super) fn on_reorder_timeout(&mut self, queue: usize) {
-        let timeout = self.config.ftl.write_buffer_timeout_ns;
-        let Some(h) = &mut self.host_streams else {
+        let timeout = self.dev.config.ftl.write_buffer_timeout_ns;
+        let Some(h) = &mut self.techniques.host_streams else {
             return;
         };
         h.timer_queued[queue] = false;
         let Some(oldest) = h.reorder[queue].oldest_ns() else {
             return;
         };
-        if oldest + timeout <= self.now {
+        if oldest + timeout <= self.dev.now {
             self.flush_reorder(queue);
         } else {
             h.timer_queued[queue] = true;
-            self.events.push(
+            self.dev.events.push(
                 oldest + timeout,
-                Event::Timer {
-                    kind: TimerKind::Reorder,
-                    id: queue as u32,
-                },
+                Event::Timer(Timer::new(TimerKind::Reorder, queue as u32)),
             );
         }
     }
 
     /// Program every page `queue` holds, as they came.
     fn flush_reorder(&mut self, queue: usize) {
-        let Some(h) = &mut self.host_streams else {
+        let Some(h) = &mut self.techniques.host_streams else {
             return;
         };
         if h.reorder.get(queue).is_none_or(|q| q.held() == 0) {
@@ -252,7 +252,11 @@ impl Simulation {
 
     /// Program every held page: writes wait for buffer room, or the input has ended.
     pub(super) fn flush_all_reorder(&mut self) {
-        let queues = self.host_streams.as_ref().map_or(0, |h| h.reorder_queues());
+        let queues = self
+            .techniques
+            .host_streams
+            .as_ref()
+            .map_or(0, |h| h.reorder_queues());
         for q in 0..queues {
             self.flush_reorder(q);
         }

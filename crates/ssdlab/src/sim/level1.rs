@@ -18,7 +18,7 @@ use crate::config::{Config, Level1GcConfig};
 use crate::flash::{BlockId, Geometry, Medium, PlaneId};
 use crate::ftl::level1::Level1Plan;
 
-use super::event::Event;
+use super::event::{Event, Timer};
 use super::gc_job::{CopiesTo, Owner};
 use super::technique::{Technique, TimerKind};
 use super::Simulation;
@@ -154,8 +154,10 @@ impl Simulation {
     /// threshold.
     #[inline]
     pub(super) fn level1_on_usage(&mut self, pool: usize) {
-        let Some(l1) = &self.level1 else { return };
-        let p = &self.ftl.pools[pool];
+        let Some(l1) = &self.techniques.level1 else {
+            return;
+        };
+        let p = &self.dev.ftl.pools[pool];
         if p.region == l1.flash_region
             && (p.free.len() as u32) < l1.free_threshold_blocks
             && l1.running.is_none()
@@ -171,41 +173,44 @@ impl Simulation {
     /// the timer does not make a run longer).
     #[inline]
     pub(super) fn level1_on_arrival(&mut self, next_ns: Option<u64>) {
-        let Some(l1) = &mut self.level1 else { return };
+        let Some(l1) = &mut self.techniques.level1 else {
+            return;
+        };
         let due = l1.last_started_ns + l1.interval_ns;
-        if self.now >= due {
+        if self.dev.now >= due {
             self.level1_by_timer();
             return;
         }
         if !l1.timer_queued && next_ns.is_some_and(|t| t > due) {
             l1.timer_queued = true;
-            let timer = Event::Timer {
-                kind: TimerKind::Level1,
-                id: 0,
-            };
-            self.events.push(due, timer);
+            let timer = Event::Timer(Timer::new(TimerKind::Level1, 0));
+            self.dev.events.push(due, timer);
         }
     }
 
     /// The timer's event: in a quiet stretch of the host, level 1 runs if none has for its
     /// interval.
     pub(super) fn on_level1_timer(&mut self) {
-        let Some(l1) = &mut self.level1 else { return };
+        let Some(l1) = &mut self.techniques.level1 else {
+            return;
+        };
         l1.timer_queued = false;
-        if self.now >= l1.last_started_ns + l1.interval_ns {
+        if self.dev.now >= l1.last_started_ns + l1.interval_ns {
             self.level1_by_timer();
         }
     }
 
     fn level1_by_timer(&mut self) {
-        let Some(l1) = &mut self.level1 else { return };
+        let Some(l1) = &mut self.techniques.level1 else {
+            return;
+        };
         if l1.running.is_some() || l1.hold_since.is_some() {
             return;
         }
         // (A timer that finds nothing to move waits a whole interval again.)
-        l1.last_started_ns = self.now;
+        l1.last_started_ns = self.dev.now;
         if self.start_level1() {
-            if let Some(l1) = &mut self.level1 {
+            if let Some(l1) = &mut self.techniques.level1 {
                 l1.stats.by_timer += 1;
             }
         }
@@ -219,11 +224,11 @@ impl Simulation {
     #[inline]
     pub(super) fn level1_holds_arrival(&mut self, flow: u32) -> bool {
         let at_boundary = self.at_statistics_boundary();
-        let Some(l1) = &mut self.level1 else {
+        let Some(l1) = &mut self.techniques.level1 else {
             return false;
         };
         if l1.hold_since.is_some() {
-            l1.held.push((flow, self.now));
+            l1.held.push((flow, self.dev.now));
             return true;
         }
         if l1.boundary_reached || !at_boundary {
@@ -232,9 +237,9 @@ impl Simulation {
         l1.boundary_reached = true;
         l1.forced = true;
         if l1.running.is_some() || self.start_level1() {
-            let l1 = self.level1.as_mut().expect("on");
-            l1.hold_since = Some(self.now);
-            l1.held.push((flow, self.now));
+            let l1 = self.techniques.level1.as_mut().expect("on");
+            l1.hold_since = Some(self.dev.now);
+            l1.held.push((flow, self.dev.now));
             return true;
         }
         false
@@ -243,36 +248,40 @@ impl Simulation {
     /// The forced invocations found nothing more to move: held arrivals come now, each as
     /// much later as the hold lasted, and so does the rest of the input.
     fn release_held_arrivals(&mut self) {
-        let Some(l1) = &mut self.level1 else { return };
+        let Some(l1) = &mut self.techniques.level1 else {
+            return;
+        };
         let Some(since) = l1.hold_since.take() else {
             return;
         };
-        let shift = self.now - since;
-        self.arrival_shift_ns += shift;
+        let shift = self.dev.now - since;
+        self.host.arrival_shift_ns += shift;
         for (flow, at) in std::mem::take(&mut l1.held) {
-            self.events.push(at + shift, Event::Arrival { flow });
+            self.dev.events.push(at + shift, Event::Arrival { flow });
         }
     }
 
     /// Start an invocation if a move helps and the budget allows; whether one started.
     fn start_level1(&mut self) -> bool {
-        let Some(l1) = &self.level1 else { return false };
-        let pcm = (self.ftl.geometry.regions.iter())
+        let Some(l1) = &self.techniques.level1 else {
+            return false;
+        };
+        let pcm = (self.dev.ftl.geometry.regions.iter())
             .find(|r| r.medium == crate::flash::Medium::Pcm)
             .map_or(0, |r| r.dies.index);
-        let stripe = self.policies.gc.stripe(pcm);
+        let stripe = self.dev.policies.gc.stripe(pcm);
         let made_room = |plane| l1.made_room.get(&plane).copied().unwrap_or(0);
         let Some(plan) =
-            (self.ftl).level1_plan(l1.budget_units, |lpn| stripe.plane(lpn as u64), made_room)
+            (self.dev.ftl).level1_plan(l1.budget_units, |lpn| stripe.plane(lpn as u64), made_room)
         else {
-            if let Some(l1) = &mut self.level1 {
+            if let Some(l1) = &mut self.techniques.level1 {
                 l1.forced = false;
             }
             self.release_held_arrivals();
             return false;
         };
-        let now = self.now;
-        let l1 = self.level1.as_mut().expect("checked");
+        let now = self.dev.now;
+        let l1 = self.techniques.level1.as_mut().expect("checked");
         l1.stats.invocations += 1;
         l1.last_started_ns = now;
         l1.running = Some(Invocation {
@@ -289,14 +298,16 @@ impl Simulation {
     /// Move the invocation on: start the cold blocks' jobs on pools that are free, then, once
     /// they are all done, the hot block's.
     pub(super) fn advance_level1(&mut self) {
-        let Some(l1) = &mut self.level1 else { return };
+        let Some(l1) = &mut self.techniques.level1 else {
+            return;
+        };
         let Some(inv) = &mut l1.running else { return };
         let (pcm, flash) = (l1.pcm_region, l1.flash_region);
         let mut i = 0;
         let mut starts = Vec::new();
         while i < inv.cold_left.len() {
-            let pool = self.ftl.pool_of_block(inv.cold_left[i]);
-            if self.gc[pool].running || starts.iter().any(|&(p, _)| p == pool) {
+            let pool = self.dev.ftl.pool_of_block(inv.cold_left[i]);
+            if self.gc.jobs[pool].running || starts.iter().any(|&(p, _)| p == pool) {
                 i += 1;
                 continue;
             }
@@ -304,8 +315,8 @@ impl Simulation {
         }
         inv.evicting += starts.len() as u32;
         for &(_, block) in &starts {
-            let plane = self.ftl.geometry.plane_of_block(block);
-            *l1.made_room.entry(plane).or_default() += self.ftl.pcm_units_in(block);
+            let plane = self.dev.ftl.geometry.plane_of_block(block);
+            *l1.made_room.entry(plane).or_default() += self.dev.ftl.pcm_units_in(block);
         }
         let promote = inv.cold_left.is_empty() && inv.evicting == 0 && !inv.promoting;
         let hot = inv.plan.hot;
@@ -313,21 +324,21 @@ impl Simulation {
             self.start_gc_job(pool, block, Owner::Level1, CopiesTo::Region(flash));
         }
         if promote {
-            let pool = self.ftl.pool_of_block(hot);
-            if self.gc[pool].running {
+            let pool = self.dev.ftl.pool_of_block(hot);
+            if self.gc.jobs[pool].running {
                 // The hot block's pool is cleaning: its job's end starts this one.
                 return;
             }
-            let settled = (self.level1.as_ref())
+            let settled = (self.techniques.level1.as_ref())
                 .and_then(|l| l.running.as_ref())
-                .is_some_and(|inv| self.ftl.level1_hot_settled(&inv.plan));
+                .is_some_and(|inv| self.dev.ftl.level1_hot_settled(&inv.plan));
             if !settled {
                 // Cleaned, or written to, while the cold blocks moved: the invocation ends with
                 // the room it made, and the next one chooses again.
                 self.finish_level1();
                 return;
             }
-            if let Some(l1) = self.level1.as_mut() {
+            if let Some(l1) = self.techniques.level1.as_mut() {
                 let inv = l1.running.as_mut().expect("running");
                 inv.promoting = true;
                 for &(plane, units) in &inv.plan.pcm_need {
@@ -341,8 +352,10 @@ impl Simulation {
 
     /// The running invocation is over; forced ones follow each other.
     fn finish_level1(&mut self) {
-        let now = self.now;
-        let Some(l1) = &mut self.level1 else { return };
+        let now = self.dev.now;
+        let Some(l1) = &mut self.techniques.level1 else {
+            return;
+        };
         if let Some(inv) = l1.running.take() {
             l1.stats.busy_ns += now - inv.started_ns;
         }
@@ -354,7 +367,9 @@ impl Simulation {
     /// A GC job ended on `pool`: if it was one of level 1's, the invocation goes on (and, once
     /// the hot block's job is over, ends; forced ones follow each other).
     pub(super) fn level1_job_ended(&mut self, pool: usize, level1: bool) {
-        let Some(l1) = &mut self.level1 else { return };
+        let Some(l1) = &mut self.techniques.level1 else {
+            return;
+        };
         let Some(inv) = &mut l1.running else { return };
         if !level1 {
             // A conventional job freed the hot block's pool.
@@ -363,7 +378,7 @@ impl Simulation {
             }
             return;
         }
-        let hot_pool = self.ftl.pool_of_block(inv.plan.hot);
+        let hot_pool = self.dev.ftl.pool_of_block(inv.plan.hot);
         if inv.promoting && pool == hot_pool {
             self.finish_level1();
             return;

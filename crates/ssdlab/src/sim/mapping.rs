@@ -104,6 +104,21 @@ impl Mapping {
         self.keys.contains(&key)
     }
 
+    /// Its section of the run's summary (`translation_pages`: the table's pages on flash).
+    pub(super) fn summary(&self, translation_pages: u32) -> serde_json::Value {
+        let (c, st) = (self.cache.stats, self.stats);
+        serde_json::json!({
+            "translation_pages": translation_pages,
+            "cmt_entries": self.cache.capacity(),
+            "capped": self.cache.capped(),
+            "hits": c.hits,
+            "misses": c.misses,
+            "dirty_evictions": c.dirty_evictions,
+            "page_reads": st.page_reads,
+            "page_writes": st.page_writes,
+        })
+    }
+
     pub(super) fn reset_stats(&mut self) {
         self.cache.stats = Default::default();
         self.stats = MappingStats::default();
@@ -144,15 +159,15 @@ impl Simulation {
     /// else the translation pages it needs are being read, and it goes on once they are in.
     pub(super) fn translate_read(&mut self, id: u32) -> bool {
         let (first, units) = {
-            let r = &self.requests[id as usize];
+            let r = &self.host.requests[id as usize];
             (r.first_lpn, r.units)
         };
         let mut waits = 0;
         for lpn in first..first + units {
             // The write buffer's own index and the data cache answer before the table does.
-            match self.ftl.lookup(lpn) {
+            match self.dev.ftl.lookup(lpn) {
                 Location::Buffered(_) => continue,
-                Location::Flash(slot) if !self.ftl.unit_programmed(lpn, slot) => continue,
+                Location::Flash(slot) if !self.dev.ftl.unit_programmed(lpn, slot) => continue,
                 _ => {}
             }
             if self.data_cache.as_ref().is_some_and(|c| c.contains(lpn)) {
@@ -177,7 +192,7 @@ impl Simulation {
                 None => self.hold_entry(lpn, false),
             }
         }
-        self.requests[id as usize].mapping_waits = waits;
+        self.host.requests[id as usize].mapping_waits = waits;
         waits == 0
     }
 
@@ -188,10 +203,10 @@ impl Simulation {
         if let Some(&load) = m.loading.get(&unit) {
             return Some(load);
         }
-        let Location::Flash(slot) = self.ftl.lookup(unit) else {
+        let Location::Flash(slot) = self.dev.ftl.lookup(unit) else {
             return None;
         };
-        if !self.ftl.unit_programmed(unit, slot) {
+        if !self.dev.ftl.unit_programmed(unit, slot) {
             return None;
         }
         let load = m.loads.insert(Load {
@@ -201,17 +216,19 @@ impl Simulation {
         }) as u32;
         m.loading.insert(unit, load);
         m.stats.page_reads += 1;
-        let mut groups = std::mem::take(&mut self.scratch_groups);
+        let mut groups = std::mem::take(&mut self.reads.scratch_groups);
         groups.clear();
-        self.ftl.read_pages(unit, slot, lo, hi, |page, codewords| {
-            groups.add(page, codewords)
-        });
+        self.dev
+            .ftl
+            .read_pages(unit, slot, lo, hi, |page, codewords| {
+                groups.add(page, codewords)
+            });
         let m = self.mapping.as_mut().expect("checked above");
         m.loads[load as usize].reads_left = groups.as_slice().len() as u32;
         for &(page, codewords) in groups.as_slice() {
             self.read_page(page, codewords, OpSource::Mapping, load);
         }
-        self.scratch_groups = groups;
+        self.reads.scratch_groups = groups;
         // (A page already in controller memory, read ahead, serves the load at once.)
         let m = self.mapping.as_ref().expect("checked above");
         m.loads
@@ -231,8 +248,8 @@ impl Simulation {
         if l.reads_left > 0 {
             return;
         }
-        if decoded > self.now && load <= MAX_EVENT_ID {
-            self.events.push(decoded, Event::MappingLoaded { load });
+        if decoded > self.dev.now && load <= MAX_EVENT_ID {
+            self.dev.events.push(decoded, Event::MappingLoaded { load });
         } else {
             self.on_mapping_loaded(load);
         }
@@ -249,7 +266,7 @@ impl Simulation {
         m.loading.remove(&unit);
         for id in waiting {
             let (first, units) = {
-                let r = &self.requests[id as usize];
+                let r = &self.host.requests[id as usize];
                 (r.first_lpn, r.units)
             };
             for lpn in first..first + units {
@@ -258,7 +275,7 @@ impl Simulation {
                     self.hold_entry(lpn, false);
                 }
             }
-            let r = &mut self.requests[id as usize];
+            let r = &mut self.host.requests[id as usize];
             r.mapping_waits -= 1;
             if r.mapping_waits == 0 {
                 self.read_translated(id);
@@ -299,17 +316,19 @@ impl Simulation {
             };
             m.stats.page_writes += 1;
             let keys = m.keys.clone();
-            let unit_bytes = self.ftl.geometry.unit_bytes;
+            let unit_bytes = self.dev.ftl.geometry.unit_bytes;
             self.load_translation(unit, (0, unit_bytes));
-            let version = (self.ftl.oracle.as_mut()).map_or(0, |o| o.write(unit, 0, unit_bytes));
+            let version =
+                (self.dev.ftl.oracle.as_mut()).map_or(0, |o| o.write(unit, 0, unit_bytes));
             let shape = UnitShape::raw(unit_bytes);
-            let sealed = &mut self.scratch_sealed;
+            let sealed = &mut self.writes.scratch_sealed;
             let a = self
+                .dev
                 .ftl
                 .buffer_unit(unit, version, shape, keys.clone(), None, sealed);
             self.program_admitted(a);
             // (After the end-of-trace flush nothing else would program it.)
-            if self.final_flush_done {
+            if self.host.final_flush_done {
                 for key in keys {
                     self.seal_and_program(key);
                 }

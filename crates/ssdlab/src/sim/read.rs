@@ -8,16 +8,51 @@
 
 use std::collections::HashMap;
 
-use crate::config::EnergyConfig;
+use crate::config::{Config, EnergyConfig, ReliabilityConfig};
+use crate::flash::reliability::ErrorModel;
 use crate::flash::{FlashOp, Geometry, OpKind, OpShaper, OpSource, Timing};
 use crate::ftl::read_ahead::{Lookup, ReadAheadPages, SequentialReads};
-use crate::ftl::read_policy::{PageRead, ReadAheadWindow, ReadPolicy};
+use crate::ftl::read_policy::{self, PageRead, ReadAheadWindow, ReadPolicy};
 use crate::ftl::Ftl;
 use crate::stats::DeviceStats;
 
 use super::event::Event;
 use super::page_groups::PageGroups;
 use super::Simulation;
+
+/// The read path's own state: the read policy, the read commands in flight, the error model,
+/// and the scratch buffer of page groups (reused across events, as the event loop allocates
+/// nothing per request).
+pub(super) struct Reads {
+    pub(super) policy: Box<dyn ReadPolicy>,
+    /// Read commands in flight, and the queued ones later reads of their page may join.
+    pub(super) commands: ReadCommands,
+    /// Raw bit errors and ECC decode times (`reliability.model = "power_law"`); every read
+    /// decodes in `timing.ecc_decode_ns` without it.
+    pub(super) errors: Option<ErrorModel>,
+    pub(super) scratch_groups: PageGroups,
+}
+
+impl Reads {
+    pub(super) fn new(config: &Config, ftl: &Ftl) -> Reads {
+        let g = &ftl.geometry;
+        let policy =
+            read_policy::build(&config.ftl.read_policy, config.geometry.codeword_size_bytes);
+        // (Whether the policy melds at all: a wordline of two pages, both wanted.)
+        let meld = policy.melds(2, 2);
+        let ahead = (policy.read_ahead()).map(|w| ReadAhead::new(w, g));
+        let pages = g.blocks() as u64 * g.max_pages_per_block as u64;
+        Reads {
+            commands: ReadCommands::new(config.scheduler.merge_reads, meld, ahead, g.dies(), pages),
+            policy,
+            errors: match &config.reliability {
+                ReliabilityConfig::Fixed => None,
+                ReliabilityConfig::PowerLaw(c) => Some(ErrorModel::new((**c).clone(), g)),
+            },
+            scratch_groups: PageGroups::default(),
+        }
+    }
+}
 
 /// Buckets of the per-die record of queued read pages.
 const PAGE_BUCKETS: usize = 256;
@@ -207,22 +242,22 @@ impl Simulation {
     /// Ask for `codewords` of `page` on behalf of a host request or a GC / WL job.
     pub(super) fn read_page(&mut self, page: u32, codewords: u64, source: OpSource, owner: u32) {
         debug_assert!(codewords != 0);
-        if self.reads.ahead.is_some() && self.read_ahead_hit(page, source, owner) {
+        if self.reads.commands.ahead.is_some() && self.read_ahead_hit(page, source, owner) {
             return;
         }
-        let a = self.ftl.geometry.page_addr(page);
-        if self.reads.merge {
-            if self.reads.is_queued(a.die, page) {
-                let joined = self.reads.joined_queued.entry(page).or_default();
+        let a = self.dev.ftl.geometry.page_addr(page);
+        if self.reads.commands.merge {
+            if self.reads.commands.is_queued(a.die, page) {
+                let joined = self.reads.commands.joined_queued.entry(page).or_default();
                 joined.codewords |= codewords;
                 joined.requesters.push(Requester { source, owner });
-                self.device.merged_reads += 1;
+                self.dev.stats.merged_reads += 1;
                 return;
             }
-            self.reads.mark(a.die, page, true);
+            self.reads.commands.mark(a.die, page, true);
         }
         // Shaped when the die starts it (`ReadShaper`).
-        self.submit(FlashOp {
+        self.dev.submit(FlashOp {
             kind: OpKind::Read,
             source,
             die: a.die,
@@ -230,7 +265,7 @@ impl Simulation {
             page_in_block: a.page_in_block,
             target: page,
             codewords,
-            array_ns: self.timing.region(a.region).tr_ns[a.page_type as usize],
+            array_ns: self.dev.timing.region(a.region).tr_ns[a.page_type as usize],
             transfer_ns: 0,
             owner,
         });
@@ -240,25 +275,31 @@ impl Simulation {
     /// the melded read that is sensing it.
     #[inline(never)]
     fn read_ahead_hit(&mut self, page: u32, source: OpSource, owner: u32) -> bool {
-        let block = self.ftl.geometry.block_of_page(page);
-        let erase_count = self.ftl.blocks[block as usize].erase_count;
-        let Some(a) = &mut self.reads.ahead else {
+        let block = self.dev.ftl.geometry.block_of_page(page);
+        let erase_count = self.dev.ftl.blocks[block as usize].erase_count;
+        let Some(a) = &mut self.reads.commands.ahead else {
             return false;
         };
         let r = Requester { source, owner };
         match a.pages.lookup(page, erase_count) {
             Lookup::Miss => return false,
-            Lookup::InFlight => self.reads.joined_running.entry(page).or_default().push(r),
-            Lookup::Ready(at) => self.serve(r, page, at.max(self.now)),
+            Lookup::InFlight => self
+                .reads
+                .commands
+                .joined_running
+                .entry(page)
+                .or_default()
+                .push(r),
+            Lookup::Ready(at) => self.serve(r, page, at.max(self.dev.now)),
         }
-        self.device.read_ahead_hits += 1;
+        self.dev.stats.read_ahead_hits += 1;
         true
     }
 
     /// Read `groups`' pages for host request `id`, which waits for each: a host read, or a
     /// write's merge reads (`source`).
     pub(super) fn read_groups(&mut self, id: u32, groups: &PageGroups, source: OpSource) {
-        self.requests[id as usize].pending += groups.as_slice().len() as u32;
+        self.host.requests[id as usize].pending += groups.as_slice().len() as u32;
         for &(page, codewords) in groups.as_slice() {
             self.read_page(page, codewords, source, id);
         }
@@ -267,18 +308,18 @@ impl Simulation {
     /// A read command's data is in controller memory: each requester's part is done once it is
     /// decoded.
     pub(super) fn on_read_done(&mut self, op: FlashOp) {
-        let decode_ns = match self.errors.is_some() {
-            false => self.timing.ecc_decode_ns,
+        let decode_ns = match self.reads.errors.is_some() {
+            false => self.dev.timing.ecc_decode_ns,
             true => self.decode_with_errors(&op),
         };
-        let decoded = self.now + decode_ns;
+        let decoded = self.dev.now + decode_ns;
         let first = Requester {
             source: op.source,
             owner: op.owner,
         };
         self.serve(first, op.target, decoded);
         self.serve_joined(op.target, decoded);
-        if let Some(a) = &mut self.reads.ahead {
+        if let Some(a) = &mut self.reads.commands.ahead {
             // The pages a melded command sensed ahead are in controller memory with its own.
             if let Some(pages) = a.sensing.remove(&op.target) {
                 for &page in &pages {
@@ -293,8 +334,14 @@ impl Simulation {
 
     /// Serve the requesters that joined the running read of `page`.
     fn serve_joined(&mut self, page: u32, decoded: u64) {
-        if !self.reads.joined_running.is_empty() {
-            for r in self.reads.joined_running.remove(&page).unwrap_or_default() {
+        if !self.reads.commands.joined_running.is_empty() {
+            for r in self
+                .reads
+                .commands
+                .joined_running
+                .remove(&page)
+                .unwrap_or_default()
+            {
                 self.serve(r, page, decoded);
             }
         }
@@ -303,10 +350,11 @@ impl Simulation {
     /// The decode time of `op`'s data under the error model, counted in the summary.
     #[inline(never)]
     fn decode_with_errors(&mut self, op: &FlashOp) -> u64 {
-        let g = &self.ftl.geometry;
-        let block = &self.ftl.blocks[g.block_of_page(op.target) as usize];
-        let hours = self.now.saturating_sub(block.last_write_ns) as f64 / 3.6e12;
-        let model = (self.errors.as_mut()).unwrap_or_else(|| unreachable!("asked with a model"));
+        let g = &self.dev.ftl.geometry;
+        let block = &self.dev.ftl.blocks[g.block_of_page(op.target) as usize];
+        let hours = self.dev.now.saturating_sub(block.last_write_ns) as f64 / 3.6e12;
+        let model =
+            (self.reads.errors.as_mut()).unwrap_or_else(|| unreachable!("asked with a model"));
         let (rber, d) = model.read(
             g,
             op.target,
@@ -315,7 +363,7 @@ impl Simulation {
             hours,
             op.array_ns + op.transfer_ns,
         );
-        (self.device.reliability).count(op.source == OpSource::Host, rber, &d);
+        (self.dev.stats.reliability).count(op.source == OpSource::Host, rber, &d);
         d.decode_ns
     }
 
@@ -334,7 +382,7 @@ impl Simulation {
     /// behind those that took less), so that the job's events take them in step.
     #[inline(never)]
     fn gc_page_decoded(&mut self, job: u32, page: u32, decoded: u64) {
-        let decoding = &mut self.gc[job as usize].decoding;
+        let decoding = &mut self.gc.jobs[job as usize].decoding;
         // (With a fixed decode time pages finish in the order they were read: append.)
         match decoding.back() {
             Some(&(last, _)) if last > decoded => {
@@ -343,21 +391,22 @@ impl Simulation {
             }
             _ => decoding.push_back((decoded, page)),
         }
-        self.events.push(decoded, Event::GcReadDone { job });
+        self.dev.events.push(decoded, Event::GcReadDone { job });
     }
 
     /// Start the idle dies that have work, timing the read commands they start.
     pub(super) fn start_dies(&mut self) {
         let mut shaper = ReadShaper {
-            reads: &mut self.reads,
-            policy: self.read_policy.as_ref(),
-            timing: &self.timing,
-            ftl: &self.ftl,
-            energy: &self.config.energy,
-            device: &mut self.device,
+            reads: &mut self.reads.commands,
+            policy: self.reads.policy.as_ref(),
+            timing: &self.dev.timing,
+            ftl: &self.dev.ftl,
+            energy: &self.dev.config.energy,
+            device: &mut self.dev.stats,
         };
-        self.sched
-            .start_pending(self.now, &mut self.events, &mut shaper);
+        self.dev
+            .sched
+            .start_pending(self.dev.now, &mut self.dev.events, &mut shaper);
     }
 }
 

@@ -6,7 +6,8 @@ use crate::flash::OpSource;
 use crate::ftl::shape::UnitShape;
 use crate::ftl::write_buffer::SealedPage;
 
-use super::{ProgramRecord, Simulation};
+use super::write::ProgramRecord;
+use super::Simulation;
 
 impl Simulation {
     #[inline(never)]
@@ -15,30 +16,34 @@ impl Simulation {
             return;
         };
         let (region, writer) = self.key_destination(first.key);
-        let stream_key = first.key / self.ftl.buffer.lanes();
-        let width = self.policies.reduction.split_rows().len();
-        let partial_bytes = self.policies.reduction.partial_unit_bytes();
-        let columns = self.ftl.split_columns(&rows, width, partial_bytes);
+        let stream_key = first.key / self.dev.ftl.buffer.lanes();
+        let width = self.dev.policies.reduction.split_rows().len();
+        let partial_bytes = self.dev.policies.reduction.partial_unit_bytes();
+        let columns = self.dev.ftl.split_columns(&rows, width, partial_bytes);
         let entries: Vec<u32> = rows
             .iter()
             .flat_map(|r| r.entries.iter().copied())
             .collect();
         let waiters: Vec<Vec<u32>> = rows.into_iter().map(|r| r.waiters).collect();
-        match self
-            .ftl
-            .split_pages(region, writer, width, &mut self.split_cursor, self.now)
-        {
+        match self.dev.ftl.split_pages(
+            region,
+            writer,
+            width,
+            &mut self.writes.split_cursor,
+            self.dev.now,
+        ) {
             Some(pages) => {
-                self.device.reduction.split_buffers += 1;
+                self.dev.stats.reduction.split_buffers += 1;
                 let waiters = self.share_waiters(waiters, pages.len() as u32);
                 let units = entries.len() as u32;
                 for (j, (page, column)) in pages.into_iter().zip(columns).enumerate() {
                     let live = column.live().count() as u64;
-                    self.device.padded_slots += width as u64 - live;
-                    self.ftl.fill_page(page, &column);
+                    self.dev.stats.padded_slots += width as u64 - live;
+                    self.dev.ftl.fill_page(page, &column);
                     let pool = self
+                        .dev
                         .ftl
-                        .pool_of_block(self.ftl.geometry.block_of_page(page));
+                        .pool_of_block(self.dev.ftl.geometry.block_of_page(page));
                     // The buffer's room comes back with the first program's end.
                     let owner = self.new_program(ProgramRecord {
                         page,
@@ -49,23 +54,24 @@ impl Simulation {
                         partial_slots: 0,
                     });
                     let op = self.program_op(page, OpSource::Host, owner);
-                    self.submit(op);
+                    self.dev.submit(op);
                     self.maybe_start_gc(pool);
                 }
-                self.ftl.buffer.retire(entries);
+                self.dev.ftl.buffer.retire(entries);
             }
             None => {
                 // Written unsplit: each live unit a raw page of its own in the direct lane.
-                self.device.reduction.split_fallbacks += 1;
+                self.dev.stats.reduction.split_fallbacks += 1;
                 let lane = self
+                    .dev
                     .policies
                     .reduction
                     .lane_of(UnitShape::raw(partial_bytes));
-                let key = self.ftl.buffer.keys(stream_key, lane).start;
-                let pages = self.ftl.unsplit(entries, key);
+                let key = self.dev.ftl.buffer.keys(stream_key, lane).start;
+                let pages = self.dev.ftl.unsplit(entries, key);
                 // Counted again as raw: at most what this statistics window counted as split
                 // (units admitted before the window opened were counted in what it reset).
-                let r = &mut self.device.reduction;
+                let r = &mut self.dev.stats.reduction;
                 let moved = (pages.len() as u64).min(r.split_units);
                 r.split_units -= moved;
                 r.raw_units += moved;
@@ -86,14 +92,14 @@ impl Simulation {
         let mut all: Vec<u32> = rows.into_iter().flatten().collect();
         if programs == 0 {
             for w in all {
-                self.request_part_done(w, self.now);
+                self.request_part_done(w, self.dev.now);
             }
             return Vec::new();
         }
         all.sort_unstable();
         let mut shared = Vec::new();
         for chunk in all.chunk_by(|a, b| a == b) {
-            let r = &mut self.requests[chunk[0] as usize];
+            let r = &mut self.host.requests[chunk[0] as usize];
             r.pending = r.pending - chunk.len() as u32 + programs;
             shared.push(chunk[0]);
         }

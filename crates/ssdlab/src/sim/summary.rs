@@ -1,4 +1,5 @@
-//! The JSON summary of a finished run.
+//! The JSON summary of a finished run: the host's figures over every flow, the device's, then a
+//! section for each part that is on, each part giving its own where it has one.
 
 use serde_json::{json, Value};
 
@@ -7,28 +8,38 @@ use crate::stats::{round3, spread, FlowStats};
 
 use super::Simulation;
 
+/// `num / den` to three places, or null without a denominator.
+fn ratio(num: u64, den: u64) -> Value {
+    if den == 0 {
+        Value::Null
+    } else {
+        json!(round3(num as f64 / den as f64))
+    }
+}
+
 impl Simulation {
     pub fn summary(&self) -> Value {
         let mut all = FlowStats::default();
-        for f in &self.flows {
+        for f in &self.host.flows {
             all.merge(&f.stats);
         }
         let mut s = all.to_json();
-        let d = &self.device;
-        let g = &self.ftl.geometry;
-        let ratio = |num: u64, den: u64| {
-            if den == 0 {
-                Value::Null
-            } else {
-                json!(round3(num as f64 / den as f64))
-            }
-        };
+        if let (Value::Object(base), Value::Object(more)) = (&mut s, self.device_json(&all)) {
+            base.extend(more);
+        }
+        self.add_sections(&mut s);
+        s
+    }
+
+    /// What the device did (`all`: every flow's figures together): its flash operations, GC,
+    /// bytes, utilization, wear and integrity, its capacity and the run's configuration.
+    fn device_json(&self, all: &FlowStats) -> Value {
+        let d = &self.dev.stats;
+        let g = &self.dev.ftl.geometry;
         // Rates are over the measured span (the whole run without a statistics window).
-        let span = (self.now - self.measured_from_ns()).max(1) as f64;
+        let span = (self.dev.now - self.measured_from_ns()).max(1) as f64;
         let (to_device, to_host) = self.measured_link_busy_ns();
-        let flows: Vec<Value> = self
-            .flows
-            .iter()
+        let flows: Vec<Value> = (self.host.flows.iter())
             .map(|f| {
                 let mut v = f.stats.to_json();
                 v["name"] = json!(f.name);
@@ -41,7 +52,7 @@ impl Simulation {
             .iter()
             .fold((u32::MAX, 0), |(lo, hi), &e| (lo.min(e), hi.max(e)));
         erase["spread"] = json!(hi.saturating_sub(lo));
-        let integrity = match &self.ftl.oracle {
+        let integrity = match &self.dev.ftl.oracle {
             Some(o) => json!({
                 "enabled": true,
                 "checked_reads": o.checked_reads,
@@ -58,7 +69,7 @@ impl Simulation {
             }),
         };
         let unit = g.unit_bytes as u64;
-        let extra = json!({
+        json!({
             "flows": flows,
             "flash_ops": d.ops_json(self.mapping.is_some()),
             "merged_reads": d.merged_reads,
@@ -110,59 +121,38 @@ impl Simulation {
             },
             "erase_count": erase,
             "integrity": integrity,
-            "precondition": self.precondition,
+            "precondition": self.record.precondition,
             "capacity": {
-                "logical_bytes": self.ftl.host_units as u64 * unit,
+                "logical_bytes": self.dev.ftl.host_units as u64 * unit,
                 "physical_bytes": g.physical_bytes(),
             },
-            "sim_time_ns": self.now,
-            "seed": self.config.seed,
+            "sim_time_ns": self.dev.now,
+            "seed": self.dev.config.seed,
             "version": crate::VERSION,
-            "config": self.config.to_json(),
-        });
-        if let (Value::Object(base), Value::Object(more)) = (&mut s, extra) {
-            base.extend(more);
-        }
+            "config": self.dev.config.to_json(),
+        })
+    }
+
+    /// The sections of the parts that are on, and the counters of flash commands only some
+    /// devices issue.
+    fn add_sections(&self, s: &mut Value) {
+        let d = &self.dev.stats;
         if let Some(window) = self.window_json() {
             s["statistics"] = window;
         }
         if let Some(c) = &self.data_cache {
-            let st = c.stats;
-            s["data_cache"] = json!({
-                "read_hit_units": st.read_hit_units,
-                "inserted_units": st.inserted_units,
-                "evicted_units": st.evicted_units,
-                "dram": {
-                    "accesses": st.dram_accesses,
-                    "bytes": st.dram_bytes,
-                    "busy_ns": st.dram_busy_ns,
-                },
-            });
-            if let Some(units) = c.capacity_units() {
-                s["data_cache"]["capacity_units"] = json!(units);
-                s["data_cache"]["capped"] = json!(c.capped());
-            }
+            s["data_cache"] = c.summary();
         }
         if let Some(m) = &self.mapping {
-            let (c, st) = (m.cache.stats, m.stats);
-            s["mapping_cache"] = json!({
-                "translation_pages": self.ftl.logical_units - self.ftl.host_units,
-                "cmt_entries": m.cache.capacity(),
-                "capped": m.cache.capped(),
-                "hits": c.hits,
-                "misses": c.misses,
-                "dirty_evictions": c.dirty_evictions,
-                "page_reads": st.page_reads,
-                "page_writes": st.page_writes,
-            });
+            s["mapping_cache"] = m.summary(self.dev.ftl.logical_units - self.dev.ftl.host_units);
         }
-        if self.policies.reduction.keeps_shapes() {
+        if self.dev.policies.reduction.keeps_shapes() {
             s["compression"] = d.reduction.to_json();
         }
-        if self.policies.split.is_some() {
+        if self.dev.policies.split.is_some() {
             s["split"] = d.reduction.split_json();
         }
-        if self.hot_stream.is_some() {
+        if self.writes.hot_stream.is_some() {
             // IPU's Result(3/3): the share of host writes held in the SLC-mode Hot blocks.
             s["placement"] = json!({
                 "host_units": d.placed_units,
@@ -170,43 +160,42 @@ impl Simulation {
                 "hot_write_share": ratio(d.hot_units, d.placed_units),
             });
         }
-        if self.errors.is_some() {
+        if self.reads.errors.is_some() {
             s["reliability"] = d.reliability.to_json();
         }
-        for t in self.techniques() {
+        for t in self.techniques.iter() {
             s[t.section()] = t.summary();
         }
-        if self.reads.melds() {
+        if self.reads.commands.melds() {
             // melded-pages.txt §2: wordlines sensed in one command, and the pages they read.
             s["melded_reads"] = json!({
                 "commands": d.melded_reads,
                 "pages": d.melded_pages,
             });
-            if self.reads.reads_ahead() {
+            if self.reads.commands.reads_ahead() {
                 s["melded_reads"]["ahead_pages"] = json!(d.read_ahead_pages);
                 s["melded_reads"]["ahead_hits"] = json!(d.read_ahead_hits);
             }
         }
-        if self.ftl.geometry.pcm_first_die != u32::MAX {
+        if self.dev.ftl.geometry.pcm_first_die != u32::MAX {
             s["pcm"] = json!({
                 "reads": d.pcm_reads,
                 "programs": d.pcm_programs,
                 "in_place_writes": d.pcm_in_place_writes,
             });
         }
-        if !self.config.scheduler.suspension.is_none() {
+        if !self.dev.config.scheduler.suspension.is_none() {
             // MQSim's Issued_Flash_Suspend_Program_CMD and _Erase_CMD.
             s["flash_ops"]["program"]["suspended"] = json!(d.suspensions[OpKind::Program.index()]);
             s["flash_ops"]["erase"]["suspended"] = json!(d.suspensions[OpKind::Erase.index()]);
         }
-        if self.policies.partial.is_some() {
+        if self.dev.policies.partial.is_some() {
             s["flash_ops"]["program"]["partial"] = json!(d.partial_programs);
             s["flash_ops"]["program"]["in_place_update"] = json!(d.in_place_updates);
             s["flash_ops"]["program"]["merged_units"] = json!(d.merged_units);
         }
-        if self.config.ftl.partial_write == crate::config::PartialWrite::ReadModifyWrite {
+        if self.dev.config.ftl.partial_write == crate::config::PartialWrite::ReadModifyWrite {
             s["write_buffer"]["merge_read_units"] = json!(d.merge_read_units);
         }
-        s
     }
 }

@@ -1,13 +1,18 @@
 //! Where a technique's run-time part plugs into the engine, in one place: its timers (one
 //! generic event, `Event::Timer`, handed here to its handler by kind) and its section of the
 //! summary and reset at the statistics window's boundary ([`Technique`], the parts listed in
-//! [`Simulation::techniques`]). A new technique adds its timer kind and handler to
-//! [`TimerKind`] and [`Simulation::on_timer`], and its part to the two lists below: `event.rs`,
+//! [`Techniques`]). A new technique adds its timer kind and handler to
+//! [`TimerKind`] and [`Simulation::on_timer`], and its part to [`Techniques`] (its field, its construction and its two lists): `event.rs`,
 //! `summary.rs` and `window.rs` stay as they are. (What preconditioning leaves in a technique is
 //! a policy's state, saved through `ftl/policies.rs`; a run-time part starts afresh each run.)
 
 use serde_json::Value;
 
+use crate::config::Config;
+use crate::ftl::Ftl;
+
+use super::host_streams::HostStreams;
+use super::level1::Level1;
 use super::Simulation;
 
 /// What the engine asks of every technique's run-time part.
@@ -35,13 +40,6 @@ pub enum TimerKind {
 }
 
 impl TimerKind {
-    /// Every kind, in the order their numbers give (`TimerKind::number`).
-    const ALL: [TimerKind; 3] = [
-        TimerKind::BufferTimeout,
-        TimerKind::Level1,
-        TimerKind::Reorder,
-    ];
-
     /// The kind's number in an event.
     pub fn number(self) -> u32 {
         self as u32
@@ -49,7 +47,11 @@ impl TimerKind {
 
     /// The kind numbered `n` (one [`TimerKind::number`] gave).
     pub fn of_number(n: u32) -> TimerKind {
-        Self::ALL[n as usize]
+        match n {
+            0 => TimerKind::BufferTimeout,
+            1 => TimerKind::Level1,
+            _ => TimerKind::Reorder,
+        }
     }
 }
 
@@ -62,16 +64,33 @@ impl Simulation {
             TimerKind::Reorder => self.on_reorder_timeout(id as usize),
         }
     }
+}
+
+/// The techniques' run-time parts, each there when it is on.
+pub(super) struct Techniques {
+    /// ROSA's level-1 GC (`level1.rs`).
+    pub(super) level1: Option<Level1>,
+    /// The host's streams kept apart (`ftl.host_streams`, `host_streams.rs`).
+    pub(super) host_streams: Option<HostStreams>,
+}
+
+impl Techniques {
+    pub(super) fn new(config: &Config, ftl: &Ftl) -> Techniques {
+        Techniques {
+            level1: Level1::new(config, &ftl.geometry),
+            host_streams: HostStreams::new(config, ftl.pools.len()),
+        }
+    }
 
     /// Every technique's run-time part that is on, in the order the summary lists them.
-    pub(super) fn techniques(&self) -> impl Iterator<Item = &dyn Technique> {
+    pub(super) fn iter(&self) -> impl Iterator<Item = &dyn Technique> {
         let level1 = self.level1.as_ref().map(|t| t as &dyn Technique);
         let host_streams = self.host_streams.as_ref().map(|t| t as &dyn Technique);
         [level1, host_streams].into_iter().flatten()
     }
 
-    /// [`Simulation::techniques`], to change.
-    pub(super) fn techniques_mut(&mut self) -> impl Iterator<Item = &mut dyn Technique> {
+    /// [`Techniques::iter`], to change.
+    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut dyn Technique> {
         let level1 = self.level1.as_mut().map(|t| t as &mut dyn Technique);
         let host_streams = self.host_streams.as_mut().map(|t| t as &mut dyn Technique);
         [level1, host_streams].into_iter().flatten()

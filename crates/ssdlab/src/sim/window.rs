@@ -79,20 +79,20 @@ impl Simulation {
     #[cold]
     fn cross_statistics_boundary(&mut self) {
         self.window.boundary = Some(Boundary {
-            at_ns: self.now,
-            die_busy_ns: self.sched.die_busy_ns().collect(),
-            channel_busy_ns: self.sched.channel_busy_ns().collect(),
-            link_busy_ns: self.host_interface.busy_ns(),
-            erase_counts: self.ftl.blocks.iter().map(|b| b.erase_count).collect(),
+            at_ns: self.dev.now,
+            die_busy_ns: self.dev.sched.die_busy_ns().collect(),
+            channel_busy_ns: self.dev.sched.channel_busy_ns().collect(),
+            link_busy_ns: self.host.interface.busy_ns(),
+            erase_counts: self.dev.ftl.blocks.iter().map(|b| b.erase_count).collect(),
         });
-        self.device = Default::default();
+        self.dev.stats = Default::default();
         if let Some(c) = &mut self.data_cache {
             c.stats = Default::default();
         }
         if let Some(m) = &mut self.mapping {
             m.reset_stats();
         }
-        for t in self.techniques_mut() {
+        for t in self.techniques.iter_mut() {
             t.reset_stats();
         }
     }
@@ -110,7 +110,7 @@ impl Simulation {
     /// Each die's busy time in the measured part.
     pub(super) fn measured_die_busy_ns(&self) -> Vec<u64> {
         let at = self.window.boundary.as_ref().map(|b| &b.die_busy_ns[..]);
-        since(self.sched.die_busy_ns(), at)
+        since(self.dev.sched.die_busy_ns(), at)
     }
 
     /// Each channel's busy time in the measured part.
@@ -120,12 +120,12 @@ impl Simulation {
             .boundary
             .as_ref()
             .map(|b| &b.channel_busy_ns[..]);
-        since(self.sched.channel_busy_ns(), at)
+        since(self.dev.sched.channel_busy_ns(), at)
     }
 
     /// The host link's busy time each way (to the device, to the host) in the measured part.
     pub(super) fn measured_link_busy_ns(&self) -> (u64, u64) {
-        let (to_device, to_host) = self.host_interface.busy_ns();
+        let (to_device, to_host) = self.host.interface.busy_ns();
         match &self.window.boundary {
             Some(b) => (to_device - b.link_busy_ns.0, to_host - b.link_busy_ns.1),
             None => (to_device, to_host),
@@ -135,7 +135,7 @@ impl Simulation {
     /// Each block's erases in the measured part.
     pub(super) fn measured_erase_counts(&self) -> Vec<u32> {
         let at = self.window.boundary.as_ref().map(|b| &b.erase_counts[..]);
-        since(self.ftl.blocks.iter().map(|b| b.erase_count), at)
+        since(self.dev.ftl.blocks.iter().map(|b| b.erase_count), at)
     }
 
     /// The `statistics` summary key: what the window excluded (None: no window).
@@ -144,7 +144,7 @@ impl Simulation {
         Some(json!({
             "warmup_requests": self.window.warmup_requests,
             "measured_from_ns": b.at_ns,
-            "measured_span_ns": self.now - b.at_ns,
+            "measured_span_ns": self.dev.now - b.at_ns,
         }))
     }
 }

@@ -2,20 +2,76 @@
 //! of their stream, and a sealed page is placed on a plane and programmed. A plane without room
 //! holds its sealed pages until GC frees a block (foreground GC).
 
+use std::collections::VecDeque;
+
+use slab::Slab;
+
 use crate::config::PartialWrite;
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::admission::{Admitted, Route, Sealed};
 use crate::ftl::page_units::PageUnits;
+use crate::ftl::policies::Policies;
 use crate::ftl::shape::{UnitKind, UnitShape};
 use crate::ftl::write_buffer::SealedPage;
-use crate::ftl::{table, Location, Writer};
+use crate::ftl::{table, Ftl, Location, Writer};
 
-use super::event::Event;
+use super::event::{Event, Timer};
 use super::technique::TimerKind;
-use super::{ProgramRecord, Simulation};
+use super::Simulation;
 
 /// Mapping entries in a cache line.
 const UNITS_PER_LINE: u32 = 64 / std::mem::size_of::<u32>() as u32;
+
+/// What a program operation is for (its `owner` indexes these).
+pub(super) struct ProgramRecord {
+    pub(super) page: u32,
+    pub(super) units: u32,
+    pub(super) waiters: Vec<u32>,
+    pub(super) source: OpSource,
+    /// The pool programmed (host), or the pool whose GC job issued the copy (GC, WL).
+    pub(super) pool: usize,
+    /// The slots a later (partial) program of the page writes; 0 for a page's first program.
+    pub(super) partial_slots: u64,
+}
+
+/// The write path's own state: programs in flight, what waits for room, and where the next
+/// pages go.
+pub(super) struct Writes {
+    /// In-flight programs, keyed by the `owner` of their flash operation.
+    pub(super) programs: Slab<ProgramRecord>,
+    /// Sealed host pages waiting for a pool to have room (foreground GC), per pool.
+    pub(super) stalled_pages: Vec<VecDeque<SealedPage>>,
+    /// Write (and trim) requests waiting for buffer room, in arrival order.
+    pub(super) waiters: VecDeque<WaitingWrite>,
+    /// The placement's stream of the hottest data, if it has one (`Placement::hot_stream`).
+    pub(super) hot_stream: Option<usize>,
+    /// Where the next split buffer's channels start (`Ftl::split_pages`).
+    pub(super) split_cursor: u32,
+    /// The placement's streams.
+    pub(super) streams: usize,
+    /// Scratch buffers reused across events (the event loop allocates nothing per request).
+    pub(super) scratch_sealed: Vec<Sealed>,
+    pub(super) scratch_split_pages: Vec<u32>,
+    pub(super) scratch_units: PageUnits,
+}
+
+impl Writes {
+    /// The write path of `ftl` under `policies`, its next split buffer's channels starting at
+    /// `split_cursor` (where preconditioning left it).
+    pub(super) fn new(ftl: &Ftl, policies: &Policies, split_cursor: u32) -> Writes {
+        Writes {
+            programs: Slab::new(),
+            stalled_pages: (0..ftl.pools.len()).map(|_| VecDeque::new()).collect(),
+            waiters: VecDeque::new(),
+            hot_stream: policies.placement.hot_stream(),
+            split_cursor,
+            streams: policies.streams,
+            scratch_sealed: Vec::new(),
+            scratch_split_pages: Vec::new(),
+            scratch_units: PageUnits::new(ftl.keeps_shapes()),
+        }
+    }
+}
 
 /// A request that changes the mapping and waits for buffer room.
 #[derive(Clone, Copy)]
@@ -34,22 +90,22 @@ impl Simulation {
     /// Admit a request that changes the mapping (a write, or a trim) from unit index `from`,
     /// behind any such request already waiting for buffer room, so they take effect in order.
     pub(super) fn admit_update(&mut self, id: u32, from: u32) {
-        let r = &self.requests[id as usize];
+        let r = &self.host.requests[id as usize];
         let mut waiting = WaitingWrite {
             request: id,
             next_unit: from,
-            since_ns: self.now,
+            since_ns: self.dev.now,
             first_lpn: r.first_lpn,
             units: r.units,
         };
-        if !self.write_waiters.is_empty() {
-            self.write_waiters.push_back(waiting);
+        if !self.writes.waiters.is_empty() {
+            self.writes.waiters.push_back(waiting);
             return;
         }
         if let Some(next) = self.admit_units(id, from) {
             waiting.next_unit = next;
-            self.write_waiters.push_back(waiting);
-            if self.host_streams.is_some() {
+            self.writes.waiters.push_back(waiting);
+            if self.techniques.host_streams.is_some() {
                 self.relieve_buffer();
             }
         }
@@ -59,30 +115,30 @@ impl Simulation {
     /// unit left over, if any.
     fn admit_units(&mut self, id: u32, from: u32) -> Option<u32> {
         let (first, units, op) = {
-            let r = &self.requests[id as usize];
+            let r = &self.host.requests[id as usize];
             (r.first_lpn, r.units, r.op)
         };
         if op == crate::trace::Op::Trim {
             self.trim(id);
             return None;
         }
-        if self.host_streams.is_some() {
-            self.requests[id as usize].stream_slot = self.host_slot(id) as u16;
+        if self.techniques.host_streams.is_some() {
+            self.host.requests[id as usize].stream_slot = self.host_slot(id) as u16;
         }
         let mut encode_ns = 0;
         for i in from..units {
-            if !self.ftl.buffer.has_room() {
+            if !self.dev.ftl.buffer.has_room() {
                 self.write_into_dram(id, from, i);
                 return Some(i);
             }
             encode_ns += self.admit_unit(id, first + i);
         }
         self.write_into_dram(id, from, units);
-        if self.host_streams.is_some() {
+        if self.techniques.host_streams.is_some() {
             self.host_stream_wrote(id);
         }
         // All units are in: drop the admission guard (and acknowledge, for write_ack = "buffer").
-        self.request_part_done(id, self.now + encode_ns);
+        self.request_part_done(id, self.dev.now + encode_ns);
         None
     }
 
@@ -96,30 +152,30 @@ impl Simulation {
         if !c.caches_writes() || from == to {
             return;
         }
-        let r = &mut self.requests[id as usize];
-        let unit_bytes = self.ftl.geometry.unit_bytes;
+        let r = &mut self.host.requests[id as usize];
+        let unit_bytes = self.dev.ftl.geometry.unit_bytes;
         let bytes: u64 = (r.first_lpn + from..r.first_lpn + to)
             .map(|lpn| {
                 let (lo, hi) = r.bytes_in_unit(lpn, unit_bytes);
                 (hi - lo) as u64
             })
             .sum();
-        r.done_ns = r.done_ns.max(c.access(self.now, bytes));
+        r.done_ns = r.done_ns.max(c.access(self.dev.now, bytes));
     }
 
     /// Put one unit into the write buffer (an all-zero one only into the mapping); returns its
     /// encode time.
     #[inline(always)]
     fn admit_unit(&mut self, id: u32, lpn: u32) -> u64 {
-        let unit_bytes = self.ftl.geometry.unit_bytes;
-        let version = match &mut self.ftl.oracle {
+        let unit_bytes = self.dev.ftl.geometry.unit_bytes;
+        let version = match &mut self.dev.ftl.oracle {
             Some(o) => {
-                let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
+                let (lo, hi) = self.host.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
                 o.write(lpn, lo, hi)
             }
             None => 0,
         };
-        let updates = self.ftl.count_update(lpn);
+        let updates = self.dev.ftl.count_update(lpn);
         if let Some(c) = &mut self.data_cache {
             c.drop_unit(lpn);
         }
@@ -128,77 +184,88 @@ impl Simulation {
         }
         // A unit on PCM is rewritten where it is, only its bytes moved (no read-modify-write:
         // PCM is written a byte at a time). Units are stored as written there (`ftl/pcm.rs`).
-        if self.ftl.geometry.pcm_first_die != u32::MAX {
-            if let Location::Flash(slot) = self.ftl.lookup(lpn) {
-                if self.ftl.rewritable_in_place(slot) {
+        if self.dev.ftl.geometry.pcm_first_die != u32::MAX {
+            if let Location::Flash(slot) = self.dev.ftl.lookup(lpn) {
+                if self.dev.ftl.rewritable_in_place(slot) {
                     // (Stored as written: counted so, beside the units the reduction stores.)
-                    let as_written = UnitShape::raw(self.ftl.geometry.unit_bytes);
-                    self.device.reduction.count(unit_bytes, Some(as_written));
+                    let as_written = UnitShape::raw(self.dev.ftl.geometry.unit_bytes);
+                    self.dev.stats.reduction.count(unit_bytes, Some(as_written));
                     self.rewrite_in_place(id, lpn, version, slot);
                     return 0;
                 }
             }
         }
-        let merged = self.config.ftl.partial_write == PartialWrite::ReadModifyWrite
+        let merged = self.dev.config.ftl.partial_write == PartialWrite::ReadModifyWrite
             && self.read_for_merge(id, lpn);
-        let reduced = self.policies.reduction.reduce(lpn);
+        let reduced = self.dev.policies.reduction.reduce(lpn);
         if merged {
             // The merged unit is compressed once its old bytes are in.
-            self.requests[id as usize].after_read_ns += reduced.encode_ns;
+            self.host.requests[id as usize].after_read_ns += reduced.encode_ns;
         }
         let Some(shape) = reduced.shape else {
-            self.device.reduction.count(unit_bytes, None);
-            self.ftl.map_zero(lpn, version);
+            self.dev.stats.reduction.count(unit_bytes, None);
+            self.dev.ftl.map_zero(lpn, version);
             return reduced.encode_ns;
         };
         let Route {
             dest,
             shape,
             on_pcm,
-        } = self.ftl.route(
+        } = self.dev.ftl.route(
             lpn,
             updates,
             shape,
-            &mut *self.policies.placement,
-            self.policies.split.as_deref_mut(),
-            self.requests[id as usize].bytes,
-            self.streams,
+            &mut *self.dev.policies.placement,
+            self.dev.policies.split.as_deref_mut(),
+            self.host.requests[id as usize].bytes,
+            self.writes.streams,
         );
-        self.device.reduction.count(unit_bytes, Some(shape));
+        self.dev.stats.reduction.count(unit_bytes, Some(shape));
         // A host stream's own pages and blocks (`sim/host_streams.rs`) are flash's: PCM, written
         // in place a page at a time, has no block a stream could keep to itself.
-        let slot = match self.requests[id as usize].stream_slot as usize {
+        let slot = match self.host.requests[id as usize].stream_slot as usize {
             s if s > 0 && !on_pcm => s,
             _ => 0,
         };
         let stream_key = self.stream_key(dest.region, slot, dest.stream);
-        if let Some(hot) = self.hot_stream {
-            self.device.placed_units += 1;
-            self.device.hot_units += u64::from(dest.stream == hot);
+        if let Some(hot) = self.writes.hot_stream {
+            self.dev.stats.placed_units += 1;
+            self.dev.stats.hot_units += u64::from(dest.stream == hot);
         }
         // (The mapping is looked up only when pages take partial programs.)
         // (A split unit's parts go to pages of their own channels, never beside its old copy.)
-        if let (Some(policy), false) = (&mut self.policies.partial, shape.kind == UnitKind::Split) {
-            if let Location::Flash(old) = self.ftl.lookup(lpn) {
-                if let Some(page) = policy.update_in_place(&self.ftl, old, updates, shape.len) {
+        if let (Some(policy), false) = (
+            &mut self.dev.policies.partial,
+            shape.kind == UnitKind::Split,
+        ) {
+            if let Location::Flash(old) = self.dev.ftl.lookup(lpn) {
+                if let Some(page) = policy.update_in_place(&self.dev.ftl, old, updates, shape.len) {
                     self.update_in_place(id, lpn, version, shape, page);
                     return reduced.encode_ns;
                 }
             }
         }
-        let keys = (self.ftl.buffer).keys(stream_key, self.policies.reduction.lane_of(shape));
+        let keys =
+            (self.dev.ftl.buffer).keys(stream_key, self.dev.policies.reduction.lane_of(shape));
         if let Some(limit) =
-            (self.policies.partial.as_ref()).and_then(|p| p.merge_threshold_pages())
+            (self.dev.policies.partial.as_ref()).and_then(|p| p.merge_threshold_pages())
         {
             self.merge_logical_page(id, lpn, keys.clone(), limit);
         }
-        let waiter = self.ack_on_program().then_some(id);
-        let a = (self.ftl).buffer_unit(lpn, version, shape, keys, waiter, &mut self.scratch_sealed);
+        let waiter = self.dev.ack_on_program().then_some(id);
+        let a = (self.dev.ftl).buffer_unit(
+            lpn,
+            version,
+            shape,
+            keys,
+            waiter,
+            &mut self.writes.scratch_sealed,
+        );
         if a.rewritten {
-            self.device.coalesced_write_units += 1;
+            self.dev.stats.coalesced_write_units += 1;
         }
         if a.waiting {
-            self.requests[id as usize].pending += 1;
+            self.host.requests[id as usize].pending += 1;
         }
         self.program_admitted(a);
         reduced.encode_ns
@@ -213,17 +280,22 @@ impl Simulation {
     /// does not.)
     #[inline(never)]
     fn merge_logical_page(&mut self, id: u32, lpn: u32, keys: std::ops::Range<usize>, limit: u32) {
-        let g = &self.ftl.geometry;
+        let g = &self.dev.ftl.geometry;
         let per_page = g.page_bytes / g.unit_bytes;
         let first = lpn / per_page * per_page;
-        let last = (first + per_page).min(self.ftl.host_units);
+        let last = (first + per_page).min(self.dev.ftl.host_units);
         let mut others = Vec::new();
         let mut pages: Vec<u32> = Vec::new();
         // Only the region written to shares pages (MGA's subpage-mapped data: the small writes);
         // units elsewhere were written, or moved, a page at a time.
-        let region = self.ftl.buffer.destination(keys.start, self.streams).0;
+        let region = self
+            .dev
+            .ftl
+            .buffer
+            .destination(keys.start, self.writes.streams)
+            .0;
         for u in (first..last).filter(|&u| u != lpn) {
-            if let Location::Flash(slot) = self.ftl.lookup(u) {
+            if let Location::Flash(slot) = self.dev.ftl.lookup(u) {
                 if g.region_of(g.block_of_slot(slot)) != region {
                     continue;
                 }
@@ -239,27 +311,29 @@ impl Simulation {
             return;
         }
         let unit_bytes = g.unit_bytes;
-        let mut groups = std::mem::take(&mut self.scratch_groups);
+        let mut groups = std::mem::take(&mut self.reads.scratch_groups);
         groups.clear();
         for &(u, slot) in &others {
-            if self.ftl.unit_programmed(u, slot) {
-                self.ftl
+            if self.dev.ftl.unit_programmed(u, slot) {
+                self.dev
+                    .ftl
                     .read_pages(u, slot, 0, unit_bytes, |page, codewords| {
                         groups.add(page, codewords)
                     });
             }
         }
         self.read_groups(id, &groups, OpSource::Rmw);
-        self.scratch_groups = groups;
+        self.reads.scratch_groups = groups;
         for (u, slot) in others {
-            let version = (self.ftl.oracle.as_ref()).map_or(0, |o| o.slot_version[slot as usize]);
+            let version =
+                (self.dev.ftl.oracle.as_ref()).map_or(0, |o| o.slot_version[slot as usize]);
             let shape = UnitShape {
                 offset: 0,
-                ..self.ftl.shape_in_slot(u, slot)
+                ..self.dev.ftl.shape_in_slot(u, slot)
             };
-            let sealed = &mut self.scratch_sealed;
-            let a = (self.ftl).buffer_unit(u, version, shape, keys.clone(), None, sealed);
-            self.device.merged_units += 1;
+            let sealed = &mut self.writes.scratch_sealed;
+            let a = (self.dev.ftl).buffer_unit(u, version, shape, keys.clone(), None, sealed);
+            self.dev.stats.merged_units += 1;
             // (A merged unit may be the first into its open page: its timeout starts then.)
             self.program_admitted(a);
         }
@@ -270,10 +344,10 @@ impl Simulation {
     /// timeout is set, the rest after. (Most units seal nothing.)
     #[inline(always)]
     pub(super) fn program_admitted(&mut self, a: Admitted) {
-        if self.scratch_sealed.is_empty() {
+        if self.writes.scratch_sealed.is_empty() {
             return self.start_buffer_timeout(a);
         }
-        let mut sealed = std::mem::take(&mut self.scratch_sealed);
+        let mut sealed = std::mem::take(&mut self.writes.scratch_sealed);
         let mut pages = sealed.drain(..);
         for s in pages.by_ref().take(a.sealed_before) {
             self.program_now(s);
@@ -282,21 +356,18 @@ impl Simulation {
         for s in pages {
             self.program_now(s);
         }
-        self.scratch_sealed = sealed;
+        self.writes.scratch_sealed = sealed;
     }
 
     /// The first unit into an empty open page starts its timeout (`write_buffer_timeout_ns`).
     fn start_buffer_timeout(&mut self, a: Admitted) {
-        let timeout = self.config.ftl.write_buffer_timeout_ns;
+        let timeout = self.dev.config.ftl.write_buffer_timeout_ns;
         if a.was_empty && timeout > 0 {
-            let deadline = self.now + timeout;
-            self.ftl.buffer.open[a.deadline_key].deadline_ns = deadline;
-            self.events.push(
+            let deadline = self.dev.now + timeout;
+            self.dev.ftl.buffer.open[a.deadline_key].deadline_ns = deadline;
+            self.dev.events.push(
                 deadline,
-                Event::Timer {
-                    kind: TimerKind::BufferTimeout,
-                    id: a.deadline_key as u32,
-                },
+                Event::Timer(Timer::new(TimerKind::BufferTimeout, a.deadline_key as u32)),
             );
         }
     }
@@ -306,35 +377,36 @@ impl Simulation {
     /// the write buffer, an all-zero or unmapped unit, needs no read. Returns whether it read.
     #[inline(never)]
     fn read_for_merge(&mut self, id: u32, lpn: u32) -> bool {
-        let unit_bytes = self.ftl.geometry.unit_bytes;
-        let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
+        let unit_bytes = self.dev.ftl.geometry.unit_bytes;
+        let (lo, hi) = self.host.requests[id as usize].bytes_in_unit(lpn, unit_bytes);
         if lo == 0 && hi == unit_bytes {
             return false;
         }
-        let Location::Flash(slot) = self.ftl.lookup(lpn) else {
+        let Location::Flash(slot) = self.dev.ftl.lookup(lpn) else {
             return false;
         };
-        if !self.ftl.unit_programmed(lpn, slot) {
+        if !self.dev.ftl.unit_programmed(lpn, slot) {
             return false;
         }
-        let mut groups = std::mem::take(&mut self.scratch_groups);
+        let mut groups = std::mem::take(&mut self.reads.scratch_groups);
         groups.clear();
         for (a, b) in [(0, lo), (hi, unit_bytes)] {
             if a < b {
-                self.ftl.read_pages(lpn, slot, a, b, |page, codewords| {
+                self.dev.ftl.read_pages(lpn, slot, a, b, |page, codewords| {
                     groups.add(page, codewords)
                 });
             }
         }
         let read = !groups.as_slice().is_empty();
         if read {
-            self.device.merge_read_units += 1;
-            if self.ftl.is_compressed(lpn) {
-                self.requests[id as usize].after_read_ns += self.policies.reduction.decompress_ns();
+            self.dev.stats.merge_read_units += 1;
+            if self.dev.ftl.is_compressed(lpn) {
+                self.host.requests[id as usize].after_read_ns +=
+                    self.dev.policies.reduction.decompress_ns();
             }
         }
         self.read_groups(id, &groups, OpSource::Rmw);
-        self.scratch_groups = groups;
+        self.reads.scratch_groups = groups;
         read
     }
 
@@ -348,18 +420,18 @@ impl Simulation {
 
     /// The region and the writer of an open page's key.
     pub(super) fn key_destination(&self, key: usize) -> (usize, Writer) {
-        self.ftl.buffer.destination(key, self.streams)
+        self.dev.ftl.buffer.destination(key, self.writes.streams)
     }
 
     /// Choose a plane for a sealed page and program it there, or hold it until the plane has room.
     pub(super) fn place_sealed(&mut self, sealed: SealedPage) {
         let (region, writer) = self.key_destination(sealed.key);
-        let ftl = &self.ftl;
+        let ftl = &self.dev.ftl;
         let dies = ftl.geometry.regions[region].dies.index;
-        let plane = self.policies.allocators[dies].next_plane(&self.sched, &|p| {
+        let plane = self.dev.policies.allocators[dies].next_plane(&self.dev.sched, &|p| {
             ftl.has_room(ftl.pool_index(p, region), writer)
         });
-        let pool = self.ftl.pool_index(plane, region);
+        let pool = self.dev.ftl.pool_index(plane, region);
         match self.reorder_queue(sealed.key, pool) {
             Some(queue) => self.reorder_arrive(queue, pool, sealed),
             None => self.dispatch_sealed(pool, sealed),
@@ -369,8 +441,8 @@ impl Simulation {
     /// Program a sealed page on `pool`, or hold it until the pool has room.
     pub(super) fn dispatch_sealed(&mut self, pool: usize, sealed: SealedPage) {
         let (_, writer) = self.key_destination(sealed.key);
-        if !self.stalled_pages[pool].is_empty() || !self.ftl.has_room(pool, writer) {
-            self.stalled_pages[pool].push_back(sealed);
+        if !self.writes.stalled_pages[pool].is_empty() || !self.dev.ftl.has_room(pool, writer) {
+            self.writes.stalled_pages[pool].push_back(sealed);
             self.maybe_start_gc(pool);
             return;
         }
@@ -379,41 +451,41 @@ impl Simulation {
 
     /// Program a sealed host page into `pool`, which has room.
     pub(super) fn program_sealed(&mut self, pool: usize, sealed: SealedPage) {
-        let mut units = std::mem::take(&mut self.scratch_units);
-        self.ftl.sealed_units(&sealed, &mut units);
-        if self.ftl.stores_units_alone(pool) {
+        let mut units = std::mem::take(&mut self.writes.scratch_units);
+        self.dev.ftl.sealed_units(&sealed, &mut units);
+        if self.dev.ftl.stores_units_alone(pool) {
             return self.program_units_alone(pool, sealed, units);
         }
         if let Some(page) = self.partial_target(&sealed, &units) {
             self.program_partial(page, sealed, &units);
-            self.scratch_units = units;
+            self.writes.scratch_units = units;
             return;
         }
         let (_, writer) = self.key_destination(sealed.key);
-        let Some(page) = self.ftl.alloc_page(pool, writer, self.now) else {
-            self.scratch_units = units;
-            self.stalled_pages[pool].push_front(sealed);
+        let Some(page) = self.dev.ftl.alloc_page(pool, writer, self.dev.now) else {
+            self.writes.scratch_units = units;
+            self.writes.stalled_pages[pool].push_front(sealed);
             return;
         };
         let live = units.live().count() as u64;
-        self.device.padded_slots += self.ftl.geometry.slots_per_page as u64 - live;
-        let bytes = match &mut self.policies.partial {
+        self.dev.stats.padded_slots += self.dev.ftl.geometry.slots_per_page as u64 - live;
+        let bytes = match &mut self.dev.policies.partial {
             // The subpages left stay erased for later partial programs, and only those
             // written are moved.
             Some(policy) => {
-                let bytes = self.ftl.fill_page_in_part(page, &units);
-                policy.first_program(&self.ftl, sealed.key, page);
+                let bytes = self.dev.ftl.fill_page_in_part(page, &units);
+                policy.first_program(&self.dev.ftl, sealed.key, page);
                 bytes
             }
             None => {
-                self.ftl.fill_page(page, &units);
-                self.ftl.geometry.page_bytes
+                self.dev.ftl.fill_page(page, &units);
+                self.dev.ftl.geometry.page_bytes
             }
         } as u64;
-        self.scratch_units = units;
+        self.writes.scratch_units = units;
         let units = sealed.entries.len() as u32;
         let source = self.program_source(sealed.key);
-        self.ftl.buffer.retire(sealed.entries);
+        self.dev.ftl.buffer.retire(sealed.entries);
         let owner = self.new_program(ProgramRecord {
             page,
             units,
@@ -423,7 +495,7 @@ impl Simulation {
             partial_slots: 0,
         });
         let op = self.program_op_bytes(page, source, owner, bytes);
-        self.submit(op);
+        self.dev.submit(op);
         self.maybe_start_gc(pool);
     }
 
@@ -432,28 +504,28 @@ impl Simulation {
     /// (they complete in order, on one die) releases the page's buffer room and its waiters.
     fn program_units_alone(&mut self, pool: usize, sealed: SealedPage, units: PageUnits) {
         let live: Vec<(u32, u32)> = units.live().collect();
-        self.scratch_units = units;
-        if !self.ftl.has_room_for_units(pool, live.len() as u32) {
-            self.stalled_pages[pool].push_front(sealed);
+        self.writes.scratch_units = units;
+        if !self.dev.ftl.has_room_for_units(pool, live.len() as u32) {
+            self.writes.stalled_pages[pool].push_front(sealed);
             return;
         }
         let entries = sealed.entries.len() as u32;
         let source = self.program_source(sealed.key);
-        self.ftl.buffer.retire(sealed.entries);
+        self.dev.ftl.buffer.retire(sealed.entries);
         if live.is_empty() {
             // Every unit was rewritten or trimmed while buffered: nothing to program.
-            self.ftl.buffer.release(entries);
+            self.dev.ftl.buffer.release(entries);
             for w in sealed.waiters {
-                self.request_part_done(w, self.now);
+                self.request_part_done(w, self.dev.now);
             }
             return self.admit_waiting_writes();
         }
         let mut waiters = Some(sealed.waiters);
         for (i, &(lpn, version)) in live.iter().enumerate() {
-            let slot = self.ftl.alloc_slot(pool, self.now);
-            let bytes = self.ftl.fill_slot(slot, lpn, version);
+            let slot = self.dev.ftl.alloc_slot(pool, self.dev.now);
+            let bytes = self.dev.ftl.fill_slot(slot, lpn, version);
             let last = i + 1 == live.len();
-            let page = self.ftl.geometry.page_of_slot(slot);
+            let page = self.dev.ftl.geometry.page_of_slot(slot);
             let owner = self.new_program(ProgramRecord {
                 page,
                 units: if last { entries } else { 0 },
@@ -467,7 +539,7 @@ impl Simulation {
                 partial_slots: 0,
             });
             let op = self.program_op_bytes(page, source, owner, bytes);
-            self.submit(op);
+            self.dev.submit(op);
         }
     }
 
@@ -476,12 +548,12 @@ impl Simulation {
     /// outside the write buffer.
     #[inline(never)]
     fn update_in_place(&mut self, id: u32, lpn: u32, version: u32, shape: UnitShape, page: u32) {
-        self.ftl.unmap(lpn);
-        let mut unit = PageUnits::new(self.ftl.keeps_shapes());
+        self.dev.ftl.unmap(lpn);
+        let mut unit = PageUnits::new(self.dev.ftl.keeps_shapes());
         unit.push(lpn, version, || UnitShape { offset: 0, ..shape });
-        let written = self.ftl.fill_erased_slots(page, &unit);
-        self.device.partial_programs += 1;
-        self.device.in_place_updates += 1;
+        let written = self.dev.ftl.fill_erased_slots(page, &unit);
+        self.dev.stats.partial_programs += 1;
+        self.dev.stats.in_place_updates += 1;
         self.program_for_request(id, page, written.slots, written.bytes);
     }
 
@@ -490,10 +562,10 @@ impl Simulation {
     /// the request writes.
     #[inline(never)]
     fn rewrite_in_place(&mut self, id: u32, lpn: u32, version: u32, slot: u32) {
-        self.ftl.rewrite_in_place(lpn, slot, version);
-        self.device.pcm_in_place_writes += 1;
-        let g = &self.ftl.geometry;
-        let (lo, hi) = self.requests[id as usize].bytes_in_unit(lpn, g.unit_bytes);
+        self.dev.ftl.rewrite_in_place(lpn, slot, version);
+        self.dev.stats.pcm_in_place_writes += 1;
+        let g = &self.dev.ftl.geometry;
+        let (lo, hi) = self.host.requests[id as usize].bytes_in_unit(lpn, g.unit_bytes);
         let page = g.page_of_slot(slot);
         self.program_for_request(id, page, 0, (hi - lo) as u64);
     }
@@ -502,16 +574,17 @@ impl Simulation {
     /// `id` alone, outside the write buffer: the request waits for it if writes are
     /// acknowledged on program.
     fn program_for_request(&mut self, id: u32, page: u32, partial_slots: u64, bytes: u64) {
-        let waiters = match self.ack_on_program() {
+        let waiters = match self.dev.ack_on_program() {
             true => {
-                self.requests[id as usize].pending += 1;
+                self.host.requests[id as usize].pending += 1;
                 vec![id]
             }
             false => Vec::new(),
         };
         let pool = self
+            .dev
             .ftl
-            .pool_of_block(self.ftl.geometry.block_of_page(page));
+            .pool_of_block(self.dev.ftl.geometry.block_of_page(page));
         let owner = self.new_program(ProgramRecord {
             page,
             units: 0,
@@ -521,16 +594,23 @@ impl Simulation {
             partial_slots,
         });
         let op = self.program_op_bytes(page, OpSource::Host, owner, bytes);
-        self.submit(op);
+        self.dev.submit(op);
     }
 
     /// The page already programmed in part that the partial-program policy sends `sealed`'s
     /// live `units` to, if any.
     fn partial_target(&mut self, sealed: &SealedPage, units: &PageUnits) -> Option<u32> {
-        let policy = self.policies.partial.as_mut()?;
+        let policy = self.dev.policies.partial.as_mut()?;
         let live = units.live().count() as u32;
-        (live > 0 && live < self.ftl.geometry.slots_per_page)
-            .then(|| policy.target(&self.ftl, sealed.key, live, self.ftl.live_bytes(units)))
+        (live > 0 && live < self.dev.ftl.geometry.slots_per_page)
+            .then(|| {
+                policy.target(
+                    &self.dev.ftl,
+                    sealed.key,
+                    live,
+                    self.dev.ftl.live_bytes(units),
+                )
+            })
             .flatten()
     }
 
@@ -539,13 +619,14 @@ impl Simulation {
     #[inline(never)]
     fn program_partial(&mut self, page: u32, sealed: SealedPage, units: &PageUnits) {
         let pool = self
+            .dev
             .ftl
-            .pool_of_block(self.ftl.geometry.block_of_page(page));
-        let written = self.ftl.fill_erased_slots(page, units);
-        self.device.partial_programs += 1;
+            .pool_of_block(self.dev.ftl.geometry.block_of_page(page));
+        let written = self.dev.ftl.fill_erased_slots(page, units);
+        self.dev.stats.partial_programs += 1;
         let n = sealed.entries.len() as u32;
         let source = self.program_source(sealed.key);
-        self.ftl.buffer.retire(sealed.entries);
+        self.dev.ftl.buffer.retire(sealed.entries);
         let owner = self.new_program(ProgramRecord {
             page,
             units: n,
@@ -555,7 +636,7 @@ impl Simulation {
             partial_slots: written.slots,
         });
         let op = self.program_op_bytes(page, source, owner, written.bytes);
-        self.submit(op);
+        self.dev.submit(op);
     }
 
     /// Whom a sealed page's program is counted for: the host, or the mapping table's
@@ -572,12 +653,12 @@ impl Simulation {
         if record.source == OpSource::Host {
             self.count_host_program(1);
         }
-        self.programs.insert(record) as u32
+        self.writes.programs.insert(record) as u32
     }
 
     /// The program command for a whole page.
     pub(super) fn program_op(&mut self, page: u32, source: OpSource, owner: u32) -> FlashOp {
-        let bytes = self.ftl.geometry.page_bytes as u64;
+        let bytes = self.dev.ftl.geometry.page_bytes as u64;
         self.program_op_bytes(page, source, owner, bytes)
     }
 
@@ -589,9 +670,9 @@ impl Simulation {
         owner: u32,
         bytes: u64,
     ) -> FlashOp {
-        let g = &self.ftl.geometry;
+        let g = &self.dev.ftl.geometry;
         let a = g.page_addr(page);
-        self.device.programmed_bytes += bytes;
+        self.dev.stats.programmed_bytes += bytes;
         FlashOp {
             kind: OpKind::Program,
             source,
@@ -600,8 +681,8 @@ impl Simulation {
             page_in_block: a.page_in_block,
             target: page,
             codewords: 0,
-            array_ns: self.timing.region(a.region).tprog_ns[a.page_type as usize],
-            transfer_ns: self.timing.transfer_ns(bytes),
+            array_ns: self.dev.timing.region(a.region).tprog_ns[a.page_type as usize],
+            transfer_ns: self.dev.timing.transfer_ns(bytes),
             owner,
         }
     }
@@ -614,40 +695,41 @@ impl Simulation {
             source,
             pool,
             partial_slots,
-        } = self.programs.remove(owner as usize);
+        } = self.writes.programs.remove(owner as usize);
         match partial_slots {
-            0 => self.ftl.complete_program(page),
-            slots => self.ftl.complete_partial(page, slots),
+            0 => self.dev.ftl.complete_program(page),
+            slots => self.dev.ftl.complete_partial(page, slots),
         }
-        if let Some(m) = &mut self.errors {
-            let g = &self.ftl.geometry;
+        if let Some(m) = &mut self.reads.errors {
+            let g = &self.dev.ftl.geometry;
             match partial_slots {
                 0 => m.wear.programmed(g, page, g.all_slots(), true),
                 slots => m.wear.programmed(g, page, slots, false),
             }
         }
         // A block whose last program completes may be the victim a waiting GC needs.
-        let block = self.ftl.geometry.block_of_page(page);
-        let block_pool = self.ftl.pool_of_block(block);
-        if self.ftl.programmed[block as usize] == self.ftl.pools[block_pool].pages_per_block {
+        let block = self.dev.ftl.geometry.block_of_page(page);
+        let block_pool = self.dev.ftl.pool_of_block(block);
+        if self.dev.ftl.programmed[block as usize] == self.dev.ftl.pools[block_pool].pages_per_block
+        {
             self.maybe_start_gc(block_pool);
         }
         // So may a block of a pool that found nothing worth cleaning, if this page's units
         // overwrote units of it.
-        if !self.gc_parked.is_empty() {
+        if !self.gc.parked.is_empty() {
             self.retry_parked_gc();
         }
         match source {
             OpSource::Host => {
                 self.count_host_program(-1);
-                self.ftl.buffer.release(units);
+                self.dev.ftl.buffer.release(units);
                 for w in waiters {
-                    self.request_part_done(w, self.now);
+                    self.request_part_done(w, self.dev.now);
                 }
                 self.admit_waiting_writes();
             }
             OpSource::Gc | OpSource::Wl => {
-                self.gc[pool].programs_outstanding -= 1;
+                self.gc.jobs[pool].programs_outstanding -= 1;
                 self.advance_gc(pool);
             }
             OpSource::Rmw | OpSource::Mapping => {
@@ -658,30 +740,33 @@ impl Simulation {
 
     /// Buffer room freed up: admit waiting writes in arrival order.
     fn admit_waiting_writes(&mut self) {
-        while self.ftl.buffer.has_room() {
-            let Some(mut w) = self.write_waiters.pop_front() else {
+        while self.dev.ftl.buffer.has_room() {
+            let Some(mut w) = self.writes.waiters.pop_front() else {
                 break;
             };
-            self.device.write_stall_ns += self.now - w.since_ns;
+            self.dev.stats.write_stall_ns += self.dev.now - w.since_ns;
             if let Some(left) = self.admit_units(w.request, w.next_unit) {
                 w.next_unit = left;
-                w.since_ns = self.now;
-                self.write_waiters.push_front(w);
+                w.since_ns = self.dev.now;
+                self.writes.waiters.push_front(w);
                 break;
             }
         }
-        if self.host_streams.is_some() && !self.write_waiters.is_empty() {
+        if self.techniques.host_streams.is_some() && !self.writes.waiters.is_empty() {
             self.relieve_buffer();
         }
         // A program frees a page's worth of room, about half a write, so the write behind the
         // first is admitted at one of the next programs' ends. It has waited long enough for its
         // mapping entries to leave the cache: load them now, a few dozen events before they are
         // needed (docs/performance.md, "Memory access").
-        if let Some(w) = self.write_waiters.get(1) {
+        if let Some(w) = self.writes.waiters.get(1) {
             let from = w.first_lpn + w.next_unit;
             let last = w.first_lpn + w.units - 1;
-            table::prefetch(&self.ftl.l2p, from as usize);
-            table::prefetch(&self.ftl.l2p, last.min(from + UNITS_PER_LINE - 1) as usize);
+            table::prefetch(&self.dev.ftl.l2p, from as usize);
+            table::prefetch(
+                &self.dev.ftl.l2p,
+                last.min(from + UNITS_PER_LINE - 1) as usize,
+            );
         }
         self.maybe_final_flush();
     }
@@ -690,7 +775,7 @@ impl Simulation {
         // The event may be for a page sealed since; only a page whose own deadline is now goes.
         // (A page opened at the same instant as a sealed one has the same deadline and its own
         // event at this very time, so sealing it on the older event changes nothing.)
-        if self.ftl.buffer.open[key].deadline_ns != self.now {
+        if self.dev.ftl.buffer.open[key].deadline_ns != self.dev.now {
             return;
         }
         self.seal_and_program(key);
@@ -698,14 +783,14 @@ impl Simulation {
 
     /// Seal open page `key` (with its split buffer, if it is one's first row) and program it.
     pub(super) fn seal_and_program(&mut self, key: usize) {
-        let lanes = self.ftl.buffer.lanes();
-        let group = self.ftl.buffer.keys(key / lanes, key % lanes);
+        let lanes = self.dev.ftl.buffer.lanes();
+        let group = self.dev.ftl.buffer.keys(key / lanes, key % lanes);
         if group.len() > 1 {
             if key == group.start {
-                let rows = self.ftl.buffer.seal_all(group);
+                let rows = self.dev.ftl.buffer.seal_all(group);
                 self.place_split(rows);
             }
-        } else if let Some(sealed) = self.ftl.buffer.seal(key) {
+        } else if let Some(sealed) = self.dev.ftl.buffer.seal(key) {
             self.place_sealed(sealed);
         }
     }

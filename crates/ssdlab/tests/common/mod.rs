@@ -51,7 +51,7 @@ pub fn run_logged(
     sim.run().unwrap();
     let s = sim.summary();
     assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
-    (sim.log.take().unwrap(), s)
+    (sim.take_log().unwrap(), s)
 }
 
 /// Replay `requests` as one flow on `config` with the integrity oracle on (which must find

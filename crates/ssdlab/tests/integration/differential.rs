@@ -144,8 +144,8 @@ fn check(
     let mut sim = Simulation::new(config, vec![flow], opts).unwrap();
     // The model starts from the preconditioned state (unit → last version, and the units
     // mapped) …
-    let oracle = sim.ftl.oracle.as_ref().unwrap();
-    let mut last: HashMap<u32, u32> = (0..sim.ftl.logical_units)
+    let oracle = sim.ftl().oracle.as_ref().unwrap();
+    let mut last: HashMap<u32, u32> = (0..sim.ftl().logical_units)
         .filter(|&l| oracle.versions[l as usize] != 0)
         .map(|l| (l, oracle.versions[l as usize]))
         .collect();
@@ -169,12 +169,12 @@ fn check(
         }
     }
     sim.run().unwrap();
-    prop_assert!(sim.device.gc_invocations > 0, "no GC ran");
-    for lpn in 0..sim.ftl.logical_units {
+    prop_assert!(sim.stats().gc_invocations > 0, "no GC ran");
+    for lpn in 0..sim.ftl().logical_units {
         let expected = if mapped.contains(&lpn) { last[&lpn] } else { 0 };
-        prop_assert_eq!(sim.ftl.stored_version(lpn), expected, "unit {}", lpn);
+        prop_assert_eq!(sim.ftl().stored_version(lpn), expected, "unit {}", lpn);
     }
-    let o = sim.ftl.oracle.as_ref().unwrap();
+    let o = sim.ftl().oracle.as_ref().unwrap();
     prop_assert_eq!(o.violations, 0, "{:?}", o.messages);
     prop_assert!(o.checked_reads > 0);
     Ok(())

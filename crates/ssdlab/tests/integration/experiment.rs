@@ -840,9 +840,9 @@ fn the_ipu_device_starts_at_both_regions_gc_threshold() {
         let mut config = run.config.clone();
         let flows = ssdlab::run::load_flows(&mut config).unwrap();
         let sim = Simulation::new(config, flows, RunOptions::default()).unwrap();
-        for p in &sim.ftl.pools {
+        for p in &sim.ftl().pools {
             let free = p.free.len() as u32;
-            let region = &sim.ftl.geometry.regions[p.region].name;
+            let region = &sim.ftl().geometry.regions[p.region].name;
             let at = format!("{} plane {} region {region}", run.config_label, p.plane);
             match region.as_str() {
                 "main" | "slc" => assert_eq!(free, p.gc_threshold_blocks, "{at}"),

@@ -23,8 +23,8 @@ fn write(t: u64, lpn: u64) -> TraceRequest {
 /// Where each of units `0..n` is stored (its slot, and whether PCM's).
 fn slots(sim: &Simulation, n: u32) -> Vec<(u32, bool)> {
     (0..n)
-        .map(|lpn| match sim.ftl.lookup(lpn) {
-            Location::Flash(slot) => (slot, sim.ftl.rewritable_in_place(slot)),
+        .map(|lpn| match sim.ftl().lookup(lpn) {
+            Location::Flash(slot) => (slot, sim.ftl().rewritable_in_place(slot)),
             other => panic!("unit {lpn} is {other:?}"),
         })
         .collect()
@@ -62,10 +62,10 @@ fn a_pcm_update_is_in_place_and_never_erases() {
         s["pcm"]
     );
     assert!(s["gc"]["invocations"].as_u64().unwrap() > 0, "flash GC ran");
-    let g = &after.ftl.geometry;
+    let g = &after.ftl().geometry;
     let pcm_planes = g.die_sets[1].plane_ids();
     for b in 0..g.blocks() {
-        let info = after.ftl.blocks[b as usize];
+        let info = after.ftl().blocks[b as usize];
         if pcm_planes.contains(&g.plane_of_block(b)) {
             assert_eq!(info.erase_count, 0, "PCM block {b} was erased");
         }
@@ -90,7 +90,7 @@ fn a_trimmed_pcm_unit_gives_its_page_back_at_once() {
     let pcm_pages: std::collections::HashSet<u32> = again
         .iter()
         .filter(|(_, pcm)| *pcm)
-        .map(|(slot, _)| sim.ftl.geometry.page_of_slot(*slot))
+        .map(|(slot, _)| sim.ftl().geometry.page_of_slot(*slot))
         .collect();
     let before = common::run_verified(
         common::small(PCM),
@@ -99,7 +99,7 @@ fn a_trimmed_pcm_unit_gives_its_page_back_at_once() {
     let first: std::collections::HashSet<u32> = slots(&before, 64)
         .iter()
         .filter(|(_, pcm)| *pcm)
-        .map(|(slot, _)| before.ftl.geometry.page_of_slot(*slot))
+        .map(|(slot, _)| before.ftl().geometry.page_of_slot(*slot))
         .collect();
     assert_eq!(pcm_pages, first, "PCM took back the pages the trim freed");
 }
@@ -132,7 +132,7 @@ fn pcm_reads_are_faster_than_flash_reads() {
     let mut sim = Simulation::new(common::small(PCM), vec![flow], opts).unwrap();
     sim.run().unwrap();
     let on_pcm: Vec<bool> = slots(&sim, 64).iter().map(|s| s.1).collect();
-    let log = sim.log.take().unwrap();
+    let log = sim.take_log().unwrap();
     let (mut pcm, mut flash) = (Vec::new(), Vec::new());
     for r in log.iter().filter(|r| r.op == Op::Read) {
         let lpn = (r.offset_bytes / 4096) as usize;
@@ -252,7 +252,7 @@ fn pcm_takes_each_unit_alone_into_the_slots_units_left() {
         .collect();
     assert!(freed.len() >= 8, "{} units on PCM", freed.len());
     // PCM's units of the first 64 share their pages.
-    let g = &before.ftl.geometry;
+    let g = &before.ftl().geometry;
     let mut pages: Vec<u32> = freed.iter().map(|&s| g.page_of_slot(s)).collect();
     pages.dedup();
     assert_eq!(pages.len(), freed.len().div_ceil(4), "{freed:?}");
@@ -260,7 +260,7 @@ fn pcm_takes_each_unit_alone_into_the_slots_units_left() {
     let mut all = first;
     let t0 = 64 * 100_000;
     for (i, &slot) in freed.iter().enumerate() {
-        let lpn = before.ftl.p2l.unit(g, slot) as u64;
+        let lpn = before.ftl().p2l.unit(g, slot) as u64;
         all.push(TraceRequest {
             op: Op::Trim,
             ..write(t0 + i as u64 * 100_000, lpn)
@@ -270,8 +270,8 @@ fn pcm_takes_each_unit_alone_into_the_slots_units_left() {
     all.extend((64..128).map(|l| write(t1 + (l - 64) * 100_000, l)));
     let after = common::run_verified(common::small(&four), all);
     let new: Vec<u32> = (64..128)
-        .filter_map(|lpn| match after.ftl.lookup(lpn) {
-            Location::Flash(slot) if after.ftl.rewritable_in_place(slot) => Some(slot),
+        .filter_map(|lpn| match after.ftl().lookup(lpn) {
+            Location::Flash(slot) if after.ftl().rewritable_in_place(slot) => Some(slot),
             _ => None,
         })
         .collect();
@@ -295,11 +295,14 @@ fn pcm_takes_each_unit_alone_into_the_slots_units_left() {
     let mut on_pcm = 0;
     for lpn in 0..128 {
         // (All-zero units are stored nowhere.)
-        if let Location::Flash(slot) = sim.ftl.lookup(lpn) {
-            if sim.ftl.rewritable_in_place(slot) {
+        if let Location::Flash(slot) = sim.ftl().lookup(lpn) {
+            if sim.ftl().rewritable_in_place(slot) {
                 on_pcm += 1;
-                assert!(!sim.ftl.is_compressed(lpn), "unit {lpn} compressed on PCM");
-                assert_eq!(sim.ftl.shape_in_slot(lpn, slot).len, 4096);
+                assert!(
+                    !sim.ftl().is_compressed(lpn),
+                    "unit {lpn} compressed on PCM"
+                );
+                assert_eq!(sim.ftl().shape_in_slot(lpn, slot).len, 4096);
             }
         }
     }

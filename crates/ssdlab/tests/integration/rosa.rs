@@ -36,8 +36,8 @@ fn req(t: u64, lpn: u64, op: Op) -> TraceRequest {
 }
 
 fn on_pcm(sim: &Simulation, lpn: u32) -> bool {
-    match sim.ftl.lookup(lpn) {
-        Location::Flash(slot) => sim.ftl.rewritable_in_place(slot),
+    match sim.ftl().lookup(lpn) {
+        Location::Flash(slot) => sim.ftl().rewritable_in_place(slot),
         _ => false,
     }
 }
@@ -128,7 +128,7 @@ fn level1_leaves_pcm_room_to_the_addresses_that_fall_there() {
 fn level1_moves_no_more_than_its_budget() {
     // One block's worth (48 units) of the raw capacity (and a little: the budget is floored).
     let sim0 = common::run_verified(small_rosa("interval_ns=1000000"), vec![]);
-    let raw = sim0.ftl.geometry.physical_units();
+    let raw = sim0.ftl().geometry.physical_units();
     let share = 48.5 / raw as f64;
     let sim = common::run_verified(
         small_rosa(&format!("interval_ns=1000000, budget_share={share}")),

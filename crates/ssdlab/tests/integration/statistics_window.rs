@@ -78,7 +78,7 @@ fn run(
     sim.run().unwrap();
     let s = sim.summary();
     assert_eq!(s["integrity"]["violations"], 0, "{}", s["integrity"]);
-    (s, sim.log.take().unwrap())
+    (s, sim.take_log().unwrap())
 }
 
 /// The warm-up: 400 requests, writes of 128 KiB; then, a second after it ends, the measured

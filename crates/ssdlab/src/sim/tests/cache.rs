@@ -32,9 +32,9 @@ const CACHE: [&str; 2] = [
 /// Units whose current copy is in each region (main, slc).
 fn units_by_region(sim: &Simulation) -> [u32; 2] {
     let mut n = [0; 2];
-    for lpn in 0..sim.ftl.logical_units {
-        if let Location::Flash(slot) = sim.ftl.lookup(lpn) {
-            let g = &sim.ftl.geometry;
+    for lpn in 0..sim.dev.ftl.logical_units {
+        if let Location::Flash(slot) = sim.dev.ftl.lookup(lpn) {
+            let g = &sim.dev.ftl.geometry;
             n[g.region_of(g.block_of_slot(slot))] += 1;
         }
     }
@@ -74,7 +74,7 @@ fn preconditioning_through_the_cache_leaves_the_data_evicted_to_main() {
     );
     assert_eq!(
         main + slc,
-        (0.8 * sim.ftl.logical_units as f64).round() as u32
+        (0.8 * sim.dev.ftl.logical_units as f64).round() as u32
     );
     assert!(main > 10 * slc, "main {main}, slc {slc}");
     // Without the cache everything is written to region 0 (main) directly.
@@ -94,15 +94,16 @@ fn timed_writes_land_in_the_cache_and_its_gc_evicts_them() {
     let config = hybrid(&sets);
     let units = Simulation::new(config.clone(), vec![], RunOptions::default())
         .unwrap()
+        .dev
         .ftl
         .logical_units;
     let mut sim = Simulation::new(config, random_writes(units, 20_000), verify()).unwrap();
     let before = units_by_region(&sim);
     sim.run().unwrap();
     let after = units_by_region(&sim);
-    let d = &sim.device;
+    let d = &sim.dev.stats;
     assert!(d.gc_invocations > 0);
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
     // Host data enters through the cache, and the cache's GC keeps it from filling: evicted
     // units (moved to main) are about as many as those written.
     assert!(after[1] <= 6 * 32 * 4 * 16);
@@ -169,31 +170,31 @@ fn degrading_gc_sends_only_cold_data_to_main() {
     let flow = Flow::new("w".into(), requests, ReplayMode::Open, 1, 1.0, 0);
     let mut sim = Simulation::new(c, vec![flow], verify()).unwrap();
     sim.run().unwrap();
-    let region_of = |sim: &Simulation, lpn| match sim.ftl.lookup(lpn) {
+    let region_of = |sim: &Simulation, lpn| match sim.dev.ftl.lookup(lpn) {
         Location::Flash(slot) => {
-            let g = &sim.ftl.geometry;
+            let g = &sim.dev.ftl.geometry;
             g.region_of(g.block_of_slot(slot))
         }
         other => panic!("unit {lpn} is {other:?}"),
     };
-    let block = match sim.ftl.lookup(1) {
-        Location::Flash(slot) => sim.ftl.geometry.block_of_slot(slot),
+    let block = match sim.dev.ftl.lookup(1) {
+        Location::Flash(slot) => sim.dev.ftl.geometry.block_of_slot(slot),
         _ => unreachable!(),
     };
     assert!((1..15).all(|u| region_of(&sim, u) == 1), "all in the cache");
-    assert_eq!(sim.ftl.update_count(1), 2);
-    let block_of = |sim: &Simulation, lpn| match sim.ftl.lookup(lpn) {
-        Location::Flash(slot) => sim.ftl.geometry.block_of_slot(slot),
+    assert_eq!(sim.dev.ftl.update_count(1), 2);
+    let block_of = |sim: &Simulation, lpn| match sim.dev.ftl.lookup(lpn) {
+        Location::Flash(slot) => sim.dev.ftl.geometry.block_of_slot(slot),
         _ => unreachable!(),
     };
     let cold: Vec<u32> = (2..15).filter(|&u| block_of(&sim, u) == block).collect();
     assert_eq!(cold.len(), 13, "{cold:?}");
-    let pool = sim.ftl.pool_of_block(block);
+    let pool = sim.dev.ftl.pool_of_block(block);
     sim.start_gc_job(pool, block, Owner::Room, CopiesTo::Rules { spills: false });
     sim.run().unwrap();
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
     assert_eq!(region_of(&sim, 1), 1, "the hot unit stays in the cache");
-    assert_eq!(sim.ftl.update_count(1), 1, "one level down");
+    assert_eq!(sim.dev.ftl.update_count(1), 1, "one level down");
     assert!(
         cold.iter().all(|&u| region_of(&sim, u) == 0),
         "cold units go to main"

@@ -32,12 +32,13 @@ fn compressed(offset: u32, len: u32) -> UnitShape {
 /// Lay `units` out in the next page of plane 0's host block, programmed.
 fn lay_out(sim: &mut Simulation, units: &[(u32, UnitShape)]) -> u32 {
     let page = sim
+        .dev
         .ftl
         .alloc_page(0, Writer::Host { stream: 0 }, 0)
         .unwrap();
     let units = units.iter().map(|&(lpn, s)| Some((lpn, 0, s))).collect();
-    sim.ftl.fill_page(page, &units);
-    sim.ftl.complete_program(page);
+    sim.dev.ftl.fill_page(page, &units);
+    sim.dev.ftl.complete_program(page);
     page
 }
 
@@ -69,7 +70,7 @@ fn one_partial_unit_is_a_partial_read_and_several_a_full_one() {
         &[(1, compressed(0, 3000)), (2, compressed(3000, 5000))],
     );
     sim.run().unwrap();
-    let d = &sim.device;
+    let d = &sim.dev.stats;
     // LPN 1 alone: a partial read (4 KiB sensed); LPN 2: a full read; 1 and 2 asked together:
     // one read of the OR of their bitmaps, a full read.
     assert_eq!(d.ops[OpKind::Read.index()][OpSource::Host.index()], 3);
@@ -89,15 +90,15 @@ fn zero_partial_units_are_read_from_the_mapping_alone() {
         (6 * LP + 12288 + 512, 512),
     ]);
     let mut sim = Simulation::new(pr_small(), flows, RunOptions::default()).unwrap();
-    sim.ftl.map_zero(5, 0);
-    assert_eq!(sim.ftl.lookup(5), Location::Zero);
+    sim.dev.ftl.map_zero(5, 0);
+    assert_eq!(sim.dev.ftl.lookup(5), Location::Zero);
     let raw = UnitShape {
         zero_bitmap: 0b0011,
         ..UnitShape::raw(8192)
     };
     lay_out(&mut sim, &[(6, raw)]);
     sim.run().unwrap();
-    let d = &sim.device;
+    let d = &sim.dev.stats;
     // Two asks need no flash; partial unit 2 of LPN 6 is the page's first 4 KiB, unit 3 its
     // second: two partial reads, nothing decompressed.
     assert_eq!(d.reduction.zero_read_units, 2);
@@ -118,7 +119,9 @@ fn decompression_time_follows_the_read() {
         let mut sim = Simulation::new(config, flows, RunOptions::default()).unwrap();
         lay_out(&mut sim, &[(1, compressed(0, 3000))]);
         sim.run().unwrap();
-        sim.flows[0].stats.read.to_json()["max"].as_u64().unwrap()
+        sim.host.flows[0].stats.read.to_json()["max"]
+            .as_u64()
+            .unwrap()
     };
     // LZ4 decompresses in 12 µs, DPC in 38 ns (§5.1.1, §4.2.2): the same read differs by that.
     assert_eq!(latency("lz4") - latency("dpc"), 12_000 - 38);
@@ -143,25 +146,25 @@ fn gc_copies_only_valid_slots_and_keeps_their_packing() {
     let keep = [0, 5, 10];
     for l in 0..lpn {
         if !keep.contains(&l) {
-            sim.ftl.unmap(l);
+            sim.dev.ftl.unmap(l);
         }
     }
     assert_eq!(
-        sim.ftl.valid_space[0],
+        sim.dev.ftl.valid_space[0],
         3 * (4000 + 384),
         "valid space is the stored bytes, and the slack of a page with a valid unit"
     );
     sim.start_gc_job(0, 0, Owner::Room, CopiesTo::Rules { spills: false });
     sim.run().unwrap();
-    let d = &sim.device;
+    let d = &sim.dev.stats;
     assert_eq!(d.gc_copied_units, 3);
     // Only the three pages with a valid unit are read, each for that unit's bytes: a partial
     // read, then two full reads.
     assert_eq!(d.ops[OpKind::Read.index()][OpSource::Gc.index()], 3);
     assert_eq!(d.sensed_bytes, 4096 + 2 * 16384);
     // The copies keep their compressed size, packed back to back into one page.
-    let page = |l| match sim.ftl.lookup(l) {
-        Location::Flash(slot) => (sim.ftl.geometry.page_of_slot(slot), slot),
+    let page = |l| match sim.dev.ftl.lookup(l) {
+        Location::Flash(slot) => (sim.dev.ftl.geometry.page_of_slot(slot), slot),
         other => panic!("unit {l} is {other:?}"),
     };
     let (p0, s0) = page(0);
@@ -171,12 +174,12 @@ fn gc_copies_only_valid_slots_and_keeps_their_packing() {
         .iter()
         .map(|&l| {
             let (_, s) = page(l);
-            sim.ftl.shape(l, s).offset
+            sim.dev.ftl.shape(l, s).offset
         })
         .collect();
     assert_eq!(offsets, [0, 4000, 8000]);
-    assert_eq!(sim.ftl.shape(0, s0), compressed(0, 4000));
-    assert_eq!(sim.ftl.blocks[0].state, crate::ftl::BlockState::Free);
+    assert_eq!(sim.dev.ftl.shape(0, s0), compressed(0, 4000));
+    assert_eq!(sim.dev.ftl.blocks[0].state, crate::ftl::BlockState::Free);
 }
 
 /// A page's unused bytes count as valid while any of its units is: a block of fully valid,
@@ -189,9 +192,9 @@ fn a_pages_packing_slack_is_valid_space_until_its_last_unit_goes() {
         lay_out(&mut sim, &[(lpn, compressed(0, 9000))]);
     }
     let full = 48 * 16384;
-    assert_eq!(sim.ftl.valid_space[0], full, "every page is taken");
+    assert_eq!(sim.dev.ftl.valid_space[0], full, "every page is taken");
     let mut candidates = Vec::new();
-    sim.ftl.victim_candidates(0, &mut candidates);
+    sim.dev.ftl.victim_candidates(0, &mut candidates);
     let c = candidates.iter().find(|c| c.block == 0).unwrap();
     assert_eq!(c.valid_space, c.capacity_space, "not worth cleaning");
     // A page with two units: the first to go frees its bytes, the last the page.
@@ -199,13 +202,13 @@ fn a_pages_packing_slack_is_valid_space_until_its_last_unit_goes() {
         &mut sim,
         &[(100, compressed(0, 6000)), (101, compressed(6000, 6000))],
     );
-    let block = sim.ftl.geometry.block_of_page(page) as usize;
-    let before = sim.ftl.valid_space[block];
-    sim.ftl.unmap(100);
-    assert_eq!(sim.ftl.valid_space[block], before - 6000);
-    sim.ftl.unmap(101);
-    assert_eq!(sim.ftl.valid_space[block], before - 16384);
-    sim.ftl.verify_block(block as u32);
+    let block = sim.dev.ftl.geometry.block_of_page(page) as usize;
+    let before = sim.dev.ftl.valid_space[block];
+    sim.dev.ftl.unmap(100);
+    assert_eq!(sim.dev.ftl.valid_space[block], before - 6000);
+    sim.dev.ftl.unmap(101);
+    assert_eq!(sim.dev.ftl.valid_space[block], before - 16384);
+    sim.dev.ftl.verify_block(block as u32);
 }
 
 #[test]
@@ -234,7 +237,7 @@ fn a_partial_write_reads_the_rest_of_its_logical_page_first() {
         let mut sim = Simulation::new(config, vec![flow], RunOptions::default()).unwrap();
         lay_out(&mut sim, &[(1, compressed(0, 3000))]);
         sim.run().unwrap();
-        let d = &sim.device;
+        let d = &sim.dev.stats;
         // A write's read of its old data is no host read: RAF's numerator and the host read
         // count stay the host's (issue 30 §4).
         assert_eq!(d.ops[OpKind::Read.index()][OpSource::Host.index()], 0);
@@ -242,7 +245,9 @@ fn a_partial_write_reads_the_rest_of_its_logical_page_first() {
         (
             d.ops[OpKind::Read.index()][OpSource::Rmw.index()],
             d.merge_read_units,
-            sim.flows[0].stats.write.to_json()["max"].as_u64().unwrap(),
+            sim.host.flows[0].stats.write.to_json()["max"]
+                .as_u64()
+                .unwrap(),
         )
     };
     // 4 KiB into a 16 KiB logical page stored compressed: one read of the old copy (a partial
@@ -277,8 +282,8 @@ fn units_that_fail_to_compress_share_pages_as_raw_units_do() {
         let flow = Flow::new("w".into(), requests, ReplayMode::Open, 1, 1.0, 0);
         let mut sim = Simulation::new(cfg, vec![flow], verify()).unwrap();
         sim.run().unwrap();
-        assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
-        assert!(sim.device.gc_invocations > 0, "GC must run");
+        assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
+        assert!(sim.dev.stats.gc_invocations > 0, "GC must run");
         sim.summary()
     };
     let raw = run(

@@ -21,7 +21,7 @@ fn a_write_cache_times_writes_and_buffered_reads_by_the_dram() {
     assert_eq!(on[0], FIRMWARE_NS + DRAM_4K_NS);
     // The read reaches the FTL at 11 µs and waits for the write's access to end.
     assert_eq!(on[1], FIRMWARE_NS + DRAM_4K_NS + DRAM_4K_NS - 10_000);
-    assert_eq!(sim.device.buffer_hit_units, 1);
+    assert_eq!(sim.dev.stats.buffer_hit_units, 1);
     let c = sim.data_cache.as_ref().unwrap().stats;
     assert_eq!((c.dram_accesses, c.dram_bytes), (2, 8192));
 }
@@ -48,12 +48,12 @@ fn a_read_cache_serves_units_reads_brought_in_until_written() {
     // Read 0 and read 6 each brought unit 7 in.
     assert_eq!(c.inserted_units, 2);
     assert_eq!(
-        sim.device.ops[OpKind::Read as usize][OpSource::Host.index()],
+        sim.dev.stats.ops[OpKind::Read as usize][OpSource::Host.index()],
         2
     );
     let (off, sim) = latencies(&[], trace);
     assert_eq!(
-        sim.device.ops[OpKind::Read as usize][OpSource::Host.index()],
+        sim.dev.stats.ops[OpKind::Read as usize][OpSource::Host.index()],
         3
     );
     assert_eq!(off[1], off[0]);

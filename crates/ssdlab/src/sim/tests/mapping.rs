@@ -14,7 +14,7 @@ fn read(at_us: u64, unit: u64) -> TraceRequest {
 }
 
 fn mapping_ops(sim: &Simulation, kind: OpKind) -> u64 {
-    sim.device.ops[kind as usize][OpSource::Mapping.index()]
+    sim.dev.stats.ops[kind as usize][OpSource::Mapping.index()]
 }
 
 /// A read whose entry is not held first reads the entry's codeword of its translation page
@@ -33,9 +33,12 @@ fn a_miss_reads_the_translation_page_before_the_data() {
     assert_eq!(mapping_ops(&sim, OpKind::Read), 2);
     assert_eq!(mapping_ops(&sim, OpKind::Program), 0);
     // 73,728 host units: 72 translation pages past them, on flash from the start.
-    assert_eq!(sim.ftl.logical_units - sim.ftl.host_units, 72);
-    for unit in sim.ftl.host_units..sim.ftl.logical_units {
-        assert!(matches!(sim.ftl.lookup(unit), Location::Flash(_)), "{unit}");
+    assert_eq!(sim.dev.ftl.logical_units - sim.dev.ftl.host_units, 72);
+    for unit in sim.dev.ftl.host_units..sim.dev.ftl.logical_units {
+        assert!(
+            matches!(sim.dev.ftl.lookup(unit), Location::Flash(_)),
+            "{unit}"
+        );
     }
 }
 
@@ -67,10 +70,10 @@ fn dirty_entries_pushed_out_write_their_pages_through_gc() {
     assert_eq!(m.stats.page_writes, m.cache.stats.dirty_evictions);
     assert!(mapping_ops(&sim, OpKind::Program) > 0);
     assert!(mapping_ops(&sim, OpKind::Read) > 0);
-    assert!(sim.device.gc_invocations > 0);
-    for unit in sim.ftl.host_units..sim.ftl.logical_units {
+    assert!(sim.dev.stats.gc_invocations > 0);
+    for unit in sim.dev.ftl.host_units..sim.dev.ftl.logical_units {
         assert!(
-            !matches!(sim.ftl.lookup(unit), Location::Unmapped),
+            !matches!(sim.dev.ftl.lookup(unit), Location::Unmapped),
             "{unit}"
         );
     }

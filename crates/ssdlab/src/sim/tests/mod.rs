@@ -12,6 +12,7 @@ mod split;
 
 use super::*;
 use crate::config::ReplayMode;
+use crate::flash::OpSource;
 use crate::sim::gc_job::{CopiesTo, Owner};
 use crate::test_support::small;
 use crate::trace::TraceRequest;
@@ -36,27 +37,27 @@ fn gc_copy_and_erase_take_exact_die_and_bus_time() {
         for u in 0..4 {
             let lpn = 32 * i + u;
             if lpn != 0 {
-                sim.ftl.unmap(lpn);
-                sim.ftl.oracle.as_mut().unwrap().trim(lpn, 0, 4096);
+                sim.dev.ftl.unmap(lpn);
+                sim.dev.ftl.oracle.as_mut().unwrap().trim(lpn, 0, 4096);
             }
         }
     }
-    assert_eq!(sim.ftl.valid_space[0], 1);
+    assert_eq!(sim.dev.ftl.valid_space[0], 1);
     sim.start_gc_job(0, 0, Owner::Room, CopiesTo::Rules { spills: false });
     sim.run().unwrap();
     // Read 4 KiB of an LSB page (dma), decode, program a padded page (LSB of a fresh block), erase.
     let expected = 50_000 + 4096 + 2_000 + 16_384 + 500_000 + 3_000_000;
-    assert_eq!(sim.device.gc_busy_ns, expected);
-    assert_eq!(sim.device.gc_copied_units, 1);
-    assert_eq!(sim.ftl.blocks[0].state, crate::ftl::BlockState::Free);
-    assert_eq!(sim.ftl.blocks[0].erase_count, 1);
+    assert_eq!(sim.dev.stats.gc_busy_ns, expected);
+    assert_eq!(sim.dev.stats.gc_copied_units, 1);
+    assert_eq!(sim.dev.ftl.blocks[0].state, crate::ftl::BlockState::Free);
+    assert_eq!(sim.dev.ftl.blocks[0].erase_count, 1);
     // Unit 0 now lives in plane 0's GC block, page 0.
-    let slot = match sim.ftl.lookup(0) {
+    let slot = match sim.dev.ftl.lookup(0) {
         crate::ftl::Location::Flash(s) => s,
         other => panic!("unit 0 is {other:?}"),
     };
-    assert_eq!(sim.ftl.geometry.block_of_slot(slot), 1);
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert_eq!(sim.dev.ftl.geometry.block_of_slot(slot), 1);
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
 }
 
 /// Replay `requests` on the small device with `sets`, verified: each request's latency in
@@ -70,8 +71,8 @@ fn latencies(sets: &[&str], requests: Vec<TraceRequest>) -> (Vec<u64>, Simulatio
     };
     let mut sim = Simulation::new(small(sets), vec![flow], options).unwrap();
     sim.run().unwrap();
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
-    let mut log = sim.log.clone().unwrap();
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
+    let mut log = sim.host.log.clone().unwrap();
     log.sort_by_key(|r| r.arrival_ns);
     (log.iter().map(|r| r.latency_ns()).collect(), sim)
 }
@@ -129,13 +130,13 @@ fn run_with_gc(planted: bool) -> u64 {
         0,
     );
     let mut sim = Simulation::new(cfg, vec![flow], verify()).unwrap();
-    sim.planted_gc_remap_bug = planted;
+    sim.gc.planted_remap_bug = planted;
     sim.run().unwrap();
     assert!(
-        sim.device.gc_invocations > 0,
+        sim.dev.stats.gc_invocations > 0,
         "the workload must make GC run"
     );
-    sim.ftl.oracle.as_ref().unwrap().violations
+    sim.dev.ftl.oracle.as_ref().unwrap().violations
 }
 
 #[test]
@@ -163,17 +164,17 @@ fn gc_pages_in_flight_peak(window: u32) -> (u32, u64) {
     let mut sim = Simulation::new(cfg, vec![flow], verify()).unwrap();
     let mut peak = 0;
     sim.run_with_progress(1, &mut |s| {
-        for j in &s.gc {
+        for j in &s.gc.jobs {
             peak = peak.max(j.reads_outstanding + j.programs_outstanding);
         }
     })
     .unwrap();
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
     assert!(
-        sim.device.gc_invocations > 0,
+        sim.dev.stats.gc_invocations > 0,
         "the workload must make GC run"
     );
-    (peak, sim.device.gc_copied_units)
+    (peak, sim.dev.stats.gc_copied_units)
 }
 
 #[test]
@@ -208,11 +209,11 @@ fn erase_spread_after_hot_writes(wear_leveling: bool) -> (u32, u64) {
     let flow = Flow::new("hot".into(), requests, ReplayMode::Open, 1, 1.0, 0);
     let mut sim = Simulation::new(cfg, vec![flow], verify()).unwrap();
     sim.run().unwrap();
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
-    let (lo, hi) = (0..sim.ftl.pools.len())
-        .map(|p| sim.ftl.erase_spread(p))
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
+    let (lo, hi) = (0..sim.dev.ftl.pools.len())
+        .map(|p| sim.dev.ftl.erase_spread(p))
         .fold((u32::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
-    (hi - lo, sim.device.wl_invocations)
+    (hi - lo, sim.dev.stats.wl_invocations)
 }
 
 #[test]
@@ -251,11 +252,11 @@ fn metering_charges_every_event_to_its_kind_and_changes_no_result() {
     let mut metered = build();
     let costs = metered.run_metered().unwrap();
     assert_eq!(plain.summary(), metered.summary());
-    assert_eq!(metered.ftl.oracle.as_ref().unwrap().violations, 0);
-    assert!(metered.device.gc_invocations > 0, "GC must run");
+    assert_eq!(metered.dev.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert!(metered.dev.stats.gc_invocations > 0, "GC must run");
 
     use event_costs::Work;
-    let events = metered.events_processed;
+    let events = metered.record.events_processed;
     assert_eq!(costs.count(Work::Pop), events);
     // Every kind of work but the loop's own is the handling of one event.
     let handled: u64 = Work::ALL
@@ -264,7 +265,7 @@ fn metering_charges_every_event_to_its_kind_and_changes_no_result() {
         .map(|&w| costs.count(w))
         .sum();
     assert_eq!(handled, events);
-    let ops = |k: OpKind, s: OpSource| metered.device.ops[k.index()][s.index()];
+    let ops = |k: OpKind, s: OpSource| metered.dev.stats.ops[k.index()][s.index()];
     // Each read command has a sensing end and a transfer end, told apart by the die's phase.
     let host_reads = ops(OpKind::Read, OpSource::Host);
     assert!(host_reads > 0);
@@ -282,7 +283,7 @@ fn metering_charges_every_event_to_its_kind_and_changes_no_result() {
     assert_eq!(costs.count(Work::GcProgramEnd), gc_programs);
     let erases: u64 = OpSource::ALL.iter().map(|&s| ops(OpKind::Erase, s)).sum();
     assert_eq!(costs.count(Work::EraseEnd), erases);
-    let reads = 3000 - 3000 / 50 - metered.flows[0].stats.write.count();
+    let reads = 3000 - 3000 / 50 - metered.host.flows[0].stats.write.count();
     // Each request arrives, then (after the firmware time) its command reaches the FTL.
     assert_eq!(costs.count(Work::Arrival), 3000);
     assert_eq!(costs.count(Work::ReadCommand), reads);
@@ -323,36 +324,36 @@ fn write_trim_read(trim_offset: u64, trim_bytes: u64) -> Simulation {
 #[test]
 fn a_trim_of_part_of_a_unit_keeps_its_other_bytes() {
     let sim = write_trim_read(512, 1024);
-    assert_eq!(sim.device.unmapped_read_units, 0, "the unit was dropped");
-    assert_eq!(sim.device.partly_trimmed_units, 1);
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert_eq!(sim.dev.stats.unmapped_read_units, 0, "the unit was dropped");
+    assert_eq!(sim.dev.stats.partly_trimmed_units, 1);
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
     // A trim of the whole unit unmaps it, and reading it is no violation.
     let sim = write_trim_read(0, 4096);
-    assert_eq!(sim.device.unmapped_read_units, 1);
-    assert_eq!(sim.device.trimmed_units, 1);
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert_eq!(sim.dev.stats.unmapped_read_units, 1);
+    assert_eq!(sim.dev.stats.trimmed_units, 1);
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
 }
 
 #[test]
 fn the_oracle_flags_a_unit_dropped_by_a_partial_trim() {
     let mut sim = Simulation::new(small(&[]), vec![], verify()).unwrap();
-    let o = sim.ftl.oracle.as_mut().unwrap();
+    let o = sim.dev.ftl.oracle.as_mut().unwrap();
     o.write(5, 0, 4096);
     // What the FTL once did on a trim of bytes 512–1536: unmap the whole unit.
     o.trim(5, 512, 1536);
-    sim.ftl.unmap(5);
-    sim.ftl.verify_read(5, 1536, 2048);
-    sim.ftl.verify_read(5, 512, 1536);
-    let o = sim.ftl.oracle.as_ref().unwrap();
+    sim.dev.ftl.unmap(5);
+    sim.dev.ftl.verify_read(5, 1536, 2048);
+    sim.dev.ftl.verify_read(5, 512, 1536);
+    let o = sim.dev.ftl.oracle.as_ref().unwrap();
     assert_eq!(o.violations, 1, "{:?}", o.messages);
     assert!(o.messages[0].contains("sector 3"), "{:?}", o.messages);
     // Sectors trimmed only in part still hold written bytes.
-    let o = sim.ftl.oracle.as_mut().unwrap();
+    let o = sim.dev.ftl.oracle.as_mut().unwrap();
     o.write(6, 0, 4096);
     o.trim(6, 100, 4096);
-    sim.ftl.unmap(6);
-    sim.ftl.verify_read(6, 0, 512);
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 2);
+    sim.dev.ftl.unmap(6);
+    sim.dev.ftl.verify_read(6, 0, 512);
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 2);
 }
 
 /// A GC-heavy preconditioning of `ipu` once ran silent for two minutes: progress covered only the
@@ -411,7 +412,7 @@ fn stream_ids_survive_from_the_flow_to_the_request() {
     };
     let mut sim = Simulation::new(small(&[]), vec![flow], options).unwrap();
     sim.run().unwrap();
-    let mut log = sim.log.take().unwrap();
+    let mut log = sim.host.log.take().unwrap();
     log.sort_by_key(|r| r.arrival_ns);
     let logged: Vec<u16> = log.iter().map(|r| r.stream).collect();
     assert_eq!(logged, streams);
@@ -447,11 +448,11 @@ fn log_columns_read_a_record() {
 /// Every unit reads back as written and every block's valid count is its valid slots': the
 /// oracle's invariants, checked over the whole device.
 fn hold_to_the_oracle(sim: &mut Simulation) {
-    for block in 0..sim.ftl.blocks.len() as u32 {
-        sim.ftl.verify_block(block);
+    for block in 0..sim.dev.ftl.blocks.len() as u32 {
+        sim.dev.ftl.verify_block(block);
     }
-    sim.ftl.verify_all();
-    let o = sim.ftl.oracle.as_ref().unwrap();
+    sim.dev.ftl.verify_all();
+    let o = sim.dev.ftl.oracle.as_ref().unwrap();
     assert_eq!(o.violations, 0, "{:?}", o.messages);
     assert!(o.swept_units > 0);
 }
@@ -468,9 +469,9 @@ fn both_clocks_bring_the_device_to_a_steady_state_the_oracle_holds() {
     ]);
     let mut sim = Simulation::new(instant, vec![], verify()).unwrap();
     assert!(
-        sim.precondition.gc_invocations > 100,
+        sim.record.precondition.gc_invocations > 100,
         "{:?}",
-        sim.precondition
+        sim.record.precondition
     );
     hold_to_the_oracle(&mut sim);
 
@@ -478,12 +479,12 @@ fn both_clocks_bring_the_device_to_a_steady_state_the_oracle_holds() {
     let requests = random_writes(2 * data as usize, data, 11);
     let flow = Flow::new("w".into(), requests, ReplayMode::Open, 1, 1.0, 0);
     let mut sim = Simulation::new(timed, vec![flow], verify()).unwrap();
-    assert_eq!(sim.precondition.gc_invocations, 0);
+    assert_eq!(sim.record.precondition.gc_invocations, 0);
     sim.run().unwrap();
     assert!(
-        sim.device.gc_invocations > 100,
+        sim.dev.stats.gc_invocations > 100,
         "{}",
-        sim.device.gc_invocations
+        sim.dev.stats.gc_invocations
     );
     hold_to_the_oracle(&mut sim);
 }

@@ -41,13 +41,13 @@ fn run(config: Config, requests: Vec<TraceRequest>) -> Simulation {
     let flow = Flow::new("f".into(), requests, ReplayMode::Open, 1, 1.0, 0);
     let mut sim = Simulation::new(config, vec![flow], verify()).unwrap();
     sim.run().unwrap();
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
     sim
 }
 
 fn page_of(sim: &Simulation, lpn: u32) -> u32 {
-    match sim.ftl.lookup(lpn) {
-        Location::Flash(slot) => sim.ftl.geometry.page_of_slot(slot),
+    match sim.dev.ftl.lookup(lpn) {
+        Location::Flash(slot) => sim.dev.ftl.geometry.page_of_slot(slot),
         other => panic!("unit {lpn} is {other:?}"),
     }
 }
@@ -63,7 +63,7 @@ fn later_writes_fill_the_erased_slots_of_the_same_page_up_to_nop() {
     assert!(pages[..4].iter().all(|&p| p == pages[0]), "{pages:?}");
     assert!(pages[4..].iter().all(|&p| p == pages[4]), "{pages:?}");
     assert_ne!(pages[0], pages[4]);
-    let d = &sim.device;
+    let d = &sim.dev.stats;
     assert_eq!(d.partial_programs, 6);
     assert_eq!(d.ops[OpKind::Program.index()][OpSource::Host.index()], 8);
     // Each program moves one 4 KiB subpage.
@@ -81,7 +81,7 @@ fn later_writes_fill_the_erased_slots_of_the_same_page_up_to_nop() {
             .len(),
         4
     );
-    assert_eq!(sim.device.partial_programs, 4);
+    assert_eq!(sim.dev.stats.partial_programs, 4);
 }
 
 #[test]
@@ -93,10 +93,10 @@ fn a_unit_whose_partial_program_is_writing_is_read_from_the_buffer() {
     reqs.sort_by_key(|r| r.arrival_ns);
     let sim = run(slc_cache(4), reqs);
     assert_eq!(page_of(&sim, 1), page_of(&sim, 5));
-    assert_eq!(sim.device.partial_programs, 1);
-    assert_eq!(sim.device.buffer_hit_units, 1);
+    assert_eq!(sim.dev.stats.partial_programs, 1);
+    assert_eq!(sim.dev.stats.buffer_hit_units, 1);
     assert_eq!(
-        sim.device.ops[OpKind::Read.index()][OpSource::Host.index()],
+        sim.dev.stats.ops[OpKind::Read.index()][OpSource::Host.index()],
         1
     );
 }
@@ -170,8 +170,8 @@ fn an_update_goes_into_the_page_of_its_old_copy() {
         page_of(&ipu, 3),
         "beside its old copy, in P1"
     );
-    assert_eq!(ipu.device.in_place_updates, 1, "the second update only");
-    let p1 = ipu.ftl.partial_page(page_of(&ipu, 1)).unwrap();
+    assert_eq!(ipu.dev.stats.in_place_updates, 1, "the second update only");
+    let p1 = ipu.dev.ftl.partial_page(page_of(&ipu, 1)).unwrap();
     assert_eq!((p1.programs, p1.erased.count_ones()), (3, 1));
     let share = with("share");
     assert_eq!(
@@ -179,7 +179,7 @@ fn an_update_goes_into_the_page_of_its_old_copy() {
         page_of(&share, 3),
         "the writer's last page"
     );
-    assert_eq!(share.device.in_place_updates, 0);
+    assert_eq!(share.dev.stats.in_place_updates, 0);
 }
 
 /// IPU's three levels: a unit's first write goes to a Work block, its first update to a
@@ -204,8 +204,8 @@ fn levels_place_each_write_by_how_often_its_unit_was_rewritten() {
             ],
         ),
     );
-    let block = |lpn| sim.ftl.geometry.block_of_page(page_of(&sim, lpn));
-    let region = |lpn| sim.ftl.geometry.region_of(block(lpn));
+    let block = |lpn| sim.dev.ftl.geometry.block_of_page(page_of(&sim, lpn));
+    let region = |lpn| sim.dev.ftl.geometry.region_of(block(lpn));
     assert!(
         [7, 8, 9].iter().all(|&l| region(l) == 1),
         "all in the cache"
@@ -250,12 +250,12 @@ fn compressed_units_are_packed_into_the_erased_subpages_of_a_page_programmed_in_
     assert!(pages[..8].iter().all(|&p| p == pages[0]), "{pages:?}");
     assert_ne!(pages[8], pages[0], "no slot nor program left: a fresh page");
     for (i, &u) in units[..8].iter().enumerate() {
-        let Location::Flash(slot) = sim.ftl.lookup(u) else {
+        let Location::Flash(slot) = sim.dev.ftl.lookup(u) else {
             unreachable!()
         };
-        let shape = sim.ftl.shape_in_slot(u, slot);
-        assert_eq!(sim.ftl.geometry.slot_in_page(slot), i as u32);
-        assert!(sim.ftl.is_compressed(u), "unit {u}: {shape:?}");
+        let shape = sim.dev.ftl.shape_in_slot(u, slot);
+        assert_eq!(sim.dev.ftl.geometry.slot_in_page(slot), i as u32);
+        assert!(sim.dev.ftl.is_compressed(u), "unit {u}: {shape:?}");
         // The pair's first unit starts its program's subpage; both lie within it.
         if i % 2 == 0 {
             assert_eq!(shape.offset, i as u32 / 2 * 4096, "unit {u}");
@@ -265,12 +265,12 @@ fn compressed_units_are_packed_into_the_erased_subpages_of_a_page_programmed_in_
             "{shape:?}"
         );
     }
-    let d = &sim.device;
+    let d = &sim.dev.stats;
     assert_eq!(d.partial_programs, 3);
     // Each program moves one subpage (the fifth, a fresh page's first).
     assert_eq!(d.programmed_bytes, 5 * 4096);
     // Stored as written, the pairs take two subpages each: two pages of two programs.
     let raw = run(slc_cache(4), pairs(4));
     assert_ne!(page_of(&raw, 0), page_of(&raw, 200));
-    assert_eq!(raw.device.partial_programs, 2);
+    assert_eq!(raw.dev.stats.partial_programs, 2);
 }

@@ -51,10 +51,10 @@ fn split_pages_are_on_different_channels_and_of_one_page_type() {
     );
     let mut sim = Simulation::new(pr_split(mix), vec![flow], verify()).unwrap();
     sim.run().unwrap();
-    let g = sim.ftl.geometry.clone();
+    let g = sim.dev.ftl.geometry.clone();
     let mut split = 0;
     for lpn in 0..600 {
-        let parts = sim.ftl.split_parts(lpn);
+        let parts = sim.dev.ftl.split_parts(lpn);
         if parts.is_empty() {
             continue;
         }
@@ -81,7 +81,7 @@ fn split_pages_are_on_different_channels_and_of_one_page_type() {
         assert!(parts.iter().all(|p| p.offset == parts[0].offset));
     }
     assert!(split > 200, "{split} units split");
-    let d = &sim.device.reduction;
+    let d = &sim.dev.stats.reduction;
     assert_eq!(
         d.split_units, split,
         "units written split are counted as such"
@@ -93,18 +93,19 @@ fn split_pages_are_on_different_channels_and_of_one_page_type() {
         d.split_buffers,
         d.split_fallbacks
     );
-    assert_eq!(sim.ftl.oracle.as_ref().unwrap().violations, 0);
+    assert_eq!(sim.dev.ftl.oracle.as_ref().unwrap().violations, 0);
 }
 
 /// Lay out a split unit by hand: part i in `(plane, partial index)` of `at[i]`.
 fn lay_out_split(sim: &mut Simulation, lpn: u32, at: &[(u32, u32)]) -> Vec<u32> {
     let mut pages = Vec::new();
     for (part, &(plane, index)) in at.iter().enumerate() {
-        let pool = sim.ftl.pool_index(plane, 0);
+        let pool = sim.dev.ftl.pool_index(plane, 0);
         let page = match pages.iter().find(|&&(p, _)| p == plane) {
             Some(&(_, page)) => page,
             None => {
                 let page = sim
+                    .dev
                     .ftl
                     .alloc_page(pool, Writer::Host { stream: 0 }, 0)
                     .unwrap();
@@ -122,10 +123,10 @@ fn lay_out_split(sim: &mut Simulation, lpn: u32, at: &[(u32, u32)]) -> Vec<u32> 
         // One part per fill, in slot `index` (a page given two parts gets two fills).
         let mut units = vec![None; index as usize + 1];
         units[index as usize] = Some((lpn, 0, shape));
-        sim.ftl.fill_page(page, &units.into_iter().collect());
+        sim.dev.ftl.fill_page(page, &units.into_iter().collect());
     }
     for &(_, page) in &pages {
-        sim.ftl.complete_program(page);
+        sim.dev.ftl.complete_program(page);
     }
     pages.iter().map(|&(_, p)| p).collect()
 }
@@ -145,7 +146,7 @@ fn a_split_page_is_read_in_parallel_partial_reads_and_a_conflict_in_one_full_rea
         let mut sim = Simulation::new(pr_split(random), vec![flow], RunOptions::default()).unwrap();
         lay_out_split(&mut sim, 3, at);
         sim.run().unwrap();
-        let d = &sim.device;
+        let d = &sim.dev.stats;
         (
             d.ops[OpKind::Read.index()][OpSource::Host.index()],
             d.sensed_bytes,
@@ -168,39 +169,40 @@ fn gc_moves_one_part_and_leaves_the_others() {
     let pages = lay_out_split(&mut sim, 3, &[(0, 1), (4, 1), (8, 1), (12, 1)]);
     // Fill the rest of plane 4's first block with a unit that is then dropped, so the block is
     // full and holds one valid slot: part 1.
-    let pool = sim.ftl.pool_index(4, 0);
-    while sim.ftl.blocks[sim.ftl.geometry.block_of_page(pages[1]) as usize].write_ptr < 48 {
+    let pool = sim.dev.ftl.pool_index(4, 0);
+    while sim.dev.ftl.blocks[sim.dev.ftl.geometry.block_of_page(pages[1]) as usize].write_ptr < 48 {
         let page = sim
+            .dev
             .ftl
             .alloc_page(pool, Writer::Host { stream: 0 }, 0)
             .unwrap();
-        sim.ftl.unmap(9);
+        sim.dev.ftl.unmap(9);
         let units = [Some((9, 0, UnitShape::raw(16384)))];
-        sim.ftl.fill_page(page, &units.into_iter().collect());
-        sim.ftl.complete_program(page);
+        sim.dev.ftl.fill_page(page, &units.into_iter().collect());
+        sim.dev.ftl.complete_program(page);
     }
-    sim.ftl.unmap(9);
-    let victim = sim.ftl.geometry.block_of_page(pages[1]);
+    sim.dev.ftl.unmap(9);
+    let victim = sim.dev.ftl.geometry.block_of_page(pages[1]);
     // One part, alone in its page: the page's other 12 KiB are free only once it moves.
     assert_eq!(
-        sim.ftl.valid_space[victim as usize], 16384,
+        sim.dev.ftl.valid_space[victim as usize], 16384,
         "one part's page"
     );
-    let before = sim.ftl.split_parts(3).to_vec();
+    let before = sim.dev.ftl.split_parts(3).to_vec();
     sim.start_gc_job(pool, victim, Owner::Room, CopiesTo::Rules { spills: false });
     sim.run().unwrap();
-    let after = sim.ftl.split_parts(3).to_vec();
-    assert_eq!(sim.device.gc_copied_units, 1);
+    let after = sim.dev.ftl.split_parts(3).to_vec();
+    assert_eq!(sim.dev.stats.gc_copied_units, 1);
     assert_ne!(after[1], before[1], "part 1 moved");
     assert_eq!(
         (after[0], after[2], after[3]),
         (before[0], before[2], before[3]),
         "the other parts stay where they are (§4.3.2)"
     );
-    assert!(sim.ftl.maps_to(3, after[1].slot) && !sim.ftl.maps_to(3, before[1].slot));
-    assert_eq!(sim.ftl.valid_space[victim as usize], 0);
+    assert!(sim.dev.ftl.maps_to(3, after[1].slot) && !sim.dev.ftl.maps_to(3, before[1].slot));
+    assert_eq!(sim.dev.ftl.valid_space[victim as usize], 0);
     assert_eq!(
-        sim.ftl.blocks[victim as usize].state,
+        sim.dev.ftl.blocks[victim as usize].state,
         crate::ftl::BlockState::Free
     );
 }
@@ -216,8 +218,8 @@ fn preconditioning_splits_by_the_write_size_it_stands_for() {
         c.precondition.fill_fraction = 0.25;
         c.precondition.write_request_kib = request_kib;
         let sim = Simulation::new(c, vec![], RunOptions::default()).unwrap();
-        (0..sim.ftl.logical_units)
-            .filter(|&l| !sim.ftl.split_parts(l).is_empty())
+        (0..sim.dev.ftl.logical_units)
+            .filter(|&l| !sim.dev.ftl.split_parts(l).is_empty())
             .count()
     };
     // Four channels × 4 KiB: a 16 KiB write is split, a 64 KiB one is not.

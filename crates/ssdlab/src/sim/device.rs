@@ -1,0 +1,76 @@
+//! What the parts of the simulation share, handed to each: the configuration, the flash
+//! (its timing and scheduler), the FTL and its policies, the event queue and the clock, the
+//! device's counters, and the error that stops the run.
+
+use crate::config::{Config, UnmappedRead, WriteAck};
+use crate::error::Error;
+use crate::event_queue::EventQueue;
+use crate::flash::{FlashOp, OpKind, Scheduler, Timing};
+use crate::ftl::policies::Policies;
+use crate::ftl::Ftl;
+use crate::stats::DeviceStats;
+
+use super::event::Event;
+
+pub(super) struct Device {
+    pub(super) config: Config,
+    pub(super) timing: Timing,
+    pub(super) sched: Scheduler,
+    pub(super) events: EventQueue<Event>,
+    pub(super) ftl: Ftl,
+    /// The FTL's policies (`ftl/policies.rs`), those preconditioning used.
+    pub(super) policies: Policies,
+    pub(super) stats: DeviceStats,
+    /// The simulated time, in ns.
+    pub(super) now: u64,
+    /// The error that ends the run, once one is met (the event loop returns it).
+    pub(super) fatal: Option<Error>,
+}
+
+impl Device {
+    pub(super) fn new(config: Config, ftl: Ftl, policies: Policies, sched: Scheduler) -> Device {
+        Device {
+            timing: Timing::for_device(&config.timing, &ftl.geometry),
+            config,
+            sched,
+            events: EventQueue::default(),
+            ftl,
+            policies,
+            stats: DeviceStats::default(),
+            now: 0,
+            fatal: None,
+        }
+    }
+
+    /// Submit a flash operation now and count it (a read's bytes and energy are counted when its
+    /// die starts it, once it is timed: see `read.rs`).
+    pub(super) fn submit(&mut self, op: FlashOp) {
+        self.stats.count_op(op.kind, op.source);
+        let e = &self.config.energy;
+        match op.kind {
+            OpKind::Read => {}
+            // PCM's cells cost energy per bit written (a whole page: PCM writes its lines
+            // whole), not power × time as flash's do (the read's is charged when it starts).
+            OpKind::Program if op.die >= self.ftl.geometry.pcm_first_die => {
+                self.stats.pcm_programs += 1;
+                let page_bytes = self.ftl.geometry.page_bytes;
+                self.stats.energy.program_pj +=
+                    e.pcm_page_pj(page_bytes).1 + e.transfer_pj_per_byte * page_bytes as f64;
+            }
+            OpKind::Program => {
+                self.stats.energy.program_pj += e.program_power_mw * op.array_ns as f64
+                    + e.transfer_pj_per_byte * self.ftl.geometry.page_bytes as f64;
+            }
+            OpKind::Erase => self.stats.energy.erase_pj += e.erase_power_mw * op.array_ns as f64,
+        }
+        self.sched.submit(op);
+    }
+
+    pub(super) fn unmapped_read_is_error(&self) -> bool {
+        self.config.ftl.unmapped_read == UnmappedRead::Error
+    }
+
+    pub(super) fn ack_on_program(&self) -> bool {
+        self.config.ftl.write_ack == WriteAck::Program
+    }
+}
