@@ -7,7 +7,6 @@ use serde_json::{json, Value};
 
 use crate::config::{Config, FlowConfig};
 use crate::error::Error;
-use crate::flash::Geometry;
 use crate::sim::{
     Flow, Phase, RequestRecord, RequestSource, RunOptions, Simulation, SnapshotUse, VecSource,
 };
@@ -25,7 +24,7 @@ pub struct RunResult {
 
 /// Logical capacity of a validated config, in bytes.
 pub fn logical_capacity_bytes(config: &Config) -> u64 {
-    let g = Geometry::new(config);
+    let g = crate::device::geometry(config);
     config.ftl.logical_units(g.physical_units()) as u64 * g.unit_bytes as u64
 }
 

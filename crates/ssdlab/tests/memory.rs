@@ -9,7 +9,6 @@ use std::sync::Mutex;
 mod common;
 
 use ssdlab::config::Config;
-use ssdlab::flash::Geometry;
 use ssdlab::sim::{Flow, RequestSource, Simulation};
 use ssdlab::trace::{Op, TraceRequest};
 use ssdlab::workload::{named, GeneratorSource};
@@ -104,7 +103,7 @@ fn compression_costs_memory_per_logical_unit_not_per_slot_a_page_could_hold() {
     };
     let off = pr_ssd(&[]);
     let on = pr_ssd(PR_SSD);
-    let g = Geometry::new(&on);
+    let g = ssdlab::device::geometry(&on);
     let pages = g.blocks() as usize * g.max_pages_per_block as usize;
     let logical_units = on.ftl.logical_units(g.physical_units()) as usize;
     let (peak_off, peak_on) = (run(&off), run(&on));

@@ -1,5 +1,7 @@
 //! The flash device: geometry and address arithmetic, operation latencies, and the timed
-//! resources (dies, channels) that serialise operations.
+//! resources (dies, channels) that serialise operations. It takes its own parameter types
+//! ([`GeometryParams`], [`TimingParams`], `reliability::PowerLawParams`, [`Suspension`]) and
+//! imports nothing of the config, the FTL or the engine: `device/` builds it from the config.
 
 pub mod geometry;
 pub mod reliability;
@@ -7,8 +9,8 @@ pub mod scheduler;
 pub mod timing;
 
 pub use geometry::{
-    BlockId, DieId, DieSet, Geometry, Medium, PageId, PlaneId, Region, SlotId, StripeCursor,
-    StripeOrder,
+    BlockId, DieId, DieSet, Geometry, GeometryParams, Medium, PageId, PcmParams, PlaneId, Region,
+    RegionParams, SlotId, StripeCursor, StripeOrder,
 };
 pub use scheduler::{FlashOp, OpKind, OpShaper, OpSource, Scheduler, Suspension};
-pub use timing::{ModeTiming, Timing};
+pub use timing::{ModeTiming, Timing, TimingParams};

@@ -24,7 +24,6 @@
 use std::collections::VecDeque;
 
 use super::geometry::{DieId, Geometry};
-use crate::config::SuspensionConfig;
 use crate::event_queue::{EventQueue, QueuedEvent};
 
 /// The event a die schedules for the end of a phase of its command (a read's sensing, or the
@@ -157,32 +156,6 @@ pub struct Suspension {
 }
 
 impl Suspension {
-    /// The rules `scheduler.suspension` gives (None: nothing is suspended).
-    pub fn of(config: &SuspensionConfig) -> Option<Suspension> {
-        let SuspensionConfig::ForReads {
-            program_suspend_ns,
-            erase_suspend_ns,
-            program_min_remaining_ns,
-            erase_min_remaining_ns,
-            max_per_operation,
-        } = *config
-        else {
-            return None;
-        };
-        let max_per_operation = max_per_operation.unwrap_or(u32::MAX);
-        let rule = |latency: Option<u64>, min_remaining_ns| {
-            latency.map(|latency_ns| SuspendRule {
-                latency_ns,
-                min_remaining_ns,
-                max_per_operation,
-            })
-        };
-        Some(Suspension {
-            program: rule(program_suspend_ns, program_min_remaining_ns),
-            erase: rule(erase_suspend_ns, erase_min_remaining_ns),
-        })
-    }
-
     fn rule(&self, kind: OpKind) -> Option<SuspendRule> {
         match kind {
             OpKind::Program => self.program,
@@ -649,12 +622,12 @@ mod tests {
 
     #[test]
     fn a_pcm_read_waits_for_its_channel_but_not_for_a_flash_erase_on_it() {
-        let g = crate::flash::Geometry::new(&crate::test_support::small(&[
+        let g = crate::test_support::geometry(&[
             "geometry.page_size_kib=4",
             "geometry.pcm={capacity_share=0.2}",
             "timing.pcm={set=\"pcm1\"}",
             "ftl.placement={policy=\"oblivious\"}",
-        ]));
+        ]);
         let pcm_die = g.die_sets[1].first_plane / g.planes_per_die;
         assert_eq!(
             g.channel_of_die(0),

@@ -32,10 +32,11 @@ use slab::Slab;
 
 use crate::config::{Config, ReliabilityConfig, UnmappedRead, WriteAck};
 use crate::data_cache::DataCache;
+use crate::device;
 use crate::error::Error;
 use crate::event_queue::EventQueue;
 use crate::flash::reliability::ErrorModel;
-use crate::flash::{FlashOp, OpKind, OpSource, Scheduler, Suspension, Timing};
+use crate::flash::{FlashOp, OpKind, OpSource, Scheduler, Timing};
 use crate::ftl::admission::Sealed;
 use crate::ftl::page_units::PageUnits;
 use crate::ftl::policies::Policies;
@@ -189,7 +190,7 @@ impl Simulation {
         progress: &mut dyn FnMut(Phase, u64, u64),
     ) -> Result<Simulation, Error> {
         let (mut ftl, mut policies) = Policies::build(&config, options.verify)?;
-        let timing = Timing::for_device(&config.timing, &ftl.geometry);
+        let timing = device::timing(&config.timing, &ftl.geometry);
         let streams = policies.streams;
         let keys = ftl.buffer.open.len();
         let mut sched = Scheduler::new(
@@ -197,7 +198,7 @@ impl Simulation {
             config.scheduler.read_priority,
             config.scheduler.multiplane,
         );
-        sched.suspend_for_reads(Suspension::of(&config.scheduler.suspension));
+        sched.suspend_for_reads(device::suspension(&config.scheduler.suspension));
         let pools = ftl.pools.len();
         let regions = ftl.geometry.regions.len();
         let lanes = ftl.buffer.lanes();
@@ -284,9 +285,7 @@ impl Simulation {
             hot_stream,
             errors: match &config.reliability {
                 ReliabilityConfig::Fixed => None,
-                ReliabilityConfig::PowerLaw(c) => {
-                    Some(ErrorModel::new((**c).clone(), &ftl.geometry))
-                }
+                ReliabilityConfig::PowerLaw(c) => Some(device::error_model(c, &ftl.geometry)),
             },
             split_cursor: pre_split_cursor,
             level1,
