@@ -7,11 +7,9 @@ use serde_json::{json, Value};
 
 use crate::config::{Config, FlowConfig};
 use crate::error::Error;
-use crate::sim::{
-    Flow, Phase, RequestRecord, RequestSource, RunOptions, Simulation, SnapshotUse, VecSource,
-};
+use crate::sim::{Flow, Phase, RequestRecord, RunOptions, Simulation, SnapshotUse, VecSource};
 use crate::trace::{load_trace_as, BlkparseEvent, Caller, LoadOptions, Trace, TraceFormat};
-use crate::workload::GeneratorSource;
+use crate::workload::{GeneratorSource, RequestSource};
 
 pub struct RunResult {
     /// The JSON summary (see `docs/results.md`).

@@ -17,6 +17,7 @@ mod data_cache;
 mod energy;
 mod flow;
 mod ftl;
+pub(crate) mod generator;
 mod geometry;
 mod given;
 mod host;
@@ -39,6 +40,7 @@ mod split;
 mod statistics;
 pub(crate) mod tagged;
 mod timing;
+pub mod workloads;
 
 pub use data_cache::{DataCacheConfig, DramConfig};
 pub use energy::EnergyConfig;
@@ -46,6 +48,9 @@ pub use flow::{FlowConfig, ReplayFlags};
 pub use ftl::{
     AllocationConfig, FtlConfig, GcVictimConfig, PartialWrite, UnmappedRead, WearLevelingConfig,
     WriteAck,
+};
+pub use generator::{
+    AddressDist, Arrival, GeneratorConfig, SizeComponent, SizeDist, StreamRule, Updates,
 };
 pub use geometry::{GeometryConfig, RegionConfig, MAIN_REGION};
 pub(crate) use given::Given;
@@ -295,7 +300,7 @@ fn expand_named_workloads(value: &mut toml::Table) -> Result<Vec<String>, Error>
                 ))
             }
         };
-        let mut generator = crate::workload::named::generator_table(&name)?;
+        let mut generator = workloads::generator_table(&name)?;
         if let Some(toml::Value::Table(own)) = table.remove("generator") {
             merge(&mut generator, own);
         }

@@ -50,7 +50,7 @@ use crate::trace::Op;
 use event::Event;
 use gc_job::GcJob;
 
-pub use flow::{Flow, RequestSource, VecSource};
+pub use flow::{Flow, VecSource};
 pub use flow_checks::MAX_ARRIVAL_NS;
 pub use host::{Column, RequestRecord};
 pub use snapshot::SnapshotUse;

@@ -647,7 +647,7 @@ fn the_pr_ssd_experiments_name_the_papers_schemes_and_workloads() {
 /// and arriving open loop, so that GC runs at steady state in every scheme
 /// (docs/reproductions/pr-ssd).
 fn pr_ssd_runs_share_the_aged_device_and_span_it(e: &Experiment, dir: &Path) {
-    use ssdlab::workload::Arrival;
+    use ssdlab::config::Arrival;
     for c in &e.configs {
         assert_eq!(
             c.config_file.as_deref(),
