@@ -11,13 +11,14 @@ mod validate;
 pub(crate) use capacity::plane_data_room;
 
 use crate::config::{
-    Config, PcmTiming, PowerLawConfig, RberConfig, SuspensionConfig, TimingConfig, MAIN_REGION,
-    PCM_REGION,
+    Config, PcmTiming, PowerLawConfig, RberConfig, SchedulerConfig, SuspensionConfig, TimingConfig,
+    MAIN_REGION, PCM_REGION,
 };
 use crate::flash::reliability::{ErrorModel, PowerLawParams, RberParams};
-use crate::flash::scheduler::SuspendRule;
+use crate::flash::scheduling::SuspendRule;
 use crate::flash::{
-    Geometry, GeometryParams, ModeTiming, PcmParams, RegionParams, Suspension, Timing, TimingParams,
+    Geometry, GeometryParams, KindRules, ModeTiming, PcmParams, RegionParams, Scheduler,
+    Suspension, Timing, TimingParams,
 };
 
 /// The geometry of a validated config's device.
@@ -135,6 +136,20 @@ pub fn error_model(c: &PowerLawConfig, geometry: &Geometry) -> ErrorModel {
         tlc: terms(&c.tlc),
     };
     ErrorModel::new(params, geometry)
+}
+
+/// The dies and channels of the device of `geometry`, their commands scheduled by the rules
+/// `[scheduler]` sets.
+pub fn scheduler(c: &SchedulerConfig, geometry: &Geometry) -> Scheduler {
+    let rules = KindRules {
+        read_priority: c.read_priority,
+        max_group: match c.multiplane {
+            true => geometry.planes_per_die as usize,
+            false => 1,
+        },
+        suspension: suspension(&c.suspension),
+    };
+    Scheduler::new(geometry, rules)
 }
 
 /// The rules `scheduler.suspension` gives (None: nothing is suspended).

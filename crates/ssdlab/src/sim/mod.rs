@@ -193,12 +193,7 @@ impl Simulation {
         let timing = device::timing(&config.timing, &ftl.geometry);
         let streams = policies.streams;
         let keys = ftl.buffer.open.len();
-        let mut sched = Scheduler::new(
-            &ftl.geometry,
-            config.scheduler.read_priority,
-            config.scheduler.multiplane,
-        );
-        sched.suspend_for_reads(device::suspension(&config.scheduler.suspension));
+        let sched = device::scheduler(&config.scheduler, &ftl.geometry);
         let pools = ftl.pools.len();
         let regions = ftl.geometry.regions.len();
         let lanes = ftl.buffer.lanes();
