@@ -401,16 +401,16 @@ mod _core {
     /// Names of the named workloads compiled into the engine.
     #[pyfunction]
     fn workloads() -> Vec<&'static str> {
-        ssdlab::workload::named::names()
+        ssdlab::config::workloads::names()
     }
 
     /// The TOML text of a named workload.
     #[pyfunction]
     fn workload_toml(name: &str) -> PyResult<&'static str> {
-        ssdlab::workload::named::source(name).ok_or_else(|| {
+        ssdlab::config::workloads::source(name).ok_or_else(|| {
             py_err(Error::UnknownWorkload {
                 name: name.to_string(),
-                known: ssdlab::workload::named::names().join(", "),
+                known: ssdlab::config::workloads::names().join(", "),
             })
         })
     }

@@ -8,9 +8,10 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::config::Config;
+use crate::config::{Arrival, GeneratorConfig, SizeDist};
 use crate::error::Error;
-use crate::sim::{Flow, RequestSource, RunOptions, Simulation};
-use crate::workload::{Arrival, GeneratorConfig, GeneratorSource, SizeDist};
+use crate::sim::{Flow, RunOptions, Simulation};
+use crate::workload::{GeneratorSource, RequestSource};
 
 /// The benchmark workload: `requests` requests, 70% reads, 4–64 KiB in 4 KiB steps, uniform
 /// over 16 GiB, Poisson arrivals at 20 k IOPS, seed 1 — generated on the fly, nothing stored.

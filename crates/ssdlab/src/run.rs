@@ -7,12 +7,9 @@ use serde_json::{json, Value};
 
 use crate::config::{Config, FlowConfig};
 use crate::error::Error;
-use crate::flash::Geometry;
-use crate::sim::{
-    Flow, Phase, RequestRecord, RequestSource, RunOptions, Simulation, SnapshotUse, VecSource,
-};
+use crate::sim::{Flow, Phase, RequestRecord, RunOptions, Simulation, SnapshotUse, VecSource};
 use crate::trace::{load_trace_as, BlkparseEvent, Caller, LoadOptions, Trace, TraceFormat};
-use crate::workload::GeneratorSource;
+use crate::workload::{GeneratorSource, RequestSource};
 
 pub struct RunResult {
     /// The JSON summary (see `docs/results.md`).
@@ -25,7 +22,7 @@ pub struct RunResult {
 
 /// Logical capacity of a validated config, in bytes.
 pub fn logical_capacity_bytes(config: &Config) -> u64 {
-    let g = Geometry::new(config);
+    let g = crate::device::geometry(config);
     config.ftl.logical_units(g.physical_units()) as u64 * g.unit_bytes as u64
 }
 

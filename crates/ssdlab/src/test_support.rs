@@ -17,6 +17,11 @@ pub fn small(sets: &[&str]) -> Config {
     Config::from_toml_str(&text, path).expect("the small test device is valid")
 }
 
+/// The small test device's geometry, with `key=value` overrides.
+pub fn geometry(sets: &[&str]) -> Geometry {
+    crate::device::geometry(&small(sets))
+}
+
 pub fn small_geometry() -> Geometry {
-    Geometry::new(&small(&[]))
+    geometry(&[])
 }

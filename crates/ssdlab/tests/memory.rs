@@ -8,11 +8,11 @@ use std::sync::Mutex;
 
 mod common;
 
+use ssdlab::config::workloads;
 use ssdlab::config::Config;
-use ssdlab::flash::Geometry;
-use ssdlab::sim::{Flow, RequestSource, Simulation};
+use ssdlab::sim::{Flow, Simulation};
 use ssdlab::trace::{Op, TraceRequest};
-use ssdlab::workload::{named, GeneratorSource};
+use ssdlab::workload::{GeneratorSource, RequestSource};
 use ssdlab::RunOptions;
 
 struct Counting;
@@ -104,7 +104,7 @@ fn compression_costs_memory_per_logical_unit_not_per_slot_a_page_could_hold() {
     };
     let off = pr_ssd(&[]);
     let on = pr_ssd(PR_SSD);
-    let g = Geometry::new(&on);
+    let g = ssdlab::device::geometry(&on);
     let pages = g.blocks() as usize * g.max_pages_per_block as usize;
     let logical_units = on.ftl.logical_units(g.physical_units()) as usize;
     let (peak_off, peak_on) = (run(&off), run(&on));
@@ -123,7 +123,7 @@ fn compression_costs_memory_per_logical_unit_not_per_slot_a_page_could_hold() {
 #[test]
 fn the_update_model_grows_by_at_most_its_pools() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let mut g = named::generator("ipu-ts0").unwrap();
+    let mut g = workloads::generator("ipu-ts0").unwrap();
     g.working_set_bytes = 64 << 20;
     g.requests = Some(100_000);
     g.validate("g").unwrap();

@@ -1,8 +1,7 @@
 //! `ssdlab presets` and `ssdlab workloads`: what ships with the engine.
 
-use crate::config::{preset_names, preset_source};
+use crate::config::{preset_names, preset_source, workloads};
 use crate::error::Error;
-use crate::workload::named;
 
 use super::out;
 
@@ -43,15 +42,15 @@ pub(super) fn presets(a: ShowArgs) -> Result<i32, Error> {
 pub(super) fn workloads(a: ShowArgs) -> Result<i32, Error> {
     match a.show {
         Some(name) => {
-            let src = named::source(&name).ok_or_else(|| Error::UnknownWorkload {
+            let src = workloads::source(&name).ok_or_else(|| Error::UnknownWorkload {
                 name: name.clone(),
-                known: named::names().join(", "),
+                known: workloads::names().join(", "),
             })?;
             out(src);
         }
         None => {
-            for name in named::names() {
-                out(&format!("{name:<16} {}\n", named::description(name)?));
+            for name in workloads::names() {
+                out(&format!("{name:<16} {}\n", workloads::description(name)?));
             }
         }
     }

@@ -5,6 +5,18 @@
 
 use crate::error::Error;
 
+/// How a unit's bytes are stored (a mapping entry's shape, `ftl/shape.rs`, says it of each unit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum UnitKind {
+    /// Stored as written: its non-zero partial units back to back from `offset`, in order.
+    Raw,
+    /// Stored compressed: `len` bytes from `offset`, read whole and decompressed.
+    Compressed,
+    /// Split (PR-SSD §4.3): each non-zero partial unit on a page of its own channel, at partial
+    /// index `row` of that page.
+    Split,
+}
+
 /// A unit's place in its page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slot {

@@ -4,7 +4,7 @@
 use crate::error::Error;
 
 /// A count or size of at least 1.
-pub(super) fn positive(key: &str, v: u64) -> Result<(), Error> {
+pub(crate) fn positive(key: &str, v: u64) -> Result<(), Error> {
     if v == 0 {
         Err(Error::config(key, "must be at least 1 (got 0)"))
     } else {
@@ -13,7 +13,7 @@ pub(super) fn positive(key: &str, v: u64) -> Result<(), Error> {
 }
 
 /// A finite number above 0 (a rate or a scale).
-pub(super) fn positive_real(key: &str, v: f64) -> Result<(), Error> {
+pub(crate) fn positive_real(key: &str, v: f64) -> Result<(), Error> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
@@ -22,7 +22,7 @@ pub(super) fn positive_real(key: &str, v: f64) -> Result<(), Error> {
 }
 
 /// A share in [0, 1), or in (0, 1) when `lo_open`.
-pub(super) fn fraction(key: &str, v: f64, lo_open: bool) -> Result<(), Error> {
+pub(crate) fn fraction(key: &str, v: f64, lo_open: bool) -> Result<(), Error> {
     let ok = v.is_finite() && v < 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
     if ok {
         Ok(())
@@ -33,7 +33,7 @@ pub(super) fn fraction(key: &str, v: f64, lo_open: bool) -> Result<(), Error> {
 }
 
 /// A share in [0, 1], both ends included.
-pub(super) fn closed_fraction(key: &str, v: f64) -> Result<(), Error> {
+pub(crate) fn closed_fraction(key: &str, v: f64) -> Result<(), Error> {
     if v.is_finite() && (0.0..=1.0).contains(&v) {
         Ok(())
     } else {

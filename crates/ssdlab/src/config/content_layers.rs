@@ -5,7 +5,6 @@
 use super::overrides::{apply_override, override_key};
 use crate::content::layers::{lay, names_the_bytes};
 use crate::error::Error;
-use crate::workload::named;
 
 /// The two layers a config's sources give; the workload layer comes from its flows.
 #[derive(Clone, Debug, Default)]
@@ -54,7 +53,7 @@ impl ContentLayers {
     pub fn resolve(&self, workloads: &[String]) -> Result<Option<toml::Value>, Error> {
         let mut chosen: Option<(&str, toml::Table)> = None;
         for name in workloads {
-            let Some(content) = named::content_table(name)? else {
+            let Some(content) = super::workloads::content_table(name)? else {
                 continue;
             };
             match &chosen {

@@ -4,9 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::positive;
-use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
-use super::WriteAck;
 use crate::error::Error;
 
 /// Which host data the DRAM holds. Left out: the write buffer is ideal (writes are acknowledged
@@ -130,30 +128,6 @@ impl DataCacheConfig {
         positive("data_cache.dram.row_bytes", d.row_bytes as u64)?;
         positive("data_cache.dram.clock_mhz", d.clock_mhz as u64)?;
         positive("data_cache.dram.bus_bytes", d.bus_bytes as u64)?;
-        Ok(())
-    }
-}
-
-/// Cached reads need room for a mapping unit; a write cache acknowledges a write once its data
-/// is in DRAM, which a write acknowledged on program contradicts.
-impl Needs for DataCacheConfig {
-    fn needs(&self, d: &Device) -> Result<(), Error> {
-        if let Some(kib) = self.read_capacity_kib() {
-            let unit_kib = d.config.ftl.mapping_unit_kib as u64;
-            if kib < unit_kib {
-                return Err(Error::config(
-                    "data_cache.capacity_kib",
-                    format!("must hold at least one mapping unit ({unit_kib} KiB), got {kib}"),
-                ));
-            }
-        }
-        if self.caches_writes() && d.config.ftl.write_ack == WriteAck::Program {
-            return Err(Error::config(
-                "data_cache.policy",
-                "a write cache acknowledges a write once its data is in DRAM, but \
-                 ftl.write_ack = \"program\" acknowledges it only once programmed: choose one",
-            ));
-        }
         Ok(())
     }
 }

@@ -4,10 +4,11 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 use super::checks::{positive, positive_real};
-use super::{HostConfig, ReplayMode};
+use super::generator::validate_stream_for_trace;
+use super::workloads;
+use super::{Arrival, GeneratorConfig, HostConfig, ReplayMode, StreamRule};
 use crate::error::Error;
 use crate::trace::{BlkparseEvent, Caller, ColumnsSpec, TraceFormat};
-use crate::workload::{validate_trace_stream_rule, Arrival, GeneratorConfig, StreamRule};
 
 /// One flow: a trace file, or a generator (inline, or a named workload with inline keys over it).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -96,7 +97,7 @@ impl FlowConfig {
     pub fn workload(name: &str) -> Result<FlowConfig, Error> {
         Ok(FlowConfig {
             workload: Some(name.to_string()),
-            generator: Some(crate::workload::named::generator(name)?),
+            generator: Some(workloads::generator(name)?),
             ..FlowConfig::empty()
         })
     }
@@ -162,7 +163,7 @@ impl FlowConfig {
         match (&self.trace, &self.generator) {
             // A trace without a format has it detected when the flow is loaded.
             (Some(_), None) => match &self.stream {
-                Some(rule) => validate_trace_stream_rule(rule, &key("stream")),
+                Some(rule) => validate_stream_for_trace(rule, &key("stream")),
                 None => Ok(()),
             },
             (None, Some(_)) if self.stream.is_some() => Err(Error::config(

@@ -4,14 +4,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::{fraction, positive};
-use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
 use super::{
     HostStreamsConfig, Level1GcConfig, MappingCacheConfig, MigrationConfig, PartialProgramConfig,
     PlacementConfig, ReadPolicyConfig, ReductionConfig, SplitConfig,
 };
 use crate::error::Error;
-use crate::flash::StripeOrder;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -93,8 +91,8 @@ fn default_gc_copy_window_pages() -> u32 {
 }
 
 impl FtlConfig {
-    /// The values that stand on their own; how they fit the page and the device is checked
-    /// with the geometry (`cross_checks.rs`).
+    /// The values that stand on their own; how they fit the page is checked with the geometry
+    /// (`cross_checks.rs`), and how they fit the device once it is built (`device/`).
     pub(super) fn validate(&self) -> Result<(), Error> {
         positive("ftl.mapping_unit_kib", self.mapping_unit_kib as u64)?;
         if let PlacementConfig::Oblivious { run_units, flash } = &self.placement {
@@ -218,23 +216,6 @@ impl Default for AllocationConfig {
 
 tagged_table!("policy": AllocationConfig, GcVictimConfig);
 
-/// A static order names each level of the device once.
-impl Needs for AllocationConfig {
-    fn needs(&self, d: &Device) -> Result<(), Error> {
-        match self {
-            AllocationConfig::Static { order }
-                if StripeOrder::new(order, &d.geometry.die_sets[0]).is_none() =>
-            {
-                Err(Error::config(
-                    "ftl.allocation.order",
-                    format!("`{order}` is not a permutation of C, W, D, P"),
-                ))
-            }
-            _ => Ok(()),
-        }
-    }
-}
-
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum GcVictimConfig {
@@ -256,28 +237,6 @@ pub enum GcVictimConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sample_size: Option<u32>,
     },
-}
-
-/// ISR differs from greedy only by the subpages partial programming leaves erased.
-impl Needs for GcVictimConfig {
-    fn needs(&self, d: &Device) -> Result<(), Error> {
-        match self {
-            GcVictimConfig::Isr if d.config.ftl.partial_program.is_none() => Err(Error::config(
-                "ftl.gc_victim.policy",
-                "`isr` ranks blocks by the invalid share of their written subpages, leaving out \
-                 the subpages partial programming left erased; without partial programs \
-                 (ftl.partial_program) every subpage is written and it picks greedy's victims: \
-                 use `greedy`, or set ftl.partial_program",
-            )),
-            GcVictimConfig::RandomizedGreedy {
-                sample_size: Some(0),
-            } => Err(Error::config(
-                "ftl.gc_victim.sample_size",
-                "must be at least 1 (got 0): a choice needs a candidate",
-            )),
-            _ => Ok(()),
-        }
-    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -6,46 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::checks::positive;
 use super::pcm::{PcmConfig, PCM_REGION};
 use crate::error::Error;
-
-/// Cell mode of a block. `Slc` on a TLC die is SLC mode: one page per wordline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CellMode {
-    Slc,
-    Mlc,
-    Tlc,
-}
-
-impl CellMode {
-    pub fn bits_per_cell(self) -> u32 {
-        match self {
-            CellMode::Slc => 1,
-            CellMode::Mlc => 2,
-            CellMode::Tlc => 3,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            CellMode::Slc => "slc",
-            CellMode::Mlc => "mlc",
-            CellMode::Tlc => "tlc",
-        }
-    }
-}
-
-/// Order in which the pages of a multi-level block are programmed, which fixes each page's type.
-/// See `docs/device-model.md` and techniques.md §0.3.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProgramOrder {
-    /// All pages of a wordline one after another (3D NAND one-shot programming):
-    /// page p is wordline p / bits, type p % bits.
-    OneShot,
-    /// Shadow program with a one-wordline lag: L0 L1 C0 L2 C1 M0 L3 C2 M1 … (MLC: L0 L1 M0 L2 M1 …).
-    Shadow,
-    /// SimpleSSD/FEMU TLC page-type formula (pages 0–5 LSB, 6–7 CSB, then pairs by (p−8)/2 mod 3).
-    Simplessd,
-}
+use crate::nand::{CellMode, ProgramOrder};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -76,6 +37,10 @@ pub struct GeometryConfig {
     pub pcm: Option<PcmConfig>,
 }
 
+/// The name of the one region of a device that lists none: all its flash blocks, in the dies'
+/// native cell mode.
+pub const MAIN_REGION: &str = "main";
+
 fn default_program_order() -> ProgramOrder {
     ProgramOrder::OneShot
 }
@@ -103,14 +68,14 @@ fn is_one(n: &u32) -> bool {
 }
 
 impl GeometryConfig {
-    pub(super) fn page_bytes(&self) -> u64 {
+    pub(crate) fn page_bytes(&self) -> u64 {
         self.page_size_kib as u64 * 1024
     }
 
-    /// The regions' names, in order: `main` alone without regions, then `pcm` with PCM.
-    pub(super) fn region_names(&self) -> Vec<&str> {
+    /// The regions' names, in order: [`MAIN_REGION`] alone without regions, then `pcm` with PCM.
+    pub(crate) fn region_names(&self) -> Vec<&str> {
         let mut names = match self.regions.is_empty() {
-            true => vec!["main"],
+            true => vec![MAIN_REGION],
             false => self.regions.iter().map(|r| r.name.as_str()).collect(),
         };
         if self.pcm.is_some() {

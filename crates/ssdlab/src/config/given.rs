@@ -6,7 +6,7 @@ use super::overrides::override_key;
 use crate::error::Error;
 
 #[derive(Debug, Default)]
-pub(super) struct Given {
+pub(crate) struct Given {
     /// Dotted keys of the overrides, and of the file; a table or an array given whole stands
     /// for every key inside it.
     sets: Vec<String>,

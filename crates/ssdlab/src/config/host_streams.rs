@@ -7,7 +7,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
 use crate::error::Error;
 
@@ -102,53 +101,3 @@ impl HostStreamsConfig {
 /// Open streams at most: each has an open page per region, placement stream and buffer lane,
 /// and an active block per plane.
 pub const MAX_OPEN: u32 = 256;
-
-/// Reordering lays a stream's pages out along wordlines: the cells host writes go to must hold
-/// several bits (a wordline of several pages).
-impl Needs for HostStreamsConfig {
-    fn needs(&self, d: &Device) -> Result<(), Error> {
-        if !self.reorders() {
-            return Ok(());
-        }
-        let regions = &d.geometry.regions;
-        let written = match d.config.ftl.placement {
-            super::PlacementConfig::Oblivious { flash: None, .. } => (0..regions.len()).collect(),
-            // (PCM's share is written a unit at a time, with no wordline.)
-            super::PlacementConfig::Oblivious { .. } => vec![d.host_region],
-            _ => vec![d.host_region],
-        };
-        // Where the program order fills wordlines one after another (one-shot), a stream's
-        // pages land on shared wordlines as they come: reordering would change nothing.
-        let in_order = |r: usize| {
-            let (wl, pages) = (&regions[r].wordlines, regions[r].pages_per_block);
-            (0..pages).all(|p| wl.rank(p) == p)
-        };
-        if written
-            .iter()
-            .all(|&r| regions[r].wordlines.levels() >= 2 && in_order(r))
-        {
-            return Err(Error::config(
-                "ftl.host_streams.policy",
-                format!(
-                    "\"wordlines\" reorders a stream's pages onto wordlines, and region `{}`, \
-                     where host writes go, programs its wordlines one after another \
-                     (geometry.program_order): pages written in order already share them (use \
-                     \"separate\")",
-                    d.region_name(written[0])
-                ),
-            ));
-        }
-        if written.iter().all(|&r| regions[r].wordlines.levels() < 2) {
-            return Err(Error::config(
-                "ftl.host_streams.policy",
-                format!(
-                    "\"wordlines\" lays a stream's pages out along wordlines, and the cells of \
-                     region `{}`, where host writes go, hold one bit (one page a wordline): \
-                     nothing to reorder (use \"separate\")",
-                    d.region_name(written[0])
-                ),
-            ));
-        }
-        Ok(())
-    }
-}

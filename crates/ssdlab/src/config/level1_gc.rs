@@ -5,10 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::{closed_fraction, fraction, positive};
-use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
 use crate::error::Error;
-use crate::flash::Medium;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
@@ -70,53 +68,6 @@ impl Level1GcConfig {
             return Err(Error::config(
                 "ftl.level1_gc.budget_share",
                 "0 lets level 1 move nothing: that is one GC level (policy = \"none\")",
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// Level 1 moves data between flash and PCM: the device needs PCM, and level 1 must run before
-/// the conventional GC does.
-impl Needs for Level1GcConfig {
-    fn needs(&self, d: &Device) -> Result<(), Error> {
-        let Level1GcConfig::ReadIntensity {
-            free_threshold,
-            budget_share,
-            ..
-        } = *self
-        else {
-            return Ok(());
-        };
-        if !d.geometry.regions.iter().any(|r| r.medium == Medium::Pcm) {
-            return Err(Error::config(
-                "ftl.level1_gc.policy",
-                "moves read-hot data into PCM, and the device has none (geometry.pcm)",
-            ));
-        }
-        // An invocation moves a whole block's valid units: a budget below a block's worth
-        // could never move one.
-        let g = d.geometry;
-        let budget = (budget_share * g.physical_units() as f64).floor() as u64;
-        let block = g.regions[0].pages_per_block as u64 * g.units_per_page as u64;
-        if budget < block {
-            return Err(Error::config(
-                "ftl.level1_gc.budget_share",
-                format!(
-                    "{budget_share} of the raw capacity is {budget} units, less than the {block} \
-                     of a flash block, which level 1 moves at a time: it would never move any"
-                ),
-            ));
-        }
-        let gc = d.config.ftl.gc_threshold;
-        if free_threshold <= gc {
-            return Err(Error::config(
-                "ftl.level1_gc.free_threshold",
-                format!(
-                    "{free_threshold} is not above ftl.gc_threshold = {gc}: the conventional GC \
-                     would keep the free blocks above it and level 1 would never run for want of \
-                     room"
-                ),
             ));
         }
         Ok(())

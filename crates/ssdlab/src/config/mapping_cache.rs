@@ -3,10 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::checks::positive;
-use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
-use crate::error::Error;
 
 /// The mapping table: all of it in DRAM, or on flash with a cache of entries in DRAM loaded on
 /// demand (DFTL: Gupta et al., ASPLOS 2009; MQSim's `Ideal_Mapping_Table` and `CMT_Capacity`).
@@ -86,41 +83,5 @@ impl MappingCacheConfig {
             Some(s) => host_units.div_ceil(s.entries_per_translation_page.max(1)),
             None => 0,
         }
-    }
-}
-
-/// The CMT holds an entry, and a translation page (a mapping unit) holds one.
-impl Needs for MappingCacheConfig {
-    fn needs(&self, d: &Device) -> Result<(), Error> {
-        let MappingCacheConfig::Demand {
-            capacity_kib,
-            entry_bytes,
-            translation_entry_bytes,
-        } = self
-        else {
-            return Ok(());
-        };
-        positive("ftl.mapping_cache.capacity_kib", *capacity_kib)?;
-        if let Some(b) = entry_bytes {
-            positive("ftl.mapping_cache.entry_bytes", *b as u64)?;
-        }
-        let unit = d.unit_bytes();
-        if let Some(b) = translation_entry_bytes {
-            positive("ftl.mapping_cache.translation_entry_bytes", *b as u64)?;
-            if *b as u64 > unit {
-                return Err(Error::config(
-                    "ftl.mapping_cache.translation_entry_bytes",
-                    format!("a translation page is one mapping unit ({unit} bytes), too small for an entry of {b}"),
-                ));
-            }
-        }
-        let sizes = self.sizes(d.geometry.physical_units(), d.geometry.unit_bytes);
-        if sizes.is_some_and(|s| s.cmt_entries == 0) {
-            return Err(Error::config(
-                "ftl.mapping_cache.capacity_kib",
-                "holds no entry of the cached mapping table",
-            ));
-        }
-        Ok(())
     }
 }

@@ -2,14 +2,22 @@
 //! event. A run's config is a preset (a TOML file under `presets/`), optionally a user file merged
 //! over it, then `--set key=value` overrides, then validation. `[content]` also takes the content
 //! of the named workloads the flows run, below the user's (`content_layers.rs`).
+//!
+//! The config holds plain values and imports nothing of the device (`flash/`), the FTL, the
+//! engine or the generators: each section checks its own values here, and so do the relations
+//! between sections that need no device (`cross_checks.rs`); the checks that need the device's
+//! geometry run where it is built, in `device/`. So the whole validation, and the resolving that
+//! ends with it (`Config::resolve`, `Config::validate`, …), are `device/validate.rs`'s; this
+//! module reads a config and hands it to that validation.
 
-mod checks;
+pub(crate) mod checks;
 mod content_layers;
 mod cross_checks;
 mod data_cache;
 mod energy;
 mod flow;
 mod ftl;
+pub(crate) mod generator;
 mod geometry;
 mod given;
 mod host;
@@ -18,7 +26,6 @@ mod host_streams;
 mod level1_gc;
 mod locate;
 mod mapping_cache;
-mod needs;
 mod overrides;
 mod partial_program;
 mod pcm;
@@ -33,8 +40,8 @@ mod split;
 mod statistics;
 pub(crate) mod tagged;
 mod timing;
+pub mod workloads;
 
-pub(crate) use cross_checks::plane_data_room;
 pub use data_cache::{DataCacheConfig, DramConfig};
 pub use energy::EnergyConfig;
 pub use flow::{FlowConfig, ReplayFlags};
@@ -42,7 +49,11 @@ pub use ftl::{
     AllocationConfig, FtlConfig, GcVictimConfig, PartialWrite, UnmappedRead, WearLevelingConfig,
     WriteAck,
 };
-pub use geometry::{CellMode, GeometryConfig, ProgramOrder, RegionConfig};
+pub use generator::{
+    AddressDist, Arrival, GeneratorConfig, SizeComponent, SizeDist, StreamRule, Updates,
+};
+pub use geometry::{GeometryConfig, RegionConfig, MAIN_REGION};
+pub(crate) use given::Given;
 pub use host::{HostConfig, ReplayMode};
 pub use host_interface::{HostInterfaceConfig, HostProtocol};
 pub use host_streams::HostStreamsConfig;
@@ -54,9 +65,11 @@ pub use pcm::{PcmConfig, PcmTiming, PCM_REGION, PCM_SETS};
 pub use placement::{MigrationConfig, PlacementConfig, LEVEL_STREAMS};
 pub use precondition::{FillPattern, PreconditionConfig};
 pub use presets::{preset_names, preset_source};
-pub use read_policy::{ReadPolicyConfig, DEFAULT_READ_AHEAD_STREAMS};
+pub use read_policy::{
+    ReadPolicyConfig, DEFAULT_READ_AHEAD_STREAMS, MAX_READ_AHEAD_KIB, MAX_READ_AHEAD_STREAMS,
+};
 pub use reduction::ReductionConfig;
-pub use reliability::{PowerLawConfig, RberParams, ReliabilityConfig};
+pub use reliability::{PowerLawConfig, RberConfig, ReliabilityConfig};
 pub use scheduler::{SchedulerConfig, SuspensionConfig};
 pub use split::{ReadHistory, SplitConfig};
 pub use statistics::StatisticsConfig;
@@ -67,8 +80,8 @@ use std::path::{Path, PathBuf};
 
 use crate::content::ContentConfig;
 use crate::error::Error;
+use crate::nand::CellMode;
 use content_layers::ContentLayers;
-use given::Given;
 
 /// The whole simulation configuration.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -119,33 +132,23 @@ pub struct Config {
     pub statistics: StatisticsConfig,
 }
 
+/// A config's whole validation, which reading one ends with (`device/validate.rs`): a limit
+/// several keys make is blamed on one of them the user gave.
+pub(crate) type Validation = fn(&Config, &Given) -> Result<(), Error>;
+
 impl Config {
-    /// Build a config from a preset name, an optional TOML file merged over it, and `key=value`
-    /// overrides, then validate it.
-    pub fn resolve(preset: &str, file: Option<&Path>, sets: &[String]) -> Result<Config, Error> {
-        Config::resolve_with_flows(preset, file, sets, Vec::new())
-    }
-
-    /// [`Config::resolve`], with `flows` (the traces and workloads a command line or a Python
-    /// call names) added after the config's own. The named workloads among all the flows give
-    /// `[content]` its workload layer, between the preset's and the user's.
-    pub fn resolve_with_flows(
-        preset: &str,
-        file: Option<&Path>,
-        sets: &[String],
-        flows: Vec<FlowConfig>,
-    ) -> Result<Config, Error> {
-        Config::resolve_replaying(preset, file, sets, flows, ReplayFlags::default())
-    }
-
-    /// [`Config::resolve_with_flows`], with every flow replayed as `replay` says (a command
-    /// line's `--mode` and `--queue-depth`).
-    pub fn resolve_replaying(
+    /// Build a config from a preset name, an optional TOML file merged over it, `key=value`
+    /// overrides and `flows` (the traces and workloads a command line or a Python call names,
+    /// added after the config's own), with every flow replayed as `replay` says; then check it
+    /// with `validate`. The named workloads among all the flows give `[content]` its workload
+    /// layer, between the preset's and the user's.
+    pub(crate) fn read(
         preset: &str,
         file: Option<&Path>,
         sets: &[String],
         flows: Vec<FlowConfig>,
         replay: ReplayFlags,
+        validate: Validation,
     ) -> Result<Config, Error> {
         let source = preset_source(preset).ok_or_else(|| Error::UnknownPreset {
             name: preset.to_string(),
@@ -175,35 +178,36 @@ impl Config {
         if !sets.is_empty() {
             origin.push_str(" with overrides");
         }
-        Config::from_table(value, &origin, &layers, flows, replay, &given).map_err(|e| match file {
-            Some(path) => locate::in_file(e, path, &text, sets),
-            None => e,
-        })
+        let config = Config::from_table(value, &origin, &layers, flows, replay);
+        config
+            .and_then(|c| validate(&c, &given).map(|()| c))
+            .map_err(|e| match file {
+                Some(path) => locate::in_file(e, path, &text, sets),
+                None => e,
+            })
     }
 
-    /// Parse and validate a complete TOML document (its `[content]`, if any, is the user's).
-    pub fn from_toml_str(text: &str, origin: &str) -> Result<Config, Error> {
+    /// Parse a complete TOML document (its `[content]`, if any, is the user's) and check it with
+    /// `validate`.
+    pub(crate) fn read_document(
+        text: &str,
+        origin: &str,
+        validate: Validation,
+    ) -> Result<Config, Error> {
         let value: toml::Table = toml::from_str(text).map_err(|e| Error::toml(origin, e))?;
         let layers = ContentLayers::of_document(&value);
-        Config::from_table(
-            value,
-            origin,
-            &layers,
-            Vec::new(),
-            ReplayFlags::default(),
-            &Given::default(),
-        )
+        let config =
+            Config::from_table(value, origin, &layers, Vec::new(), ReplayFlags::default())?;
+        validate(&config, &Given::default())?;
+        Ok(config)
     }
 
-    /// Every impossible value or combination is an error naming the key and the reason. Each
-    /// section checks its own values beside its type; the checks that relate sections
-    /// (`cross_checks.rs`) come after, as they rely on those (no zero divisors, no overflow).
-    pub fn validate(&self) -> Result<(), Error> {
-        self.validate_given(&Given::default())
-    }
-
-    /// [`Config::validate`], blaming a limit several keys make on one the user gave.
-    fn validate_given(&self, given: &Given) -> Result<(), Error> {
+    /// The first part of the validation, which needs no device: every impossible value of a
+    /// section is an error naming the key and the reason, checked beside its type, then the
+    /// relations between sections that the device's arithmetic relies on (`cross_checks.rs`,
+    /// which rely on those: no zero divisors, no overflow). Returns the units an uncompressed
+    /// page holds.
+    pub(crate) fn validate_sections(&self) -> Result<u32, Error> {
         self.geometry.validate()?;
         self.timing.validate()?;
         self.ftl.validate()?;
@@ -222,19 +226,18 @@ impl Config {
             flow.validate(i)?;
         }
         checks::durations(&self.to_json())?;
-        self.validate_cross_section(given)
+        self.validate_before_device()
     }
 
     /// Expand the table's named workloads, lay `[content]` from `layers` and the workloads of
     /// every flow (the table's, then `extra`), read the table, add `extra`, set `replay` on
-    /// every flow, validate (a limit blamed on a key in `given` if it can be).
+    /// every flow.
     fn from_table(
         mut value: toml::Table,
         origin: &str,
         layers: &ContentLayers,
         extra: Vec<FlowConfig>,
         replay: ReplayFlags,
-        given: &Given,
     ) -> Result<Config, Error> {
         let mut workloads = expand_named_workloads(&mut value)?;
         workloads.extend(extra.iter().filter_map(|f| f.workload.clone()));
@@ -249,7 +252,6 @@ impl Config {
         for flow in &mut config.flows {
             replay.apply(flow);
         }
-        config.validate_given(given)?;
         Ok(config)
     }
 
@@ -298,7 +300,7 @@ fn expand_named_workloads(value: &mut toml::Table) -> Result<Vec<String>, Error>
                 ))
             }
         };
-        let mut generator = crate::workload::named::generator_table(&name)?;
+        let mut generator = workloads::generator_table(&name)?;
         if let Some(toml::Value::Table(own)) = table.remove("generator") {
             merge(&mut generator, own);
         }

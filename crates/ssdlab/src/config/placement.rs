@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
 use crate::error::Error;
 
@@ -127,27 +126,6 @@ impl MigrationConfig {
             ));
         }
         Ok(Some((from, to)))
-    }
-}
-
-/// GC moves data out of the blocks of a region that data is in: the region host writes go to.
-impl Needs for MigrationConfig {
-    fn needs(&self, d: &Device) -> Result<(), Error> {
-        match d.migration {
-            Some((from, _)) if from != d.host_region => {
-                let (from, host) = (d.region_name(from), d.region_name(d.host_region));
-                Err(Error::config(
-                    "ftl.migration.from_region",
-                    format!(
-                        "no write reaches region `{from}`: host writes go to `{host}` \
-                         (ftl.placement) and GC moves none into `{from}`, so its GC never runs; \
-                         migrate from `{host}`, or send host writes to `{from}` (ftl.placement = \
-                         {{ policy = \"cache\", region = \"{from}\" }})"
-                    ),
-                ))
-            }
-            _ => Ok(()),
-        }
     }
 }
 

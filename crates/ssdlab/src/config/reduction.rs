@@ -3,8 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::checks::{fraction, positive};
-use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
 use crate::codec::CodecConfig;
 use crate::error::Error;
@@ -102,103 +100,5 @@ impl ReductionConfig {
             ReductionConfig::Identity => None,
             ReductionConfig::Compress { align_bytes, .. } => Some(*align_bytes),
         }
-    }
-}
-
-/// The policy's values against the mapping unit and the page they live in, and the merge limit
-/// compression packs pages to.
-impl Needs for ReductionConfig {
-    fn needs(&self, d: &Device) -> Result<(), Error> {
-        let (unit_bytes, page_bytes) = (d.unit_bytes(), d.page_bytes());
-        let ReductionConfig::Compress {
-            failure_threshold_saving,
-            partial_zero_filter,
-            partial_unit_kib,
-            align_bytes,
-            ..
-        } = self
-        else {
-            return Ok(());
-        };
-        if d.config.ftl.max_units_per_page == 0 {
-            return Err(Error::config(
-                "ftl.max_units_per_page",
-                "compression merges units into pages: give the merge limit, 1 to 64 (PR-SSD \
-                 §4.4.1: 12)",
-            ));
-        }
-        fraction(
-            "ftl.reduction.failure_threshold_saving",
-            *failure_threshold_saving,
-            false,
-        )?;
-        if let Some(codec) = self.codec() {
-            codec?;
-        }
-        let key = "ftl.reduction.partial_unit_kib";
-        positive(key, *partial_unit_kib as u64)?;
-        let partial = *partial_unit_kib as u64 * 1024;
-        if !unit_bytes.is_multiple_of(partial) || unit_bytes / partial > 16 {
-            return Err(Error::config(
-                key,
-                format!(
-                    "{partial_unit_kib} KiB must divide the {} KiB mapping unit into at most 16 \
-                     partial units (one bit each in the zero bitmap)",
-                    unit_bytes / 1024
-                ),
-            ));
-        }
-        // The codecs read whole 4 KiB units (`codec::UNIT_BYTES`): what they are given, the
-        // mapping unit or its non-zero partial units, must be made of them, or every unit would
-        // be stored raw with compression on.
-        let codec_unit = crate::codec::UNIT_BYTES as u64;
-        if !unit_bytes.is_multiple_of(codec_unit) {
-            return Err(Error::config(
-                "ftl.mapping_unit_kib",
-                format!(
-                    "{} KiB is no whole number of the codecs' {} KiB input units: compression \
-                     could store no unit compressed",
-                    unit_bytes / 1024,
-                    codec_unit / 1024
-                ),
-            ));
-        }
-        if *partial_zero_filter && !partial.is_multiple_of(codec_unit) {
-            return Err(Error::config(
-                key,
-                format!(
-                    "{partial_unit_kib} KiB with the partial-zero filter hands the codec the \
-                     unit's non-zero partial units, which must be whole {} KiB input units",
-                    codec_unit / 1024
-                ),
-            ));
-        }
-        if *partial_zero_filter && unit_bytes == partial {
-            return Err(Error::config(
-                "ftl.reduction.partial_zero_filter",
-                format!(
-                    "filters the all-zero partial units of a unit, but a {partial_unit_kib} KiB \
-                     partial unit is the whole mapping unit (a wholly zero unit is dropped \
-                     anyway): use a smaller ftl.reduction.partial_unit_kib"
-                ),
-            ));
-        }
-        if *align_bytes == 0 || !page_bytes.is_multiple_of(*align_bytes as u64) {
-            return Err(Error::config(
-                "ftl.reduction.align_bytes",
-                format!("{align_bytes} must be at least 1 and divide the {page_bytes}-byte page"),
-            ));
-        }
-        // Shapes keep a unit's offset and length in 16 bits each.
-        if page_bytes > 1 << 16 {
-            return Err(Error::config(
-                "ftl.reduction.policy",
-                format!(
-                    "compression needs pages of at most 64 KiB (the page is {} KiB)",
-                    page_bytes / 1024
-                ),
-            ));
-        }
-        Ok(())
     }
 }

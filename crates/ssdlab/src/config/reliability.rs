@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::checks::{positive, positive_real};
 use super::tagged::tagged_table;
-use super::CellMode;
 use crate::error::Error;
+use crate::nand::CellMode;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
@@ -42,11 +42,11 @@ pub struct PowerLawConfig {
     pub retry_error_divisor: f64,
     /// The model's parameters for each cell mode the device's regions use.
     #[serde(default)]
-    pub slc: Option<RberParams>,
+    pub slc: Option<RberConfig>,
     #[serde(default)]
-    pub mlc: Option<RberParams>,
+    pub mlc: Option<RberConfig>,
     #[serde(default)]
-    pub tlc: Option<RberParams>,
+    pub tlc: Option<RberConfig>,
 }
 
 /// RBER = ε + α·PE^k + β·PE^m·t^n + γ·PE^p·reads^q + δ_in·(later programs of the page) +
@@ -55,7 +55,7 @@ pub struct PowerLawConfig {
 /// (techniques.md §0.5 and §3.4).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RberParams {
+pub struct RberConfig {
     pub epsilon: f64,
     pub alpha: f64,
     pub k: f64,
@@ -76,7 +76,7 @@ pub struct RberParams {
 
 impl PowerLawConfig {
     /// The parameters of `mode`.
-    pub fn params(&self, mode: CellMode) -> Option<&RberParams> {
+    pub fn params(&self, mode: CellMode) -> Option<&RberConfig> {
         match mode {
             CellMode::Slc => self.slc.as_ref(),
             CellMode::Mlc => self.mlc.as_ref(),

@@ -2,10 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::checks::positive;
-use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
-use crate::error::Error;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -75,46 +72,5 @@ tagged_table!("policy": SuspensionConfig);
 impl SuspensionConfig {
     pub fn is_none(&self) -> bool {
         *self == SuspensionConfig::None
-    }
-}
-
-/// Multi-plane commands join operations on the planes of one die. Suspension serves the reads
-/// a die has queued ahead of its other work.
-impl Needs for SchedulerConfig {
-    fn needs(&self, d: &Device) -> Result<(), Error> {
-        if self.multiplane && d.geometry.planes_per_die < 2 {
-            return Err(Error::config(
-                "scheduler.multiplane",
-                "joins operations on different planes of a die into one command, but a die has \
-                 one plane (geometry.planes_per_die = 1)",
-            ));
-        }
-        if let SuspensionConfig::ForReads {
-            program_suspend_ns,
-            erase_suspend_ns,
-            max_per_operation,
-            ..
-        } = self.suspension
-        {
-            if program_suspend_ns.is_none() && erase_suspend_ns.is_none() {
-                return Err(Error::config(
-                    "scheduler.suspension",
-                    "suspends neither programs nor erases: give program_suspend_ns, \
-                     erase_suspend_ns or both (or policy = \"none\")",
-                ));
-            }
-            if let Some(n) = max_per_operation {
-                positive("scheduler.suspension.max_per_operation", n as u64)?;
-            }
-            if !self.read_priority {
-                return Err(Error::config(
-                    "scheduler.suspension",
-                    "lets a read interrupt the program or erase its die is running, yet without \
-                     scheduler.read_priority the read would still wait for every operation \
-                     queued before it: set read_priority = true",
-                ));
-            }
-        }
-        Ok(())
     }
 }

@@ -4,9 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::needs::{Device, Needs};
 use super::tagged::tagged_table;
-use crate::error::Error;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
@@ -72,63 +70,5 @@ impl SplitConfig {
             SplitConfig::None => None,
             SplitConfig::All { width } | SplitConfig::Decision { width, .. } => Some(*width),
         }
-    }
-}
-
-/// Against the device: the width must be two or more distinct channels, cut the (logical and
-/// physical) page into its partial units, and fit the page's slots.
-impl Needs for SplitConfig {
-    fn needs(&self, d: &Device) -> Result<(), Error> {
-        let channels = d.geometry.channels;
-        let (page_bytes, unit_bytes) = (d.page_bytes(), d.unit_bytes());
-        let partial_bytes = d.config.ftl.reduction.partial_unit_bytes();
-        let slots_per_page = d.geometry.slots_per_page as u64;
-        let Some(width) = self.width() else {
-            return Ok(());
-        };
-        let Some(partial) = partial_bytes else {
-            return Err(Error::config(
-                "ftl.split.policy",
-                "splits the pages whose compression failed: it needs ftl.reduction.policy = \
-                 \"compress\"",
-            ));
-        };
-        if unit_bytes != page_bytes {
-            return Err(Error::config(
-                "ftl.split.policy",
-                format!(
-                    "splits logical pages the size of a physical page (§4.3): set \
-                     ftl.mapping_unit_kib = {}",
-                    page_bytes / 1024
-                ),
-            ));
-        }
-        if width < 2 || width > channels || width as u64 > slots_per_page {
-            return Err(Error::config(
-                "ftl.split.width",
-                format!(
-                    "{width} must be 2 or more and at most the {channels} channels (each part \
-                     of a split page on its own channel) and the {slots_per_page} units a page \
-                     holds (ftl.max_units_per_page)"
-                ),
-            ));
-        }
-        if page_bytes != width as u64 * partial {
-            return Err(Error::config(
-                "ftl.split.width",
-                format!(
-                    "{width} parts of {} KiB (ftl.reduction.partial_unit_kib) do not make the \
-                     {} KiB page",
-                    partial / 1024,
-                    page_bytes / 1024
-                ),
-            ));
-        }
-        if let SplitConfig::Decision { lru_entries, .. } = self {
-            if *lru_entries == 0 {
-                return Err(Error::config("ftl.split.lru_entries", "must be at least 1"));
-            }
-        }
-        Ok(())
     }
 }

@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use super::checks::{positive, positive_real};
 use super::pcm::PcmTiming;
-use super::CellMode;
 use crate::error::Error;
+use crate::nand::CellMode;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use super::ablation::Ablation;
 use super::params::{self, Sweep};
+use crate::config::StreamRule;
 use crate::config::{Config, ReplayMode};
 use crate::error::Error;
 use crate::trace::{BlkparseEvent, ColumnsSpec, TraceFormat};
-use crate::workload::StreamRule;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

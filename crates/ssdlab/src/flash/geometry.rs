@@ -11,13 +11,59 @@
 
 use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
-use crate::config::{CellMode, Config, ProgramOrder, PCM_REGION};
+use crate::nand::{CellMode, ProgramOrder};
 
 pub type DieId = u32;
 pub type PlaneId = u32;
 pub type BlockId = u32;
 pub type PageId = u32;
 pub type SlotId = u32;
+
+/// What a geometry is built from, in the flash model's own terms (`device::geometry` reads them
+/// from a validated config).
+#[derive(Clone, Debug)]
+pub struct GeometryParams {
+    pub channels: u32,
+    pub ways_per_channel: u32,
+    pub dies_per_way: u32,
+    pub planes_per_die: u32,
+    /// Flash blocks per plane (PCM's are numbered after them).
+    pub blocks_per_plane: u32,
+    /// Pages per block in the dies' native cell mode.
+    pub pages_per_block: u32,
+    pub page_bytes: u32,
+    pub codeword_bytes: u32,
+    /// The mapping unit.
+    pub unit_bytes: u32,
+    /// Slots a page holds (None: one per mapping unit of an uncompressed page).
+    pub slots_per_page: Option<u32>,
+    /// The dies' native cell mode.
+    pub cell_mode: CellMode,
+    pub program_order: ProgramOrder,
+    /// The regions of flash blocks, in block order from the first of each plane, tiling it.
+    pub regions: Vec<RegionParams>,
+    /// PCM devices on every channel, if the device has them: their blocks are one region.
+    pub pcm: Option<PcmParams>,
+}
+
+/// A region of flash blocks in every plane.
+#[derive(Clone, Debug)]
+pub struct RegionParams {
+    pub name: String,
+    pub cell_mode: CellMode,
+    pub blocks_per_plane: u32,
+    /// Programs a page may take between erases.
+    pub nop: u8,
+}
+
+/// The PCM devices beside the flash dies (their planes and pages are the flash dies').
+#[derive(Clone, Debug)]
+pub struct PcmParams {
+    /// The name of the region their blocks form.
+    pub region: String,
+    pub dies_per_channel: u32,
+    pub blocks_per_plane: u32,
+}
 
 /// What a region's blocks are made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,17 +196,12 @@ impl Divisors {
 }
 
 impl Geometry {
-    /// Build from a config that has passed validation.
-    pub fn new(config: &Config) -> Geometry {
-        let g = &config.geometry;
-        let unit_bytes = config.ftl.mapping_unit_kib * 1024;
-        let page_bytes = g.page_size_kib * 1024;
+    /// Build from parameters that have passed the config's validation.
+    pub fn new(g: &GeometryParams) -> Geometry {
+        let unit_bytes = g.unit_bytes;
+        let page_bytes = g.page_bytes;
         let units_per_page = page_bytes / unit_bytes.max(1);
-        let slots_per_page = if config.ftl.max_units_per_page == 0 {
-            units_per_page
-        } else {
-            config.ftl.max_units_per_page
-        };
+        let slots_per_page = g.slots_per_page.unwrap_or(units_per_page);
         let flash = DieSet {
             index: 0,
             first_plane: 0,
@@ -181,39 +222,30 @@ impl Geometry {
         }
         let native_bits = g.cell_mode.bits_per_cell();
         let wordlines = g.pages_per_block / native_bits;
-        let flash_region = |name: &str, mode: CellMode, first, blocks, nop| Region {
-            name: name.to_string(),
-            medium: Medium::Flash(mode),
-            dies: flash,
-            first_block: first,
-            blocks_per_plane: blocks,
-            pages_per_block: wordlines * mode.bits_per_cell(),
-            page_types: page_types(mode, wordlines, g.program_order),
-            wordlines: Wordlines::new(&page_types(mode, wordlines, g.program_order)),
-            nop,
-        };
         let mut regions = Vec::new();
-        if g.regions.is_empty() {
-            regions.push(flash_region("main", g.cell_mode, 0, g.blocks_per_plane, 1));
-        } else {
-            let mut first = 0;
-            for r in &g.regions {
-                let n = if r.blocks_per_plane == 0 {
-                    g.blocks_per_plane.saturating_sub(first)
-                } else {
-                    r.blocks_per_plane
-                };
-                regions.push(flash_region(&r.name, r.cell_mode, first, n, r.nop as u8));
-                first += n;
-            }
+        let mut first = 0;
+        for r in &g.regions {
+            let types = page_types(r.cell_mode, wordlines, g.program_order);
+            regions.push(Region {
+                name: r.name.clone(),
+                medium: Medium::Flash(r.cell_mode),
+                dies: flash,
+                first_block: first,
+                blocks_per_plane: r.blocks_per_plane,
+                pages_per_block: wordlines * r.cell_mode.bits_per_cell(),
+                wordlines: Wordlines::new(&types),
+                page_types: types,
+                nop: r.nop,
+            });
+            first += r.blocks_per_plane;
         }
-        let pcm_blocks = g.pcm_blocks_per_plane() as u32;
-        if let Some(&dies) = die_sets.get(1) {
+        let pcm_blocks = g.pcm.as_ref().map_or(0, |p| p.blocks_per_plane);
+        if let Some(pcm) = &g.pcm {
             // One page type, written whole or in place: no partial programs.
             regions.push(Region {
-                name: PCM_REGION.to_string(),
+                name: pcm.region.clone(),
                 medium: Medium::Pcm,
-                dies,
+                dies: die_sets[1],
                 first_block: g.blocks_per_plane,
                 blocks_per_plane: pcm_blocks,
                 pages_per_block: g.pages_per_block,
@@ -248,7 +280,7 @@ impl Geometry {
             die_sets,
             max_pages_per_block: g.pages_per_block,
             page_bytes,
-            codeword_bytes: g.codeword_size_bytes,
+            codeword_bytes: g.codeword_bytes,
             unit_bytes,
             units_per_page,
             slots_per_page,
@@ -607,11 +639,11 @@ mod tests {
     #[test]
     fn page_addr_agrees_with_the_single_purpose_decoders() {
         // Two regions (SLC then TLC) so the region lookup is exercised too.
-        let g = Geometry::new(&crate::test_support::small(&[
+        let g = crate::test_support::geometry(&[
             r#"geometry.regions=[{name="slc", cell_mode="slc", blocks_per_plane=16}, {name="main", cell_mode="tlc", blocks_per_plane=0}]"#,
             "timing.slc={tr_ns=20000, tprog_ns=200000, tbers_ns=2000000}",
             "ftl.overprovisioning_ratio=0.95",
-        ]));
+        ]);
         for page in 0..g.blocks() * g.max_pages_per_block {
             let block = g.block_of_page(page);
             if g.page_in_block(page) >= g.regions[g.region_of(block)].pages_per_block {

@@ -23,9 +23,54 @@
 //! data carries its blocks' P/E cycles and the time since their last program, not their
 //! disturbs.
 
-use crate::config::{PowerLawConfig, RberParams};
-
 use super::geometry::{BlockId, Geometry, Medium, PageId};
+use crate::nand::CellMode;
+
+/// The model's parameters, in the flash model's own terms (`device::error_model` reads them from
+/// `[reliability]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PowerLawParams {
+    /// Decode time of a codeword with no raw bit error, and of one at the correction limit.
+    pub ecc_min_decode_ns: u64,
+    pub ecc_max_decode_ns: u64,
+    /// Raw bit errors the ECC corrects in one codeword.
+    pub correctable_bits_per_codeword: u32,
+    /// Read retries before a read is counted uncorrectable, and by how much each divides the raw
+    /// bit errors.
+    pub max_read_retries: u32,
+    pub retry_error_divisor: f64,
+    /// The error rate's terms for each cell mode, where given (validation: every mode in use).
+    pub slc: Option<RberParams>,
+    pub mlc: Option<RberParams>,
+    pub tlc: Option<RberParams>,
+}
+
+impl PowerLawParams {
+    fn rber(&self, mode: CellMode) -> Option<&RberParams> {
+        match mode {
+            CellMode::Slc => self.slc.as_ref(),
+            CellMode::Mlc => self.mlc.as_ref(),
+            CellMode::Tlc => self.tlc.as_ref(),
+        }
+    }
+}
+
+/// The terms of [`rber`]'s formula (the module's) for one cell mode.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RberParams {
+    pub epsilon: f64,
+    pub alpha: f64,
+    pub k: f64,
+    pub beta: f64,
+    pub m: f64,
+    pub n: f64,
+    pub gamma: f64,
+    pub p: f64,
+    pub q: f64,
+    /// δ_in and δ_nb.
+    pub partial_program_disturb: f64,
+    pub neighbour_program_disturb: f64,
+}
 
 /// What a read's bits have been through.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -67,7 +112,7 @@ pub struct Decode {
 
 /// Decode codewords of `codeword_bits` read at `rber`; a retry costs `retry_ns` of sensing and
 /// transfer besides its failed decode.
-pub fn decode(c: &PowerLawConfig, rber: f64, codeword_bits: u32, retry_ns: u64) -> Decode {
+pub fn decode(c: &PowerLawParams, rber: f64, codeword_bits: u32, retry_ns: u64) -> Decode {
     let limit = c.correctable_bits_per_codeword as f64;
     let first = rber * codeword_bits as f64;
     let mut errors = first;
@@ -88,14 +133,14 @@ pub fn decode(c: &PowerLawConfig, rber: f64, codeword_bits: u32, retry_ns: u64) 
 
 /// A run's error model: its parameters and the device's counters.
 pub struct ErrorModel {
-    config: PowerLawConfig,
+    params: PowerLawParams,
     pub wear: Wear,
 }
 
 impl ErrorModel {
-    pub fn new(config: PowerLawConfig, g: &Geometry) -> ErrorModel {
+    pub fn new(params: PowerLawParams, g: &Geometry) -> ErrorModel {
         ErrorModel {
-            config,
+            params,
             wear: Wear::new(g),
         }
     }
@@ -118,10 +163,10 @@ impl ErrorModel {
         let Medium::Flash(mode) = g.regions[g.region_of(g.block_of_page(page))].medium else {
             unreachable!("validated: the error model is refused with PCM")
         };
-        let p = (self.config.params(mode))
+        let p = (self.params.rber(mode))
             .unwrap_or_else(|| unreachable!("validated: every region's cell mode has parameters"));
         let r = rber(p, &s);
-        (r, decode(&self.config, r, g.codeword_bytes * 8, retry_ns))
+        (r, decode(&self.params, r, g.codeword_bytes * 8, retry_ns))
     }
 }
 
@@ -219,8 +264,8 @@ mod tests {
         }
     }
 
-    fn model() -> PowerLawConfig {
-        PowerLawConfig {
+    fn model() -> PowerLawParams {
+        PowerLawParams {
             ecc_min_decode_ns: 500,
             ecc_max_decode_ns: 96_800,
             correctable_bits_per_codeword: 40,
@@ -321,13 +366,13 @@ mod tests {
     /// past the page (the option-space harness found both: issue 30).
     #[test]
     fn slot_masks_span_a_page_of_64_codewords() {
-        let g = crate::flash::Geometry::new(&crate::test_support::small(&[
+        let g = crate::test_support::geometry(&[
             "geometry.page_size_kib=32",
             "geometry.codeword_size_bytes=512",
             "ftl.mapping_unit_kib=8",
             "ftl.max_units_per_page=12",
             "ftl.reduction={policy=\"compress\", codec=\"dpc\"}",
-        ]));
+        ]);
         let mut w = Wear::new(&g);
         let page = g.page_id(3, 0);
         w.programmed(&g, page, 0b0001, true);

@@ -3,7 +3,7 @@
 use strength_reduce::StrengthReducedU64;
 
 use super::{Geometry, Medium};
-use crate::config::{CellMode, PcmTiming, TimingConfig};
+use crate::nand::CellMode;
 
 /// tR and tPROG by page type (index 0 = LSB / SLC), tBERS, for one cell mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,10 +15,27 @@ pub struct ModeTiming {
     pub tr_melded_ns: u64,
 }
 
+/// What a device's timing is built from, in the flash model's own terms (`device::timing` reads
+/// them from `[timing]`).
+#[derive(Clone, Debug, Default)]
+pub struct TimingParams {
+    /// Bus rate in mega-transfers per second, and bytes per transfer.
+    pub channel_rate_mts: f64,
+    pub channel_width_bytes: u32,
+    pub ecc_decode_ns: u64,
+    pub firmware_ns: u64,
+    /// Each cell mode's times, where the device gives them.
+    pub slc: Option<ModeTiming>,
+    pub mlc: Option<ModeTiming>,
+    pub tlc: Option<ModeTiming>,
+    /// PCM's page read and write time, where the device gives them.
+    pub pcm_read_write_ns: Option<(u64, u64)>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Timing {
-    /// Indexed by `CellMode as usize` (SLC, MLC, TLC); `None` when the config gives no timing for
-    /// the mode (validation guarantees every mode in use has one).
+    /// Indexed by `CellMode as usize` (SLC, MLC, TLC); `None` where no timing is given for the
+    /// mode (validation guarantees every mode in use has one).
     modes: [Option<ModeTiming>; 3],
     /// Bytes the channel moves per microsecond (rate in MT/s × bus width).
     bytes_per_us: f64,
@@ -43,27 +60,9 @@ fn mode_index(mode: CellMode) -> usize {
 }
 
 impl Timing {
-    pub fn new(t: &TimingConfig) -> Timing {
-        let slc = t.slc.as_ref().map(|s| ModeTiming {
-            tr_ns: [s.tr_ns; 3],
-            tprog_ns: [s.tprog_ns; 3],
-            tbers_ns: s.tbers_ns,
-            tr_melded_ns: 0,
-        });
-        let mlc = t.mlc.as_ref().map(|m| ModeTiming {
-            tr_ns: [m.tr_lsb_ns, m.tr_msb_ns, m.tr_msb_ns],
-            tprog_ns: [m.tprog_lsb_ns, m.tprog_msb_ns, m.tprog_msb_ns],
-            tbers_ns: m.tbers_ns,
-            tr_melded_ns: m.tr_melded_ns.unwrap_or(0),
-        });
-        let tlc = t.tlc.as_ref().map(|m| ModeTiming {
-            tr_ns: [m.tr_lsb_ns, m.tr_csb_ns, m.tr_msb_ns],
-            tprog_ns: [m.tprog_lsb_ns, m.tprog_csb_ns, m.tprog_msb_ns],
-            tbers_ns: m.tbers_ns,
-            tr_melded_ns: m.tr_melded_ns.unwrap_or(0),
-        });
+    pub fn new(t: &TimingParams) -> Timing {
         Timing {
-            modes: [slc, mlc, tlc],
+            modes: [t.slc, t.mlc, t.tlc],
             bytes_per_us: t.channel_rate_mts * t.channel_width_bytes as f64,
             ecc_decode_ns: t.ecc_decode_ns,
             firmware_ns: t.firmware_ns,
@@ -75,15 +74,14 @@ impl Timing {
 
     /// Timing of a device: also tabulates each region's mode and the bus time of every whole
     /// number of codewords up to a page.
-    pub fn for_device(t: &TimingConfig, g: &Geometry) -> Timing {
+    pub fn for_device(t: &TimingParams, g: &Geometry) -> Timing {
         let mut timing = Timing::new(t);
         timing.regions = (g.regions.iter())
             .map(|r| match r.medium {
                 Medium::Flash(mode) => timing.mode(mode),
                 // One page type; nothing to erase.
                 Medium::Pcm => {
-                    let (read_ns, write_ns) =
-                        t.pcm.as_ref().map_or((0, 0), PcmTiming::read_write_ns);
+                    let (read_ns, write_ns) = t.pcm_read_write_ns.unwrap_or((0, 0));
                     ModeTiming {
                         tr_ns: [read_ns; 3],
                         tprog_ns: [write_ns; 3],
@@ -131,16 +129,11 @@ impl Timing {
 mod tests {
     use super::*;
 
-    fn cfg(rate: f64) -> TimingConfig {
-        TimingConfig {
+    fn cfg(rate: f64) -> TimingParams {
+        TimingParams {
             channel_rate_mts: rate,
             channel_width_bytes: 1,
-            ecc_decode_ns: 0,
-            firmware_ns: 0,
-            slc: None,
-            mlc: None,
-            tlc: None,
-            pcm: None,
+            ..TimingParams::default()
         }
     }
 

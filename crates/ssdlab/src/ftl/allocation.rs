@@ -80,6 +80,7 @@ fn build_one(config: &AllocationConfig, g: &DieSet) -> Box<dyn PlaneAllocator> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::SchedulerConfig;
     use crate::flash::{FlashOp, OpKind, OpSource};
     use crate::test_support::small_geometry as geometry;
 
@@ -107,7 +108,7 @@ mod tests {
             },
             &g.die_sets[0],
         );
-        let s = Scheduler::new(&g, false, false);
+        let s = crate::device::scheduler(&SchedulerConfig::default(), &g);
         let planes: Vec<_> = (0..8).map(|_| a.next_plane(&s, &|_| true)).collect();
         // 2 channels × 2 ways × 1 die × 2 planes: channel fastest, then way, then plane.
         assert_eq!(planes, vec![0, 4, 2, 6, 1, 5, 3, 7]);
@@ -117,7 +118,7 @@ mod tests {
     fn dynamic_prefers_idle_dies_with_room_and_round_robins_ties() {
         let g = geometry();
         let mut a = build_one(&AllocationConfig::Dynamic, &g.die_sets[0]);
-        let mut s = Scheduler::new(&g, false, false);
+        let mut s = crate::device::scheduler(&SchedulerConfig::default(), &g);
         // Idle device: round robin over planes.
         assert_eq!(a.next_plane(&s, &|_| true), 0);
         assert_eq!(a.next_plane(&s, &|_| true), 1);

@@ -232,8 +232,8 @@ impl<T> ReorderQueue<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{CellMode, ProgramOrder};
     use crate::flash::geometry::page_types;
+    use crate::nand::{CellMode, ProgramOrder};
 
     fn shadow(wordlines: u32) -> Wordlines {
         Wordlines::new(&page_types(CellMode::Tlc, wordlines, ProgramOrder::Shadow))

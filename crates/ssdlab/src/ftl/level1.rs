@@ -202,7 +202,6 @@ impl Ftl {
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::flash::Geometry;
     use crate::ftl::page_units::PageUnits;
     use crate::ftl::shape::UnitShape;
     use crate::ftl::{placement, reduction, Writer};
@@ -224,7 +223,7 @@ mod tests {
     }
 
     fn fresh(config: &Config) -> Ftl {
-        let g = Geometry::new(config);
+        let g = crate::device::geometry(config);
         let r = reduction::build(config, &g).unwrap();
         let p = placement::build(&config.ftl.placement, &g).unwrap();
         let mut f = Ftl::new(config, g, false, p.streams(), r.as_ref());
@@ -276,7 +275,7 @@ mod tests {
     #[test]
     fn the_most_read_flash_block_swaps_with_the_least_read_pcm_blocks() {
         let mut f = ftl();
-        let flash = pools(&f, Medium::Flash(crate::config::CellMode::Tlc));
+        let flash = pools(&f, Medium::Flash(crate::nand::CellMode::Tlc));
         let pcm = pools(&f, Medium::Pcm);
         let warm = block_of(&mut f, flash[0], 0, 2);
         let hot = block_of(&mut f, flash[1], 10, 5);
@@ -318,7 +317,7 @@ mod tests {
     #[test]
     fn no_swap_when_pcm_holds_hotter_data() {
         let mut f = ftl();
-        let flash = pools(&f, Medium::Flash(crate::config::CellMode::Tlc));
+        let flash = pools(&f, Medium::Flash(crate::nand::CellMode::Tlc));
         let pcm = pools(&f, Medium::Pcm);
         block_of(&mut f, flash[0], 0, 1);
         let mut lpn = 20;

@@ -214,7 +214,7 @@ mod tests {
     /// The small device's FTL as a fresh run builds it, the oracle's state with it.
     fn fresh(sets: &[&str]) -> Ftl {
         let config = crate::test_support::small(sets);
-        let g = Geometry::new(&config);
+        let g = crate::device::geometry(&config);
         let reduction = reduction::build(&config, &g).unwrap();
         Ftl::new(&config, g, true, 1, reduction.as_ref())
     }

@@ -36,7 +36,8 @@ use std::collections::{HashMap, VecDeque};
 use foldhash::fast::FixedState;
 
 use crate::codec::layout::PagePacker;
-use crate::config::{plane_data_room, Config};
+use crate::config::Config;
+use crate::device::plane_data_room;
 use crate::flash::{BlockId, Geometry, Medium, PageId, PlaneId, SlotId};
 use gc_victim::Candidate;
 use migration::Migration;
@@ -144,7 +145,7 @@ pub struct Pool {
     pub invalid_space: u64,
     pub total_space: u64,
     /// The valid space the pool holds while its GC is sure to gain a page from some victim: its
-    /// share of the room validation checks the data against (`config::plane_data_room`, its
+    /// share of the room validation checks the data against (`device::plane_data_room`, its
     /// blocks less those GC keeps free or open, less one unit short of a page in each); 0
     /// where nothing is cleaned.
     pub settled_room: u64,
@@ -1252,7 +1253,7 @@ mod tests {
     #[test]
     fn a_slot_is_valid_while_its_unit_maps_to_it() {
         let config = crate::test_support::small(&[]);
-        let g = Geometry::new(&config);
+        let g = crate::device::geometry(&config);
         let reduction = reduction::build(&config, &g).unwrap();
         let mut ftl = Ftl::new(&config, g, false, 1, reduction.as_ref());
         let g = ftl.geometry.clone();
@@ -1303,7 +1304,7 @@ mod tests {
             "ftl.max_units_per_page=12",
             "ftl.reduction={policy=\"compress\", codec=\"dpc\"}",
         ]);
-        let g = Geometry::new(&config);
+        let g = crate::device::geometry(&config);
         let reduction = reduction::build(&config, &g).unwrap();
         let mut ftl = Ftl::new(&config, g, false, 1, reduction.as_ref());
         let g = ftl.geometry.clone();
@@ -1345,7 +1346,7 @@ mod tests {
     #[test]
     fn cleans_that_free_no_page_a_pools_worth_of_times_in_a_row_are_stuck() {
         let config = crate::test_support::small(&[]);
-        let g = Geometry::new(&config);
+        let g = crate::device::geometry(&config);
         let reduction = reduction::build(&config, &g).unwrap();
         let mut ftl = Ftl::new(&config, g, false, 1, reduction.as_ref());
         let pages = ftl.pools[0].pages_per_block;

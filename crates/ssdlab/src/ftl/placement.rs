@@ -249,7 +249,7 @@ mod tests {
             "ftl.migration={policy=\"degrade\", from_region=\"slc\", to_region=\"main\"}",
             "ftl.overprovisioning_ratio=0.3",
         ]);
-        let g = Geometry::new(&c);
+        let g = crate::device::geometry(&c);
         let pcm = g
             .regions
             .iter()

@@ -5,7 +5,6 @@
 
 use crate::config::Config;
 use crate::error::Error;
-use crate::flash::Geometry;
 
 use super::allocation::{self, PlaneAllocator};
 use super::gc::GcRules;
@@ -44,7 +43,7 @@ impl Policies {
     /// The FTL of `config`'s device (`verify`: with the integrity oracle) and the policies that
     /// act on it. `config` must be validated.
     pub fn build(config: &Config, verify: bool) -> Result<(Ftl, Policies), Error> {
-        let geometry = Geometry::new(config);
+        let geometry = crate::device::geometry(config);
         let g = &geometry;
         let placement = placement::build(&config.ftl.placement, g)?;
         let migration = migration::build(&config.ftl.migration, g)?;

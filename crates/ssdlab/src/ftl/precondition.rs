@@ -619,7 +619,7 @@ mod tests {
     fn preconditioned(as_written: bool) -> (Ftl, PreconditionReport) {
         let config = small(&[]);
         let (mut ftl, mut policies) = Policies::build(&config, true).unwrap();
-        let sched = Scheduler::new(&ftl.geometry, false, config.scheduler.multiplane);
+        let sched = crate::device::scheduler(&config.scheduler, &ftl.geometry);
         let mut pre = Preconditioner::new(&mut ftl, &mut policies, &sched);
         assert!(
             pre.stored_as_written,

@@ -306,7 +306,7 @@ mod tests {
             ),
             &format!("content={content}"),
         ]);
-        build(&config, &Geometry::new(&config)).unwrap()
+        build(&config, &crate::device::geometry(&config)).unwrap()
     }
 
     const RANDOM: &str = "{source=\"synthetic\", mix=[{fraction=1.0, compressibility=0.0}]";
@@ -314,7 +314,7 @@ mod tests {
     #[test]
     fn identity_keeps_size_and_costs_nothing() {
         let config = small(&[]);
-        let mut r = build(&config, &Geometry::new(&config)).unwrap();
+        let mut r = build(&config, &crate::device::geometry(&config)).unwrap();
         assert_eq!(
             r.reduce(7),
             Reduced {

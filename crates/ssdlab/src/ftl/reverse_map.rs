@@ -269,7 +269,7 @@ mod tests {
 
     /// The small device with PR-SSD's mapping: 16 KiB units, up to 12 to a 16 KiB page.
     fn twelve_slots() -> Geometry {
-        Geometry::new(&small(&[
+        crate::device::geometry(&small(&[
             "ftl.mapping_unit_kib=16",
             "ftl.max_units_per_page=12",
             "ftl.reduction={policy=\"compress\", codec=\"dpc\"}",

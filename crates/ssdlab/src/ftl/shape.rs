@@ -10,18 +10,9 @@
 //! An all-zero logical page has no shape: the mapping marks it zero and nothing is stored
 //! (`Location::Zero`).
 
+// (The kind is the layout's word, which the statistics count units by too.)
 use crate::codec::layout::Slot;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum UnitKind {
-    /// Stored as written: its non-zero partial units back to back from `offset`, in order.
-    Raw,
-    /// Stored compressed: `len` bytes from `offset`, read whole and decompressed.
-    Compressed,
-    /// Split (§4.3): each non-zero partial unit on a page of its own channel, at partial index
-    /// `row` of that page.
-    Split,
-}
+pub use crate::codec::layout::UnitKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UnitShape {

@@ -376,7 +376,7 @@ mod tests {
     /// at most 12 units back to back).
     fn merge_buffer() -> WriteBuffer {
         let config = crate::test_support::small(&[]);
-        let g = Geometry::new(&config);
+        let g = crate::device::geometry(&config);
         let mut b = WriteBuffer::new(&config, &g);
         let lane = Lane {
             max_units: 12,

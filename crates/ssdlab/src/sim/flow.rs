@@ -5,19 +5,7 @@
 use crate::config::ReplayMode;
 use crate::stats::FlowStats;
 use crate::trace::TraceRequest;
-
-/// A replayable sequence of requests in arrival order.
-pub trait RequestSource: Send {
-    /// Requests in the whole sequence.
-    fn len(&self) -> u64;
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// Start over from the first request (the engine reads a source once to precondition the
-    /// units it reads before writing, then again to replay it).
-    fn rewind(&mut self);
-    fn next_request(&mut self) -> Option<TraceRequest>;
-}
+use crate::workload::RequestSource;
 
 /// A trace loaded in memory.
 pub struct VecSource {

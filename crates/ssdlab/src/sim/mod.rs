@@ -3,11 +3,10 @@
 //! the host interface), the write path (`write.rs`: buffer, admission, sealing, programs), the
 //! read path (`read.rs`), garbage collection and wear levelling (`gc.rs`, its jobs in
 //! `gc_job.rs`), the techniques' run-time parts (`technique.rs`), the mapping cache
-//! (`mapping.rs`) and the data cache; what they share is the `Device` (`device.rs`: config,
+//! (`mapping.rs`) and the data cache; what they share is `Shared` (`shared.rs`: config,
 //! scheduler, FTL and policies, event queue, clock, counters). Time is an integer number of
 //! nanoseconds; events are ordered by (time, sequence).
 
-mod device;
 pub mod event;
 // (In the unit tests too, so that the meter's test runs with the others, in one build.)
 #[cfg(any(test, feature = "event-costs"))]
@@ -22,6 +21,7 @@ mod level1;
 mod mapping;
 mod page_groups;
 mod read;
+mod shared;
 pub mod snapshot;
 mod split;
 mod summary;
@@ -33,8 +33,9 @@ mod write;
 
 use crate::config::Config;
 use crate::data_cache::DataCache;
+use crate::device;
 use crate::error::Error;
-use crate::flash::{FlashOp, OpKind, Scheduler, Suspension};
+use crate::flash::{FlashOp, OpKind};
 use crate::ftl::policies::Policies;
 use crate::ftl::precondition::{mark_footprint, PreconditionReport, Preconditioner};
 use crate::ftl::Ftl;
@@ -42,7 +43,7 @@ use crate::stats::DeviceStats;
 use crate::trace::Op;
 use event::Event;
 
-pub use flow::{Flow, RequestSource, VecSource};
+pub use flow::{Flow, VecSource};
 pub use flow_checks::MAX_ARRIVAL_NS;
 pub use host::{Column, RequestRecord};
 pub use snapshot::SnapshotUse;
@@ -61,10 +62,9 @@ pub struct RunOptions {
 /// meets them: the host front ([`host::Host`]), the write path ([`write::Writes`]), the read
 /// path ([`read::Reads`]), garbage collection ([`gc::Gc`]), the techniques' run-time parts
 /// ([`technique::Techniques`]), the mapping cache and the data cache. Each owns its state; what
-/// they share (configuration, flash, FTL, event queue, clock, counters) is the
-/// [`device::Device`].
+/// they share (configuration, flash, FTL, event queue, clock, counters) is [`shared::Shared`].
 pub struct Simulation {
-    dev: device::Device,
+    dev: shared::Shared,
     host: host::Host,
     writes: write::Writes,
     reads: read::Reads,
@@ -129,7 +129,7 @@ impl Simulation {
         progress: &mut dyn FnMut(Phase, u64, u64),
     ) -> Result<Simulation, Error> {
         let (mut ftl, mut policies) = Policies::build(&config, options.verify)?;
-        let sched = scheduler_of(&config, &ftl);
+        let sched = device::scheduler(&config.scheduler, &ftl.geometry);
         let techniques = technique::Techniques::new(&config, &ftl);
         let warmup = check_run(&config, &ftl, &mut flows, &techniques)?;
         // Units the flows read before writing them are preconditioned too (MQSim does the same).
@@ -184,7 +184,7 @@ impl Simulation {
             },
             #[cfg(any(test, feature = "event-costs"))]
             costs: None,
-            dev: device::Device::new(config, ftl, policies, sched),
+            dev: shared::Shared::new(config, ftl, policies, sched),
         };
         for f in 0..sim.host.flows.len() {
             sim.prime_flow(f as u32);
@@ -408,17 +408,6 @@ impl Simulation {
             OpKind::Erase => self.on_erase_done(op.target),
         }
     }
-}
-
-/// The flash scheduler `config.scheduler` asks for.
-fn scheduler_of(config: &Config, ftl: &Ftl) -> Scheduler {
-    let mut sched = Scheduler::new(
-        &ftl.geometry,
-        config.scheduler.read_priority,
-        config.scheduler.multiplane,
-    );
-    sched.suspend_for_reads(Suspension::of(&config.scheduler.suspension));
-    sched
 }
 
 /// Check that the flows fit the device and that the engine can name everything its events

@@ -47,7 +47,7 @@ impl Reads {
             policy,
             errors: match &config.reliability {
                 ReliabilityConfig::Fixed => None,
-                ReliabilityConfig::PowerLaw(c) => Some(ErrorModel::new((**c).clone(), g)),
+                ReliabilityConfig::PowerLaw(c) => Some(crate::device::error_model(c, g)),
             },
             scratch_groups: PageGroups::default(),
         }

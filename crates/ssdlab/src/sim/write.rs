@@ -189,7 +189,8 @@ impl Simulation {
                 if self.dev.ftl.rewritable_in_place(slot) {
                     // (Stored as written: counted so, beside the units the reduction stores.)
                     let as_written = UnitShape::raw(self.dev.ftl.geometry.unit_bytes);
-                    self.dev.stats.reduction.count(unit_bytes, Some(as_written));
+                    let stored = Some((as_written.kind, as_written.len));
+                    self.dev.stats.reduction.count(unit_bytes, stored);
                     self.rewrite_in_place(id, lpn, version, slot);
                     return 0;
                 }
@@ -220,7 +221,7 @@ impl Simulation {
             self.host.requests[id as usize].bytes,
             self.writes.streams,
         );
-        self.dev.stats.reduction.count(unit_bytes, Some(shape));
+        (self.dev.stats.reduction).count(unit_bytes, Some((shape.kind, shape.len)));
         // A host stream's own pages and blocks (`sim/host_streams.rs`) are flash's: PCM, written
         // in place a page at a time, has no block a stream could keep to itself.
         let slot = match self.host.requests[id as usize].stream_slot as usize {

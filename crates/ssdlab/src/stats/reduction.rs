@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
+use crate::codec::layout::UnitKind;
 use crate::flash::Geometry;
-use crate::ftl::shape::{UnitKind, UnitShape};
 
 #[derive(Clone, Default)]
 pub struct ReductionStats {
@@ -35,15 +35,16 @@ pub struct ReductionStats {
 }
 
 impl ReductionStats {
-    /// A host-written unit of `unit_bytes` is stored as `shape` (`None`: all zero).
-    pub fn count(&mut self, unit_bytes: u32, shape: Option<UnitShape>) {
+    /// A host-written unit of `unit_bytes` is stored as `stored`: its kind and stored bytes
+    /// (`None`: all zero).
+    pub fn count(&mut self, unit_bytes: u32, stored: Option<(UnitKind, u32)>) {
         self.original_bytes += unit_bytes as u64;
-        let Some(s) = shape else {
+        let Some((kind, len)) = stored else {
             self.zero_units += 1;
             return;
         };
-        self.stored_bytes += s.len as u64;
-        match s.kind {
+        self.stored_bytes += len as u64;
+        match kind {
             UnitKind::Raw => self.raw_units += 1,
             UnitKind::Compressed => self.compressed_units += 1,
             UnitKind::Split => self.split_units += 1,

@@ -11,7 +11,7 @@ use super::{
     detect, FieldError, Fingerprint, Fingerprints, LineParser, LoadOptions, OutOfRange, RawRequest,
     Trace, TraceError, TraceFormat, TraceRequest,
 };
-use crate::workload::StreamRule;
+use crate::config::StreamRule;
 
 /// Load the trace at `path` (plain text, gzip or zstd).
 pub fn load_trace(path: &Path, opts: &LoadOptions) -> Result<Trace, TraceError> {

@@ -389,7 +389,7 @@ pub struct LoadOptions {
     /// Stream ids for a trace that carries none (a flow's `stream`): each request's id from
     /// its address as the file gives it, before `out_of_range` folds it; a request past id
     /// 65,535, or one the file already gives an id, is an error naming its line.
-    pub stream: Option<crate::workload::StreamRule>,
+    pub stream: Option<crate::config::StreamRule>,
     /// Who gave these options, so that errors name them in the caller's words.
     pub caller: Caller,
 }

@@ -3,8 +3,7 @@
 use rand::Rng;
 use rand_distr::{Distribution, Zipf};
 
-use super::AddressDist;
-use crate::error::Error;
+use crate::config::AddressDist;
 use crate::permutation::Permutation;
 
 pub(super) enum AddressSampler {
@@ -75,47 +74,15 @@ impl AddressSampler {
     }
 }
 
-pub(super) fn validate(d: &AddressDist, key: &str) -> Result<(), Error> {
-    match d {
-        AddressDist::Uniform => Ok(()),
-        AddressDist::Zipf { exponent } => {
-            if exponent.is_finite() && *exponent > 0.0 {
-                Ok(())
-            } else {
-                Err(Error::config(
-                    &format!("{key}.exponent"),
-                    format!("must be positive (got {exponent})"),
-                ))
-            }
-        }
-        AddressDist::HotCold {
-            hot_space_fraction,
-            hot_access_fraction,
-        } => {
-            for (k, v) in [
-                ("hot_space_fraction", hot_space_fraction),
-                ("hot_access_fraction", hot_access_fraction),
-            ] {
-                if !(*v > 0.0 && *v <= 1.0) {
-                    return Err(Error::config(
-                        &format!("{key}.{k}"),
-                        format!("must be in (0, 1] (got {v})"),
-                    ));
-                }
-            }
-            Ok(())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::generator::validate_address;
     use rand::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
     fn counts(d: &AddressDist, slots: u64, n: usize) -> Vec<u64> {
-        validate(d, "address").expect("valid");
+        validate_address(d, "address").expect("valid");
         let s = AddressSampler::new(d, slots, 3);
         let mut rng = Pcg64Mcg::seed_from_u64(4);
         let mut c = vec![0u64; slots as usize];
@@ -151,22 +118,5 @@ mod tests {
         // Zipf(0.99) over 1e4 ranks gives rank 1 about 1 / H ≈ 10% of draws.
         assert!(max(&z) > 5_000, "{}", max(&z));
         assert!(max(&u) < 40, "{}", max(&u));
-    }
-
-    #[test]
-    fn bad_parameters_name_their_key() {
-        let e = validate(
-            &AddressDist::HotCold {
-                hot_space_fraction: 0.0,
-                hot_access_fraction: 0.5,
-            },
-            "flows[1].generator.address",
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("flows[1].generator.address.hot_space_fraction"),
-            "{e}"
-        );
     }
 }

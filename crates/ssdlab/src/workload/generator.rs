@@ -12,10 +12,9 @@ use rand_pcg::Pcg64Mcg;
 
 use super::address::AddressSampler;
 use super::size::SizeSampler;
-use super::stream;
 use super::updates::UpdateState;
-use super::{Arrival, GeneratorConfig};
-use crate::sim::RequestSource;
+use super::RequestSource;
+use crate::config::{Arrival, GeneratorConfig, StreamRule};
 use crate::trace::{Op, TraceRequest};
 
 /// Where one request kind's sequential requests are (a sequential stream, not a host stream
@@ -170,10 +169,7 @@ impl GeneratorSource {
             offset_bytes: start,
             size_bytes: size,
             op: if read { Op::Read } else { Op::Write },
-            stream: c
-                .stream
-                .as_ref()
-                .map_or(0, |rule| stream::id_of(rule, start)),
+            stream: c.stream.as_ref().map_or(0, |rule| stream_id(rule, start)),
         }
     }
 }
@@ -193,6 +189,14 @@ fn update_start(
     updates.start(size, rng, &place, |rng| {
         place(address.sample(rng) * slot_bytes)
     })
+}
+
+/// The stream id of a request starting `offset_bytes` into the working set, under a validated
+/// rule.
+#[inline]
+fn stream_id(rule: &StreamRule, offset_bytes: u64) -> u16 {
+    rule.id(offset_bytes)
+        .unwrap_or_else(|| unreachable!("validation bounds the last extent's id by u16::MAX"))
 }
 
 impl RequestSource for GeneratorSource {
@@ -217,7 +221,7 @@ impl RequestSource for GeneratorSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{SizeDist, StreamRule};
+    use crate::config::{SizeDist, StreamRule};
 
     fn base() -> GeneratorConfig {
         GeneratorConfig::new(
@@ -427,7 +431,7 @@ mod tests {
 
     #[test]
     fn updates_rewrite_written_data_and_start_over_on_rewind() {
-        use crate::workload::Updates;
+        use crate::config::Updates;
         let c = GeneratorConfig {
             read_fraction: 0.3,
             size: Some(SizeDist::Fixed { bytes: 4096 }),
@@ -465,7 +469,7 @@ mod tests {
 
     #[test]
     fn the_hdfs_writer_writes_each_block_as_a_stream_of_its_own() {
-        let c = crate::workload::named::generator("hdfs-writer").unwrap();
+        let c = crate::config::workloads::generator("hdfs-writer").unwrap();
         let block = 128 << 20;
         assert_eq!(
             c.stream,
@@ -487,55 +491,5 @@ mod tests {
         assert!(streams.len() > 32, "{}", streams.len());
         // Without the key every request is stream 0.
         assert!(all(base()).iter().all(|r| r.stream == 0));
-    }
-
-    #[test]
-    fn stream_ids_past_16_bits_are_refused_by_name() {
-        let per_extent = |extent_bytes, working_set_bytes| GeneratorConfig {
-            working_set_bytes,
-            stream: Some(StreamRule::PerExtent { extent_bytes }),
-            ..base()
-        };
-        // 65,535 extents are ids 1 to 65,535; one more byte of working set would be id 65,536.
-        per_extent(4096, 65_535 * 4096)
-            .validate("g")
-            .expect("valid");
-        for c in [
-            per_extent(4096, 65_535 * 4096 + 4096),
-            per_extent(0, 1 << 30),
-        ] {
-            let e = c.validate("g").unwrap_err().to_string();
-            assert!(e.contains("g.stream.extent_bytes"), "{e}");
-        }
-        let e = per_extent(4096, 1 << 30)
-            .validate("g")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("262144 extents") && e.contains("65535"), "{e}");
-    }
-
-    #[test]
-    fn a_request_kind_without_a_size_is_rejected_by_name() {
-        let c = GeneratorConfig {
-            size: None,
-            read_size: Some(SizeDist::Fixed { bytes: 4096 }),
-            ..base()
-        };
-        let e = c.validate("flows[0].generator").unwrap_err().to_string();
-        assert!(e.contains("flows[0].generator.write_size"), "{e}");
-        let c = GeneratorConfig {
-            duration_ns: Some(5),
-            ..base()
-        };
-        let e = c.validate("g").unwrap_err().to_string();
-        assert!(e.contains("g.requests"), "{e}");
-        // A duration in the wrong unit (seconds read as ns × 1e9) is caught, not drawn.
-        let c = GeneratorConfig {
-            requests: None,
-            duration_ns: Some(3_600_000_000_000_000_000),
-            ..base()
-        };
-        let e = c.validate("g").unwrap_err().to_string();
-        assert!(e.contains("g.duration_ns"), "{e}");
     }
 }

@@ -3,8 +3,7 @@
 use rand::Rng;
 use rand_distr::{Distribution, Geometric, WeightedIndex};
 
-use super::{SizeComponent, SizeDist};
-use crate::error::Error;
+use crate::config::SizeDist;
 
 /// Draws sizes from a [`SizeDist`].
 pub(super) enum SizeSampler {
@@ -101,205 +100,16 @@ impl SizeSampler {
     }
 }
 
-/// Check a distribution; `key` names it in errors.
-pub(super) fn validate(d: &SizeDist, key: &str, working_set_bytes: u64) -> Result<(), Error> {
-    let err = |what: &str, msg: String| Err(Error::config(&format!("{key}.{what}"), msg));
-    let weights_ok =
-        |w: &[f64]| w.iter().all(|x| x.is_finite() && *x >= 0.0) && w.iter().sum::<f64>() > 0.0;
-    let largest = match d {
-        SizeDist::Fixed { bytes } => {
-            if *bytes == 0 {
-                return err("bytes", "must be positive".into());
-            }
-            *bytes
-        }
-        SizeDist::Choice { bytes, weights } => {
-            if bytes.is_empty() || bytes.len() != weights.len() {
-                return err(
-                    "weights",
-                    format!(
-                        "needs one weight per size ({} sizes, {} weights)",
-                        bytes.len(),
-                        weights.len()
-                    ),
-                );
-            }
-            if bytes.contains(&0) {
-                return err("bytes", "sizes must be positive".into());
-            }
-            if !weights_ok(weights) {
-                return err("weights", "must be ≥ 0 and not all 0".into());
-            }
-            bytes.iter().copied().max().unwrap_or(0)
-        }
-        SizeDist::Uniform {
-            min_bytes,
-            max_bytes,
-            step_bytes,
-        } => {
-            if *step_bytes == 0 || *min_bytes == 0 || max_bytes < min_bytes {
-                return err(
-                    "min_bytes",
-                    format!(
-                        "need 0 < min_bytes ≤ max_bytes and step_bytes > 0 (got {min_bytes}, \
-                         {max_bytes}, {step_bytes})"
-                    ),
-                );
-            }
-            if (max_bytes - min_bytes) % step_bytes != 0 {
-                return err(
-                    "max_bytes",
-                    format!(
-                        "max_bytes − min_bytes must be a multiple of step_bytes ({step_bytes})"
-                    ),
-                );
-            }
-            *max_bytes
-        }
-        SizeDist::Histogram {
-            bin_edges_bytes,
-            weights,
-            step_bytes,
-        } => {
-            if bin_edges_bytes.len() < 2 || bin_edges_bytes.len() != weights.len() + 1 {
-                return err(
-                    "weights",
-                    format!(
-                        "needs one weight per bin: {} edges make {} bins, got {} weights",
-                        bin_edges_bytes.len(),
-                        bin_edges_bytes.len().saturating_sub(1),
-                        weights.len()
-                    ),
-                );
-            }
-            if *step_bytes == 0
-                || bin_edges_bytes[0] == 0
-                || bin_edges_bytes.windows(2).any(|b| b[0] >= b[1])
-                || bin_edges_bytes.iter().any(|e| e % step_bytes != 0)
-            {
-                return err(
-                    "bin_edges_bytes",
-                    format!("must be positive, increasing multiples of step_bytes ({step_bytes})"),
-                );
-            }
-            if !weights_ok(weights) {
-                return err("weights", "must be ≥ 0 and not all 0".into());
-            }
-            bin_edges_bytes.last().copied().unwrap_or(0) - step_bytes
-        }
-        SizeDist::Geometric {
-            mean_bytes,
-            step_bytes,
-            max_bytes,
-            min_bytes,
-        } => {
-            if *step_bytes == 0 {
-                return err("step_bytes", "must be positive".into());
-            }
-            let (least, name) = match min_bytes {
-                Some(0) => return err("min_bytes", "must be positive".into()),
-                Some(m) => (*m, "min_bytes"),
-                None => (*step_bytes, "step_bytes"),
-            };
-            if !(mean_bytes.is_finite() && *mean_bytes >= least as f64) {
-                return err(
-                    "mean_bytes",
-                    format!("must be at least {name} = {least} (got {mean_bytes})"),
-                );
-            }
-            if *max_bytes < least {
-                return err("max_bytes", format!("must be at least {name} = {least}"));
-            }
-            *max_bytes
-        }
-        SizeDist::Mixture { components } => {
-            let weights: Vec<f64> = components.iter().map(|c| c.weight).collect();
-            if !weights_ok(&weights) {
-                return err("components", "weights must be ≥ 0 and not all 0".into());
-            }
-            // Each component checks its own sizes against the working set.
-            for (i, SizeComponent { size, .. }) in components.iter().enumerate() {
-                validate(
-                    size,
-                    &format!("{key}.components[{i}].size"),
-                    working_set_bytes,
-                )?;
-            }
-            return Ok(());
-        }
-    };
-    if largest > working_set_bytes {
-        return err(
-            "kind",
-            format!(
-                "sizes up to {largest} bytes do not fit the working set of {working_set_bytes}"
-            ),
-        );
-    }
-    Ok(())
-}
-
-/// The expected size of a distribution, in bytes (for tests of the workloads' means).
-#[cfg(test)]
-pub(super) fn mean_bytes(d: &SizeDist) -> f64 {
-    let weighted = |pairs: &mut dyn Iterator<Item = (f64, f64)>| {
-        let (sum, total) = pairs.fold((0.0, 0.0), |(s, t), (x, w)| (s + x * w, t + w));
-        sum / total
-    };
-    match d {
-        SizeDist::Fixed { bytes } => *bytes as f64,
-        SizeDist::Choice { bytes, weights } => {
-            weighted(&mut bytes.iter().zip(weights).map(|(&b, &w)| (b as f64, w)))
-        }
-        SizeDist::Uniform {
-            min_bytes,
-            max_bytes,
-            ..
-        } => (min_bytes + max_bytes) as f64 / 2.0,
-        SizeDist::Histogram {
-            bin_edges_bytes,
-            weights,
-            step_bytes,
-        } => weighted(&mut bin_edges_bytes.windows(2).zip(weights).map(|(b, &w)| {
-            let steps = (b[1] - b[0]).div_ceil(*step_bytes);
-            (
-                b[0] as f64 + (steps - 1) as f64 * *step_bytes as f64 / 2.0,
-                w,
-            )
-        })),
-        SizeDist::Geometric {
-            mean_bytes,
-            step_bytes,
-            max_bytes,
-            min_bytes,
-        } => {
-            // Sizes are off + step × K, K = 1 + G, P(K = k) = p q^(k−1), off = min − step;
-            // E[min(off + step × K, max)]: the sum over k ≤ n = ⌊(max − off) / step⌋ is
-            // off (1 − q^n) + step (1 − (n+1) q^n + n q^(n+1)) / p, the rest is max q^n.
-            let step = *step_bytes as f64;
-            let off = min_bytes.map_or(0.0, |m| m as f64 - step);
-            let p = (step / (mean_bytes - off)).min(1.0);
-            let q = 1.0 - p;
-            let n = ((*max_bytes as f64 - off) / step).floor() as i32;
-            let n_f = f64::from(n);
-            off * (1.0 - q.powi(n))
-                + step * (1.0 - (n_f + 1.0) * q.powi(n) + n_f * q.powi(n + 1)) / p
-                + *max_bytes as f64 * q.powi(n)
-        }
-        SizeDist::Mixture { components } => {
-            weighted(&mut components.iter().map(|c| (mean_bytes(&c.size), c.weight)))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::generator::{mean_bytes, validate_size};
+    use crate::config::SizeComponent;
     use rand::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
     fn draws(d: &SizeDist, n: usize) -> Vec<u64> {
-        validate(d, "size", 1 << 40).expect("valid");
+        validate_size(d, "size", 1 << 40).expect("valid");
         let s = SizeSampler::new(d);
         let mut rng = Pcg64Mcg::seed_from_u64(9);
         (0..n).map(|_| s.sample(&mut rng)).collect()
@@ -476,59 +286,5 @@ mod tests {
             1000,
         );
         assert!(h.iter().all(|&b| b == 4096), "zero-weight bin drawn");
-    }
-
-    #[test]
-    fn bad_distributions_name_their_key() {
-        let e = validate(
-            &SizeDist::Choice {
-                bytes: vec![4096],
-                weights: vec![1.0, 2.0],
-            },
-            "flows[0].generator.size",
-            1 << 30,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("flows[0].generator.size.weights"), "{e}");
-        let e = validate(&SizeDist::Fixed { bytes: 1 << 31 }, "size", 1 << 30)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("working set"), "{e}");
-        // A mixture's components are checked under their own keys.
-        let e = validate(&small_and_tail(), "read_size", 1 << 20)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("read_size.components[1].size.kind"), "{e}");
-        let e = validate(
-            &SizeDist::Mixture {
-                components: vec![SizeComponent {
-                    weight: 0.0,
-                    size: SizeDist::Fixed { bytes: 4096 },
-                }],
-            },
-            "size",
-            1 << 30,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("size.components"), "{e}");
-        // A mean below the minimum size cannot be met.
-        let e = validate(
-            &SizeDist::Geometric {
-                mean_bytes: 10000.0,
-                step_bytes: 4096,
-                max_bytes: 1 << 20,
-                min_bytes: Some(12288),
-            },
-            "size",
-            1 << 30,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("size.mean_bytes") && e.contains("min_bytes"),
-            "{e}"
-        );
     }
 }

@@ -27,8 +27,7 @@
 
 use rand::Rng;
 
-use super::{fraction, Updates};
-use crate::error::Error;
+use crate::config::Updates;
 
 /// New data's start is drawn at most this many times to find units never written. With the
 /// working set a few times the data written, the first draw nearly always succeeds. Drawing
@@ -53,9 +52,6 @@ enum Pool {
     /// Units written at least twice.
     Updated,
 }
-
-/// Units of the working set the update model can count (its pools hold `u32` units).
-const MAX_UNITS: u64 = 1 << 32;
 
 /// How often each unit was written, saturating at [`WriteCounts::MORE`]: all IPU's levels need.
 struct WriteCounts {
@@ -137,7 +133,7 @@ pub(super) struct UpdateState {
 
 impl UpdateState {
     /// The state of a generator whose requests fall in `working_set_bytes` (validated: at most
-    /// [`MAX_UNITS`] units of `unit_bytes`).
+    /// `config::generator::MAX_UPDATE_UNITS` units of `unit_bytes`).
     pub(super) fn new(u: &Updates, unit_bytes: u64, working_set_bytes: u64) -> UpdateState {
         UpdateState {
             update_fraction: u.update_fraction,
@@ -227,7 +223,7 @@ impl UpdateState {
     /// Count a write of `size` bytes at `start` on every unit it covers.
     pub(super) fn record(&mut self, start: u64, size: u64) {
         for unit in self.units(start, size) {
-            // (Units are below MAX_UNITS: validated.)
+            // (Units are below MAX_UPDATE_UNITS: validated.)
             match self.writes.add(unit) {
                 0 => self.once.push(unit as u32),
                 1 => self.updated.push(unit as u32),
@@ -237,49 +233,10 @@ impl UpdateState {
     }
 }
 
-/// `u`, the `updates` (at `key`) of a generator whose working set is `working_set_bytes` (at
-/// `working_set_key`) of `unit_bytes` units.
-pub(super) fn validate(
-    u: &Updates,
-    key: &str,
-    sequential_run_bytes: u64,
-    (working_set_key, working_set_bytes): (&str, u64),
-    unit_bytes: u64,
-) -> Result<(), Error> {
-    fraction(&format!("{key}.update_fraction"), u.update_fraction)?;
-    fraction(&format!("{key}.hot_fraction"), u.hot_fraction)?;
-    if u.hot_fraction > u.update_fraction {
-        return Err(Error::config(
-            &format!("{key}.hot_fraction"),
-            format!(
-                "a hot write is an update: must be at most update_fraction = {} (got {})",
-                u.update_fraction, u.hot_fraction
-            ),
-        ));
-    }
-    if sequential_run_bytes != 0 {
-        return Err(Error::config(
-            key,
-            "updates rewrite units, not whole runs: needs sequential_run_bytes = 0",
-        ));
-    }
-    let units = working_set_bytes.div_ceil(unit_bytes);
-    if units > MAX_UNITS {
-        return Err(Error::config(
-            working_set_key,
-            format!(
-                "with updates, the generator counts the writes of every {unit_bytes}-byte unit \
-                 of its working set: at most 2^32 units ({} bytes; got {units} units)",
-                MAX_UNITS * unit_bytes
-            ),
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::generator::validate_updates;
     use rand::SeedableRng;
     use rand_pcg::Pcg64Mcg;
 
@@ -288,7 +245,7 @@ mod tests {
     fn shares(u: Updates, n: usize, units: u64, slots: u64) -> (f64, f64) {
         let size = units * 4096;
         let ws = slots * 4096;
-        validate(&u, "updates", 0, ("ws", ws), 4096).expect("valid");
+        validate_updates(&u, "updates", 0, ("ws", ws), 4096).expect("valid");
         let mut s = UpdateState::new(&u, 4096, ws);
         let mut rng = Pcg64Mcg::seed_from_u64(5);
         let place = |start: u64| start.min(ws - size);
@@ -347,50 +304,6 @@ mod tests {
             1 << 24,
         );
         assert!((u - 0.8).abs() < 0.01 && (h - 0.6).abs() < 0.01, "{u} {h}");
-    }
-
-    #[test]
-    fn hot_more_than_updates_is_rejected_by_name() {
-        let e = validate(
-            &Updates {
-                update_fraction: 0.074,
-                hot_fraction: 0.085,
-            },
-            "flows[0].generator.updates",
-            0,
-            ("ws", 1 << 30),
-            4096,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("flows[0].generator.updates.hot_fraction"), "{e}");
-        let e = validate(
-            &Updates {
-                update_fraction: 0.5,
-                hot_fraction: 0.1,
-            },
-            "g.updates",
-            1 << 20,
-            ("ws", 1 << 30),
-            4096,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("g.updates"), "{e}");
-    }
-
-    #[test]
-    fn a_working_set_past_the_counted_units_is_rejected_by_name() {
-        let u = Updates {
-            update_fraction: 0.5,
-            hot_fraction: 0.1,
-        };
-        let ws = |bytes| ("flows[0].generator.working_set_bytes", bytes);
-        validate(&u, "g.updates", 0, ws(4096 << 32), 4096).expect("2^32 units fit");
-        let e = validate(&u, "g.updates", 0, ws((4096 << 32) + 1), 4096)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("flows[0].generator.working_set_bytes"), "{e}");
     }
 
     #[test]

@@ -647,8 +647,7 @@ fn the_pr_ssd_experiments_name_the_papers_schemes_and_workloads() {
 /// and arriving open loop, so that GC runs at steady state in every scheme
 /// (docs/reproductions/pr-ssd).
 fn pr_ssd_runs_share_the_aged_device_and_span_it(e: &Experiment, dir: &Path) {
-    use ssdlab::flash::Geometry;
-    use ssdlab::workload::Arrival;
+    use ssdlab::config::Arrival;
     for c in &e.configs {
         assert_eq!(
             c.config_file.as_deref(),
@@ -676,7 +675,9 @@ fn pr_ssd_runs_share_the_aged_device_and_span_it(e: &Experiment, dir: &Path) {
             "{at}"
         );
         // The fill writes units 0, 1, … in order (preconditioning rounds the share of units).
-        let units = c.ftl.logical_units(Geometry::new(c).physical_units()) as f64;
+        let units = c
+            .ftl
+            .logical_units(ssdlab::device::geometry(c).physical_units()) as f64;
         let filled_bytes = (c.precondition.fill_fraction * units).round() as u64
             * u64::from(c.ftl.mapping_unit_kib)
             * 1024;
@@ -780,9 +781,10 @@ fn the_ipu_experiment_names_the_slides_schemes_and_workloads() {
         ("IPU", "levels", "degrade", "isr", "intra_page_update"),
     ];
     let filled = {
-        use ssdlab::flash::Geometry;
         let c = &experiment::expand(&e, dir).unwrap()[0].config;
-        let units = c.ftl.logical_units(Geometry::new(c).physical_units()) as f64;
+        let units = c
+            .ftl
+            .logical_units(ssdlab::device::geometry(c).physical_units()) as f64;
         (c.precondition.fill_fraction * units).round() as u64
             * u64::from(c.ftl.mapping_unit_kib)
             * 1024

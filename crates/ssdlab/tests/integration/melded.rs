@@ -385,9 +385,9 @@ fn reordered(more: &[&str]) -> ssdlab::config::Config {
 #[test]
 fn reordered_streams_are_verify_clean_on_every_committed_trace_and_under_gc() {
     use ssdlab::config::FlowConfig;
+    use ssdlab::config::StreamRule;
     use ssdlab::trace::columns::ColumnsSpec;
     use ssdlab::trace::Caller;
-    use ssdlab::workload::StreamRule;
     let steady = [
         "precondition.fill_fraction=0.8",
         "precondition.pattern=\"random\"",

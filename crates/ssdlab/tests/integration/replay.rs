@@ -241,8 +241,8 @@ fn stream_ids_reach_the_request_log_of_runs_that_have_them() {
 /// Hadoop capture's writes to one 128 MiB extent are one stream, its journal writes another.
 #[test]
 fn a_trace_flows_stream_rule_numbers_its_extents_before_folding() {
+    use ssdlab::config::StreamRule;
     use ssdlab::trace::{load_trace, LoadOptions};
-    use ssdlab::workload::StreamRule;
     let name = "blkparse_hadoop_java_first5000lines.txt.gz";
     let extent = 128 << 20;
     let mut config =

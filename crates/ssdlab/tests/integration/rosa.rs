@@ -102,7 +102,7 @@ fn level1_leaves_pcm_room_to_the_addresses_that_fall_there() {
         .level1_gc;
     let logical = c
         .ftl
-        .logical_units(ssdlab::flash::Geometry::new(&c).physical_units()) as u64;
+        .logical_units(ssdlab::device::geometry(&c).physical_units()) as u64;
     let first = logical / 3;
     let mut v: Vec<TraceRequest> = (0..first).map(|l| req(l * 100_000, l, Op::Write)).collect();
     let mut t = first * 100_000;

@@ -229,7 +229,7 @@ fn an_slc_mode_region_on_tlc_dies_has_its_own_timing_and_page_count() {
     // (1% of the 4,096-unit logical space is 41 units: pages 0..10.)
     let (log, _) = run(cfg.clone(), vec![req(0, 32, 1, Op::Read)]);
     assert_eq!(log[0].latency_ns(), FW + 20_000 + KIB4 + ECC);
-    let g = ssdlab::flash::Geometry::new(&cfg);
+    let g = ssdlab::device::geometry(&cfg);
     assert_eq!(g.regions[0].pages_per_block, 16);
     assert_eq!(g.regions[1].pages_per_block, 48);
     assert_eq!(g.regions[1].blocks_per_plane, 48);

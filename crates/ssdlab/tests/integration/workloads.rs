@@ -1,9 +1,9 @@
 //! Generated flows end to end: named workloads expanded in the config, keys overridden, replayed
 //! with the integrity oracle, closed-loop arrivals, determinism.
 
+use ssdlab::config::Arrival;
 use ssdlab::config::{Config, ReplayMode};
 use ssdlab::run::load_flows;
-use ssdlab::workload::Arrival;
 use ssdlab::{simulate, RunOptions};
 
 /// The `spread` preset with `flows` set to this TOML array (as `--set flows=[...]` would).
@@ -182,12 +182,12 @@ fn measure(requests: &[ssdlab::trace::TraceRequest]) -> Measured {
 
 /// Every request of a named workload, with some generator keys replaced, drawn with seed 1.
 fn generate(name: &str, sets: &[&str]) -> Vec<ssdlab::trace::TraceRequest> {
-    use ssdlab::sim::RequestSource;
-    let mut table = ssdlab::workload::named::generator_table(name).unwrap();
+    use ssdlab::workload::RequestSource;
+    let mut table = ssdlab::config::workloads::generator_table(name).unwrap();
     for s in sets {
         table.extend(s.parse::<toml::Table>().unwrap());
     }
-    let g: ssdlab::workload::GeneratorConfig = toml::Value::Table(table).try_into().unwrap();
+    let g: ssdlab::config::GeneratorConfig = toml::Value::Table(table).try_into().unwrap();
     g.validate(name).unwrap();
     let mut source = ssdlab::workload::GeneratorSource::new(g, 1);
     std::iter::from_fn(|| source.next_request()).collect()

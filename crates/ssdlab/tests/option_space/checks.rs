@@ -11,7 +11,7 @@ use ssdlab::config::{
     PlacementConfig, ReadPolicyConfig, ReductionConfig, ReliabilityConfig, SplitConfig, PCM_REGION,
 };
 use ssdlab::content::ContentConfig;
-use ssdlab::flash::{Geometry, Medium, Suspension};
+use ssdlab::flash::Medium;
 use ssdlab::ftl::placement::Oblivious;
 use ssdlab::trace::Op;
 
@@ -70,7 +70,7 @@ fn maybe(s: &Value, path: &str) -> u64 {
 /// The checks of an accepted run's summary `s`.
 pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
     let mut v = Verdict::default();
-    let g = Geometry::new(config);
+    let g = ssdlab::device::geometry(config);
     let ftl = &config.ftl;
     let compress = matches!(ftl.reduction, ReductionConfig::Compress { .. });
     let zeros = config.content.zeros();
@@ -779,7 +779,7 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
 
     // Suspension: reported exactly while on; a kind it may not suspend is never suspended, and
     // no operation is suspended more often than allowed.
-    let suspension = Suspension::of(&config.scheduler.suspension);
+    let suspension = ssdlab::device::suspension(&config.scheduler.suspension);
     v.expect(
         "suspensions are reported exactly while on",
         true,

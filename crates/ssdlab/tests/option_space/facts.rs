@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use ssdlab::config::{Config, FillPattern, PlacementConfig, ReplayMode};
-use ssdlab::flash::{Geometry, Medium};
+use ssdlab::flash::Medium;
 use ssdlab::ftl::placement::Oblivious;
 use ssdlab::sim::Flow;
 use ssdlab::trace::Op;
@@ -270,7 +270,7 @@ impl Facts {
 /// Whether a unit stays on flash for the whole run: always without PCM; with PCM, when its
 /// address falls to a flash region and level-1 GC (which moves units to PCM) is off.
 fn on_flash(config: &Config) -> Box<dyn Fn(u64) -> bool> {
-    let g = Geometry::new(config);
+    let g = ssdlab::device::geometry(config);
     let Some(pcm) = g.regions.iter().position(|r| r.medium == Medium::Pcm) else {
         return Box::new(|_| true);
     };
@@ -303,7 +303,7 @@ fn oblivious_facts(
     else {
         return None;
     };
-    let g = Geometry::new(config);
+    let g = ssdlab::device::geometry(config);
     let placement = Oblivious::new(&g, run_units, None);
     let region = |u: u64| placement.region_of(u as u32);
     let pcm = g.regions.iter().position(|r| r.medium == Medium::Pcm);

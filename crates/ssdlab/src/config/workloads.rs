@@ -143,7 +143,7 @@ mod tests {
     /// arrivals must be open loop (timed traces, §5.1.2).
     #[test]
     fn the_pr_ssd_workloads_keep_table_2s_means_with_small_requests_dominant() {
-        use super::super::size::mean_bytes;
+        use super::super::generator::mean_bytes;
         use super::super::{Arrival, SizeDist};
         let table_2 = [
             ("pr-ssd-ubuntu", 42.83, 179.47),
@@ -193,7 +193,7 @@ mod tests {
     /// are open loop (the traces are replayed at their time stamps, L169–175).
     #[test]
     fn the_ipu_workloads_keep_the_tables_size_shares_and_write_means() {
-        use super::super::size::mean_bytes;
+        use super::super::generator::mean_bytes;
         use super::super::{Arrival, SizeDist};
         let tables = [
             ("ipu-ts0", [69.8, 17.9, 12.3], 8.0),

@@ -1,4 +1,4 @@
-//! What the parts of the simulation share, handed to each: the configuration, the flash
+//! What the parts of the simulation share of the device, handed to each: the configuration, the flash
 //! (its timing and scheduler), the FTL and its policies, the event queue and the clock, the
 //! device's counters, and the error that stops the run.
 
@@ -12,7 +12,7 @@ use crate::stats::DeviceStats;
 
 use super::event::Event;
 
-pub(super) struct Device {
+pub(super) struct Shared {
     pub(super) config: Config,
     pub(super) timing: Timing,
     pub(super) sched: Scheduler,
@@ -27,10 +27,10 @@ pub(super) struct Device {
     pub(super) fatal: Option<Error>,
 }
 
-impl Device {
-    pub(super) fn new(config: Config, ftl: Ftl, policies: Policies, sched: Scheduler) -> Device {
-        Device {
-            timing: Timing::for_device(&config.timing, &ftl.geometry),
+impl Shared {
+    pub(super) fn new(config: Config, ftl: Ftl, policies: Policies, sched: Scheduler) -> Shared {
+        Shared {
+            timing: crate::device::timing(&config.timing, &ftl.geometry),
             config,
             sched,
             events: EventQueue::default(),
