@@ -5,7 +5,7 @@
 use super::needs::Device;
 use crate::config::{Config, Given, PlacementConfig};
 use crate::error::Error;
-use crate::flash::{Geometry, Medium, Region};
+use crate::flash::{Geometry, Region};
 
 /// Every pool keeps enough spare blocks for GC to make progress, and the host's data fits in
 /// the region it settles in, less what GC keeps free. Each limit is made by several keys:
@@ -18,8 +18,8 @@ pub(super) fn validate(config: &Config, d: &Device, given: &Given) -> Result<(),
         true => "geometry.blocks_per_plane".to_string(),
         false => format!("geometry.regions[{i}].blocks_per_plane"),
     };
-    // (PCM is never cleaned: it keeps no block free.)
-    let flash = geo.regions.iter().filter(|r| r.medium != Medium::Pcm);
+    // (A medium never erased, PCM, is never cleaned: it keeps no block free.)
+    let flash = geo.regions.iter().filter(|r| r.medium.erases());
     for (i, r) in flash.enumerate() {
         let needed = f.kept_free_blocks(r.blocks_per_plane);
         if r.blocks_per_plane <= needed {
@@ -179,7 +179,7 @@ fn oblivious(
         ));
     }
     if let Some((_, to)) = d.migration.filter(|_| flash_placed) {
-        if geo.regions[to].medium == Medium::Pcm {
+        if geo.regions[to].medium.rewrites_in_place() {
             return Err(Error::config(
                 "ftl.migration.to_region",
                 "PCM takes the share of the addresses that falls to it (oblivious placement) \
@@ -205,16 +205,16 @@ fn oblivious(
     }
     let slack = (2.0 + (runs as f64).ln()) * run as f64;
     let pcm_share: f64 = (0..geo.regions.len())
-        .filter(|&i| geo.regions[i].medium == Medium::Pcm)
+        .filter(|&i| geo.regions[i].medium.rewrites_in_place())
         .map(|i| geo.capacity_share(i))
         .sum();
     for (i, r) in geo.regions.iter().enumerate() {
-        if flash_placed && r.medium != Medium::Pcm {
+        if flash_placed && !r.medium.rewrites_in_place() {
             continue;
         }
-        let kept = match r.medium {
-            Medium::Pcm => 0,
-            Medium::Flash(_) => f.kept_free_blocks(r.blocks_per_plane),
+        let kept = match r.medium.erases() {
+            true => f.kept_free_blocks(r.blocks_per_plane),
+            false => 0,
         };
         let (room, gc_slack) = data_room(geo, r, kept);
         let share = (logical as f64 * geo.capacity_share(i) + slack).ceil() as u64;
@@ -252,9 +252,9 @@ fn data_room(geo: &Geometry, r: &Region, kept: u32) -> (u64, u64) {
 pub(crate) fn plane_data_room(units_per_page: u32, r: &Region, kept: u32) -> (u64, u64) {
     let data_blocks = r.blocks_per_plane.saturating_sub(kept) as u64;
     let room = data_blocks * r.pages_per_block as u64 * units_per_page as u64;
-    let gc_slack = match r.medium {
-        Medium::Pcm => 0,
-        Medium::Flash(_) => data_blocks * (units_per_page as u64 - 1) + 1,
+    let gc_slack = match r.medium.erases() {
+        true => data_blocks * (units_per_page as u64 - 1) + 1,
+        false => 0,
     };
     (room, gc_slack)
 }

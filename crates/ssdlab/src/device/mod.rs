@@ -11,14 +11,14 @@ mod validate;
 pub(crate) use capacity::plane_data_room;
 
 use crate::config::{
-    Config, PcmTiming, PowerLawConfig, RberConfig, SchedulerConfig, SuspensionConfig, TimingConfig,
-    MAIN_REGION, PCM_REGION,
+    Config, EnergyConfig, PcmTiming, PowerLawConfig, RberConfig, SchedulerConfig, SuspensionConfig,
+    TimingConfig, MAIN_REGION, PCM_REGION,
 };
 use crate::flash::reliability::{ErrorModel, PowerLawParams, RberParams};
 use crate::flash::scheduling::SuspendRule;
 use crate::flash::{
-    Geometry, GeometryParams, KindRules, ModeTiming, PcmParams, RegionParams, Scheduler,
-    Suspension, Timing, TimingParams,
+    ArrayEnergy, EnergyParams, Geometry, GeometryParams, KindRules, ModeTiming, PcmParams,
+    RegionParams, Scheduler, Suspension, Timing, TimingParams,
 };
 
 /// The geometry of a validated config's device.
@@ -106,6 +106,19 @@ pub fn timing(t: &TimingConfig, geometry: &Geometry) -> Timing {
         pcm_read_write_ns: t.pcm.as_ref().map(PcmTiming::read_write_ns),
     };
     Timing::for_device(&params, geometry)
+}
+
+/// What each die set's operations cost in energy (indexed as `Geometry::die_sets`).
+pub fn energy(e: &EnergyConfig, geometry: &Geometry) -> Vec<ArrayEnergy> {
+    let params = EnergyParams {
+        read_power_mw: e.read_power_mw,
+        program_power_mw: e.program_power_mw,
+        erase_power_mw: e.erase_power_mw,
+        pcm_page_pj: e.pcm_page_pj(geometry.page_bytes),
+    };
+    (geometry.die_sets.iter())
+        .map(|s| s.medium.energy(&params))
+        .collect()
 }
 
 /// The error model of `reliability.model = "power_law"` on the device of `geometry`.

@@ -19,7 +19,7 @@ use crate::config::{
     DEFAULT_READ_AHEAD_STREAMS, MAX_READ_AHEAD_KIB, MAX_READ_AHEAD_STREAMS,
 };
 use crate::error::Error;
-use crate::flash::{Geometry, Medium, StripeOrder};
+use crate::flash::{Geometry, StripeOrder};
 use crate::nand::CellMode;
 
 /// The device and the placement of data as the policies see them at validation.
@@ -70,9 +70,9 @@ pub(super) trait Needs {
 }
 
 /// Every policy and section with needs, in the order their refusals are reported.
-pub(super) fn with_needs(config: &Config) -> [&dyn Needs; 12] {
+pub(super) fn with_needs(config: &Config) -> Vec<&dyn Needs> {
     let f = &config.ftl;
-    [
+    vec![
         &f.read_policy,
         &f.reduction,
         &f.split,
@@ -220,10 +220,7 @@ fn read_ahead_needs(kib: u32, streams: Option<u32>, page_bytes: u64) -> Result<(
 /// use must say how long the whole wordline takes to sense.
 fn melded_needs(d: &Device) -> Result<(), Error> {
     let modes: Vec<CellMode> = (d.geometry.regions.iter())
-        .filter_map(|r| match r.medium {
-            Medium::Flash(mode) if mode.bits_per_cell() > 1 => Some(mode),
-            _ => None,
-        })
+        .filter_map(|r| r.medium.cell_mode().filter(|m| m.bits_per_cell() > 1))
         .collect();
     if modes.is_empty() {
         return Err(Error::config(
@@ -549,7 +546,7 @@ impl Needs for Level1GcConfig {
         else {
             return Ok(());
         };
-        if !d.geometry.regions.iter().any(|r| r.medium == Medium::Pcm) {
+        if !d.geometry.rewrites_in_place_anywhere() {
             return Err(Error::config(
                 "ftl.level1_gc.policy",
                 "moves read-hot data into PCM, and the device has none (geometry.pcm)",

@@ -11,6 +11,7 @@
 
 use strength_reduce::{StrengthReducedU32, StrengthReducedU64};
 
+use super::medium::Medium;
 use crate::nand::{CellMode, ProgramOrder};
 
 pub type DieId = u32;
@@ -65,16 +66,6 @@ pub struct PcmParams {
     pub blocks_per_plane: u32,
 }
 
-/// What a region's blocks are made of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Medium {
-    /// NAND flash run in a cell mode: written a page at a time into erased pages, erased a block
-    /// at a time.
-    Flash(CellMode),
-    /// Phase-change memory: written in place, never erased.
-    Pcm,
-}
-
 /// A group of blocks in every plane of one set of dies, of one medium.
 #[derive(Clone, Debug)]
 pub struct Region {
@@ -94,11 +85,17 @@ pub struct Region {
     pub nop: u8,
 }
 
+/// Die sets a device has at most: the flash dies, and those of one medium beside them.
+pub const MAX_DIE_SETS: usize = 2;
+
 /// Dies of one medium, with their planes (the flash dies, or the PCM devices).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DieSet {
-    /// Index of the set: 0 the flash dies, 1 PCM's.
+    /// Index of the set: 0 the flash dies, 1 those of the medium beside them.
     pub index: usize,
+    /// What the set's dies are (the flash set's: its native cell mode); what their operations
+    /// cost in energy ([`Medium::energy`]).
+    pub medium: Medium,
     pub first_plane: PlaneId,
     pub channels: u32,
     pub ways: u32,
@@ -140,8 +137,10 @@ pub struct Geometry {
     pub blocks_per_plane: u32,
     /// The flash dies, and PCM's (if the device has PCM).
     pub die_sets: Vec<DieSet>,
-    /// The first PCM die (`DieId::MAX` without PCM): every die from it on is PCM's.
-    pub pcm_first_die: DieId,
+    /// The die set of each die.
+    die_set_of_die: Vec<u8>,
+    /// Whether some region's medium rewrites its slots in place.
+    in_place_anywhere: bool,
     /// Pages per block in the native cell mode (the largest any region has).
     pub max_pages_per_block: u32,
     pub page_bytes: u32,
@@ -204,6 +203,7 @@ impl Geometry {
         let slots_per_page = g.slots_per_page.unwrap_or(units_per_page);
         let flash = DieSet {
             index: 0,
+            medium: Medium::Flash(g.cell_mode),
             first_plane: 0,
             channels: g.channels,
             ways: g.ways_per_channel,
@@ -214,6 +214,7 @@ impl Geometry {
         if let Some(pcm) = &g.pcm {
             die_sets.push(DieSet {
                 index: 1,
+                medium: Medium::Pcm,
                 first_plane: flash.planes(),
                 ways: 1,
                 dies_per_way: pcm.dies_per_channel,
@@ -274,9 +275,12 @@ impl Geometry {
             dies_per_way: g.dies_per_way,
             planes_per_die: g.planes_per_die,
             blocks_per_plane,
-            pcm_first_die: die_sets
-                .get(1)
-                .map_or(DieId::MAX, |s| s.first_plane / s.planes_per_die),
+            die_set_of_die: (die_sets.iter())
+                .flat_map(|s| {
+                    std::iter::repeat_n(s.index as u8, (s.planes() / s.planes_per_die) as usize)
+                })
+                .collect(),
+            in_place_anywhere: regions.iter().any(|r| r.medium.rewrites_in_place()),
             die_sets,
             max_pages_per_block: g.pages_per_block,
             page_bytes,
@@ -287,6 +291,19 @@ impl Geometry {
             regions,
             region_of_block,
         }
+    }
+
+    /// The set of dies `die` is one of (its medium: [`DieSet::medium`]).
+    #[inline]
+    pub fn die_set_of(&self, die: DieId) -> usize {
+        self.die_set_of_die[die as usize] as usize
+    }
+
+    /// Whether some region's medium rewrites its slots in place (only then may a unit's slot
+    /// be one).
+    #[inline]
+    pub fn rewrites_in_place_anywhere(&self) -> bool {
+        self.in_place_anywhere
     }
 
     /// Dies of every medium.
@@ -727,6 +744,7 @@ mod tests {
     fn dies(c: u32, w: u32, d: u32, p: u32) -> DieSet {
         DieSet {
             index: 0,
+            medium: Medium::Flash(CellMode::Tlc),
             first_plane: 0,
             channels: c,
             ways: w,

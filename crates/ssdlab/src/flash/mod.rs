@@ -5,15 +5,17 @@
 //! config, the FTL or the engine: `device/` builds it from the config.
 
 pub mod geometry;
+pub mod medium;
 pub mod reliability;
 pub mod scheduler;
 pub mod scheduling;
 pub mod timing;
 
 pub use geometry::{
-    BlockId, DieId, DieSet, Geometry, GeometryParams, Medium, PageId, PcmParams, PlaneId, Region,
-    RegionParams, SlotId, StripeCursor, StripeOrder,
+    BlockId, DieId, DieSet, Geometry, GeometryParams, PageId, PcmParams, PlaneId, Region,
+    RegionParams, SlotId, StripeCursor, StripeOrder, MAX_DIE_SETS,
 };
+pub use medium::{ArrayEnergy, EnergyParams, Medium, Slots};
 pub use scheduler::{FlashOp, OpKind, OpShaper, OpSource, Scheduler};
 pub use scheduling::{KindRules, SchedulingPolicy, Suspension};
 pub use timing::{ModeTiming, Timing, TimingParams};

@@ -23,7 +23,7 @@
 //! data carries its blocks' P/E cycles and the time since their last program, not their
 //! disturbs.
 
-use super::geometry::{BlockId, Geometry, Medium, PageId};
+use super::geometry::{BlockId, Geometry, PageId};
 use crate::nand::CellMode;
 
 /// The model's parameters, in the flash model's own terms (`device::error_model` reads them from
@@ -160,7 +160,10 @@ impl ErrorModel {
         let mut s = self.wear.read(g, page, codewords);
         s.pe_cycles = pe_cycles;
         s.retention_hours = retention_hours;
-        let Medium::Flash(mode) = g.regions[g.region_of(g.block_of_page(page))].medium else {
+        let Some(mode) = g.regions[g.region_of(g.block_of_page(page))]
+            .medium
+            .cell_mode()
+        else {
             unreachable!("validated: the error model is refused with PCM")
         };
         let p = (self.params.rber(mode))

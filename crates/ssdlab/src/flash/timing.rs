@@ -2,7 +2,7 @@
 
 use strength_reduce::StrengthReducedU64;
 
-use super::{Geometry, Medium};
+use super::Geometry;
 use crate::nand::CellMode;
 
 /// tR and tPROG by page type (index 0 = LSB / SLC), tBERS, for one cell mode.
@@ -77,19 +77,7 @@ impl Timing {
     pub fn for_device(t: &TimingParams, g: &Geometry) -> Timing {
         let mut timing = Timing::new(t);
         timing.regions = (g.regions.iter())
-            .map(|r| match r.medium {
-                Medium::Flash(mode) => timing.mode(mode),
-                // One page type; nothing to erase.
-                Medium::Pcm => {
-                    let (read_ns, write_ns) = t.pcm_read_write_ns.unwrap_or((0, 0));
-                    ModeTiming {
-                        tr_ns: [read_ns; 3],
-                        tprog_ns: [write_ns; 3],
-                        tbers_ns: 0,
-                        tr_melded_ns: 0,
-                    }
-                }
-            })
+            .map(|r| r.medium.timing(&timing, t))
             .collect();
         let codewords = g.page_bytes / g.codeword_bytes.max(1);
         timing.codeword_transfer_ns = (0..=codewords as u64)

@@ -12,7 +12,6 @@ use super::shape::{UnitKind, UnitShape};
 use super::split::SplitDecision;
 use super::write_buffer::SealedPage;
 use super::{Ftl, Location};
-use crate::flash::Medium;
 
 /// What must be programmed now.
 #[derive(Debug)]
@@ -44,15 +43,16 @@ pub struct Admitted {
 pub struct Route {
     pub dest: Destination,
     pub shape: UnitShape,
-    /// The destination is PCM.
-    pub on_pcm: bool,
+    /// The destination's medium rewrites its slots in place (PCM).
+    pub in_place: bool,
 }
 
 impl Ftl {
     /// Where unit `lpn`, reduced to `shape` and written for the `updates`-th time by a host
     /// request of `request_bytes`, goes: the placement's destination, unless the unit waits in
-    /// an open page bound for PCM (its rewrite goes on there: `buffered_for_pcm`). PCM stores
-    /// units as written (`pcm.rs`); a unit bound for the flash that failed to compress is split
+    /// an open page bound for a region written in place (its rewrite goes on there:
+    /// `buffered_for_in_place`). A medium that rewrites in place stores units as written
+    /// (`in_place.rs`); a unit bound for the flash that failed to compress is split
     /// across channels if the split decision says so (PR-SSD §4.3.1). `streams`: the write
     /// streams per region.
     #[inline]
@@ -68,17 +68,19 @@ impl Ftl {
         streams: usize,
     ) -> Route {
         let mut dest = placement.place(lpn, updates);
-        // (No lookups without PCM.)
-        let on_pcm = self.geometry.pcm_first_die != u32::MAX && {
-            if let Some(region) = self.buffered_for_pcm(lpn, streams) {
+        // (No lookups where no medium rewrites in place.)
+        let in_place = self.geometry.rewrites_in_place_anywhere() && {
+            if let Some(region) = self.buffered_for_in_place(lpn, streams) {
                 dest = Destination { region, stream: 0 };
             }
-            self.geometry.regions[dest.region].medium == Medium::Pcm
+            !self.geometry.regions[dest.region]
+                .medium
+                .stores_shaped_units()
         };
-        if on_pcm {
+        if in_place {
             shape = UnitShape::raw(self.geometry.unit_bytes);
         }
-        if let (UnitKind::Raw, Some(split), false) = (shape.kind, split, on_pcm) {
+        if let (UnitKind::Raw, Some(split), false) = (shape.kind, split, in_place) {
             if split.split(lpn, request_bytes) {
                 shape.kind = UnitKind::Split;
             }
@@ -86,7 +88,7 @@ impl Ftl {
         Route {
             dest,
             shape,
-            on_pcm,
+            in_place,
         }
     }
 

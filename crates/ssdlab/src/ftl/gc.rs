@@ -168,7 +168,7 @@ impl GcRules {
         }
         match room_at {
             Some(p) => ftl.pool_index(p, region),
-            None if ftl.pools[ftl.pool_index(dies.first_plane, region)].in_place => pool,
+            None if ftl.pools[ftl.pool_index(dies.first_plane, region)].rewrites_in_place() => pool,
             None => ftl.pool_index(stripe.plane(lpn as u64), region),
         }
     }
@@ -189,7 +189,7 @@ impl Ftl {
     /// ([`Ftl::takes_spill`]; a flash region: PCM is never cleaned).
     pub fn region_has_room_beside(&self, pool: usize) -> bool {
         let p = &self.pools[pool];
-        if p.in_place {
+        if p.rewrites_in_place() {
             return false;
         }
         (self.geometry.regions[p.region].dies.plane_ids())
@@ -263,7 +263,7 @@ impl Ftl {
 }
 
 impl Ftl {
-    /// Move the copy `c` into a slot of its own of `dest` (PCM: `pcm.rs`; the caller checked
+    /// Move the copy `c` into a slot of its own of `dest` (PCM: `in_place.rs`; the caller checked
     /// [`Ftl::has_room_for_units`]), as [`Ftl::take_copies`] moves copies into a page: None if
     /// the host rewrote or trimmed the unit since it was read; else the page written and the
     /// bytes programmed.

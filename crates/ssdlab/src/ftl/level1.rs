@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use super::{BlockState, Ftl};
-use crate::flash::{BlockId, Medium, PlaneId};
+use crate::flash::{BlockId, PlaneId};
 use crate::ftl::shape::UnitKind;
 
 /// One invocation's moves.
@@ -64,7 +64,8 @@ impl Ftl {
             if !r.dies.plane_ids().contains(&p.plane) {
                 continue;
             }
-            if r.medium == Medium::Pcm {
+            let in_place = r.medium.rewrites_in_place();
+            if in_place {
                 // (Space is in bytes when units are shaped: PCM holds each unit as written.)
                 let free = p.total_space - p.valid_space;
                 pcm.entry(p.plane).or_default().0 += match self.keeps_shapes() {
@@ -89,14 +90,14 @@ impl Ftl {
                     continue;
                 }
                 let reads = self.block_reads(b);
-                match r.medium {
-                    Medium::Pcm => pcm.entry(p.plane).or_default().1.push((reads, b)),
-                    Medium::Flash(_) if reads > 0 => {
+                match in_place {
+                    true => pcm.entry(p.plane).or_default().1.push((reads, b)),
+                    false if reads > 0 => {
                         if hot.is_none_or(|(most, _)| reads > most) && self.split_parts_fit(b) {
                             hot = Some((reads, b));
                         }
                     }
-                    Medium::Flash(_) => {}
+                    false => {}
                 }
             }
         }
@@ -140,7 +141,7 @@ impl Ftl {
                 if reads >= hot_reads {
                     return None;
                 }
-                room += self.pcm_units_in(b);
+                room += self.units_in_place(b);
                 plan.cold.push(b);
             }
             if room < wanted {
@@ -262,12 +263,13 @@ mod tests {
         block.unwrap()
     }
 
-    fn pools(f: &Ftl, medium: Medium) -> Vec<usize> {
+    /// The pools of the region written in place (PCM), or of the flash.
+    fn pools(f: &Ftl, in_place: bool) -> Vec<usize> {
         (0..f.pools.len())
             .filter(|&i| {
                 let p = &f.pools[i];
                 let r = &f.geometry.regions[p.region];
-                r.medium == medium && r.dies.plane_ids().contains(&p.plane)
+                r.medium.rewrites_in_place() == in_place && r.dies.plane_ids().contains(&p.plane)
             })
             .collect()
     }
@@ -275,8 +277,8 @@ mod tests {
     #[test]
     fn the_most_read_flash_block_swaps_with_the_least_read_pcm_blocks() {
         let mut f = ftl();
-        let flash = pools(&f, Medium::Flash(crate::nand::CellMode::Tlc));
-        let pcm = pools(&f, Medium::Pcm);
+        let flash = pools(&f, false);
+        let pcm = pools(&f, true);
         let warm = block_of(&mut f, flash[0], 0, 2);
         let hot = block_of(&mut f, flash[1], 10, 5);
         // Fill PCM whole: its blocks read 0, 1, 1, 3, … times a unit.
@@ -317,8 +319,8 @@ mod tests {
     #[test]
     fn no_swap_when_pcm_holds_hotter_data() {
         let mut f = ftl();
-        let flash = pools(&f, Medium::Flash(crate::nand::CellMode::Tlc));
-        let pcm = pools(&f, Medium::Pcm);
+        let flash = pools(&f, false);
+        let pcm = pools(&f, true);
         block_of(&mut f, flash[0], 0, 1);
         let mut lpn = 20;
         while let Some(&pool) = pcm.iter().find(|&&p| f.has_room(p, Writer::Gc)) {

@@ -57,7 +57,7 @@ impl Ftl {
             ),
             (
                 "a PCM page in flight",
-                self.pcm_programs.keys().copied().collect::<Vec<_>>(),
+                self.in_place_programs.keys().copied().collect::<Vec<_>>(),
             ),
         ] {
             if let Some(page) = keys.into_iter().find(|&p| u64::from(p) >= pages) {
@@ -183,7 +183,11 @@ impl Ftl {
                 p.pages_per_block,
                 f.pages_per_block,
             )?;
-            same(&what("medium"), p.in_place, f.in_place)?;
+            same(
+                &what("medium"),
+                p.rewrites_in_place(),
+                f.rewrites_in_place(),
+            )?;
             same(
                 &what("open blocks"),
                 p.host_active.len(),

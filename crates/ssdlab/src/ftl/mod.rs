@@ -8,13 +8,13 @@ pub mod allocation;
 pub mod gc;
 pub mod gc_victim;
 pub mod host_streams;
+pub mod in_place;
 pub mod level1;
 mod loaded;
 pub mod mapping_cache;
 pub mod migration;
 pub mod page_units;
 pub mod partial_program;
-pub mod pcm;
 pub mod placement;
 pub mod policies;
 pub mod precondition;
@@ -38,7 +38,7 @@ use foldhash::fast::FixedState;
 use crate::codec::layout::PagePacker;
 use crate::config::Config;
 use crate::device::plane_data_room;
-use crate::flash::{BlockId, Geometry, Medium, PageId, PlaneId, SlotId};
+use crate::flash::{BlockId, Geometry, PageId, PlaneId, SlotId, Slots};
 use gc_victim::Candidate;
 use migration::Migration;
 use page_units::PageUnits;
@@ -128,14 +128,14 @@ pub struct Pool {
     pub gc_threshold_blocks: u32,
     /// Cleans in a row that freed no page (see [`Ftl::gc_finished`]).
     gc_without_gain: u32,
-    /// Slots written before whose unit has left, programmable again at once: PCM's, which is
-    /// written in place and never erased (empty in flash pools; `pcm.rs`).
+    /// Slots written before whose unit has left, programmable again at once, where the medium
+    /// rewrites its slots in place (empty where it appends; `in_place.rs`).
     pub free_slots: Vec<SlotId>,
-    /// PCM's page whose slots are being taken, and its next slot.
+    /// The page written in place whose slots are being taken, and its next slot.
     pub open_slots: Option<(PageId, u32)>,
-    /// The pool is written in place, a unit at a time, its slots taken again once their unit
-    /// leaves (PCM).
-    pub in_place: bool,
+    /// How the region's medium hands out its slots: appended and erased (NAND), or written in
+    /// place, a unit at a time, taken again once their unit leaves (PCM).
+    pub slots: Slots,
     /// Free blocks host writes leave to GC (`ftl.gc_reserved_blocks`; none where nothing is
     /// cleaned).
     pub host_reserved_blocks: u32,
@@ -159,6 +159,18 @@ impl Pool {
 
     pub fn needs_gc(&self) -> bool {
         (self.free.len() as u32) < self.gc_threshold_blocks
+    }
+
+    /// Whether its slots are rewritten in place ([`Slots::InPlace`]).
+    #[inline]
+    pub fn rewrites_in_place(&self) -> bool {
+        self.slots == Slots::InPlace
+    }
+
+    /// Whether its blocks are erased (and cleaned first).
+    #[inline]
+    pub fn erases(&self) -> bool {
+        self.slots == Slots::AppendErase
     }
 }
 
@@ -249,7 +261,7 @@ pub struct Ftl {
     /// memory until the last completes. (PCM pages are programmed out of order and again in
     /// place, so the in-order `programmed` count does not cover them: it counts a PCM block
     /// whole from its opening.)
-    pcm_programs: HashMap<PageId, u32, FixedState>,
+    in_place_programs: HashMap<PageId, u32, FixedState>,
     /// Integrity oracle (`verify` runs only).
     pub oracle: Option<verify::Oracle>,
 }
@@ -285,29 +297,29 @@ impl Pool {
                     host_active: vec![None; streams],
                     gc_active: None,
                     pages_per_block: r.pages_per_block,
-                    // PCM is written in place and never erased: nothing for GC to do.
-                    gc_threshold_blocks: match r.medium {
-                        Medium::Flash(_) if blocks > 0 => config.ftl.gc_threshold_blocks(blocks),
-                        _ => 0,
+                    // A medium that is never erased (PCM) leaves GC nothing to do.
+                    gc_threshold_blocks: match r.medium.erases() && blocks > 0 {
+                        true => config.ftl.gc_threshold_blocks(blocks),
+                        false => 0,
                     },
                     gc_without_gain: 0,
                     free_slots: Vec::new(),
                     open_slots: None,
-                    in_place: r.medium == Medium::Pcm,
-                    host_reserved_blocks: match r.medium {
-                        Medium::Flash(_) => config.ftl.gc_reserved_blocks,
-                        Medium::Pcm => 0,
+                    slots: r.medium.slots(),
+                    host_reserved_blocks: match r.medium.erases() {
+                        true => config.ftl.gc_reserved_blocks,
+                        false => 0,
                     },
                     valid_space: 0,
                     invalid_space: 0,
                     total_space: blocks as u64 * r.pages_per_block as u64 * space_per_page as u64,
-                    settled_room: match r.medium {
-                        Medium::Flash(_) if blocks > 0 => {
+                    settled_room: match r.medium.erases() && blocks > 0 {
+                        true => {
                             let kept = config.ftl.kept_free_blocks(blocks);
                             let (room, slack) = plane_data_room(g.units_per_page, r, kept);
                             room.saturating_sub(slack) * unit_space
                         }
-                        _ => 0,
+                        false => 0,
                     },
                 });
             }
@@ -387,7 +399,7 @@ impl Ftl {
             partial_bytes: reduction.partial_unit_bytes(),
             split_parts: HashMap::default(),
             partial_pages: HashMap::default(),
-            pcm_programs: HashMap::default(),
+            in_place_programs: HashMap::default(),
             read_counts: read_counts::ReadCounts::default(),
             erased_space: match g.regions.iter().any(|r| r.nop > 1) {
                 true => vec![0; g.blocks() as usize],
@@ -560,7 +572,7 @@ impl Ftl {
         if !split {
             self.reads_leave(lpn, block);
         }
-        if self.pools[pool].in_place {
+        if self.pools[pool].rewrites_in_place() {
             // PCM: the slot takes the next unit that goes there.
             self.pools[pool].free_slots.push(slot);
         }
@@ -588,7 +600,7 @@ impl Ftl {
                         .erased_space
                         .get(block as usize)
                         .is_none_or(|&e| e == 0)
-                    && !self.pools[pool].in_place
+                    && !self.pools[pool].rewrites_in_place()
                 {
                     self.p2l.release(&self.geometry, block);
                 }
@@ -715,7 +727,7 @@ impl Ftl {
                 return true;
             }
         }
-        if p.in_place {
+        if p.rewrites_in_place() {
             return self.has_room_for_units(pool, 1);
         }
         match writer {
@@ -740,8 +752,8 @@ impl Ftl {
             _ => {
                 let b = p.free.pop_front()?;
                 self.blocks[b as usize].state = BlockState::Open;
-                if p.in_place {
-                    // Counted programmed whole: `pcm_programs` says which pages are in flight.
+                if p.slots == Slots::InPlace {
+                    // Counted programmed whole: `in_place_programs` says which pages are in flight.
                     self.programmed[b as usize] = p.pages_per_block;
                 }
                 *active = Some(b);
@@ -842,7 +854,10 @@ impl Ftl {
         let p = &mut self.pools[pool];
         p.valid_space += valid as u64;
         p.invalid_space += (self.space_per_page - valid) as u64;
-        debug_assert!(!p.in_place, "PCM takes units alone (fill_slot)");
+        debug_assert!(
+            !p.rewrites_in_place(),
+            "slots written in place take units alone (fill_slot)"
+        );
     }
 
     /// Rewrite `lpn`, stored in `slot` of a page written in place (PCM), with version
@@ -851,7 +866,7 @@ impl Ftl {
     pub fn rewrite_in_place(&mut self, lpn: u32, slot: SlotId, version: u32) {
         debug_assert!(self.maps_to(lpn, slot));
         *self
-            .pcm_programs
+            .in_place_programs
             .entry(self.geometry.page_of_slot(slot))
             .or_default() += 1;
         if let Some(o) = &mut self.oracle {
@@ -861,16 +876,16 @@ impl Ftl {
 
     /// Is `slot` on a page written in place (PCM)?
     pub fn rewritable_in_place(&self, slot: SlotId) -> bool {
-        self.pools[self.pool_of_block(self.geometry.block_of_slot(slot))].in_place
+        self.pools[self.pool_of_block(self.geometry.block_of_slot(slot))].rewrites_in_place()
     }
 
     /// A page's program completed.
     pub fn complete_program(&mut self, page: PageId) {
-        if !self.pcm_programs.is_empty() {
-            if let Some(n) = self.pcm_programs.get_mut(&page) {
+        if !self.in_place_programs.is_empty() {
+            if let Some(n) = self.in_place_programs.get_mut(&page) {
                 *n -= 1;
                 if *n == 0 {
-                    self.pcm_programs.remove(&page);
+                    self.in_place_programs.remove(&page);
                 }
                 return;
             }
@@ -947,9 +962,10 @@ impl Ftl {
             }
             CopyTo::Own => region,
         };
-        // A split unit's part moves with its own kind: PCM takes whole units (`pcm.rs`).
+        // A split unit's part moves with its own kind: a medium that stores units as written
+        // (PCM, `in_place.rs`) takes whole units.
         let dest = match shape.kind == UnitKind::Split
-            && self.geometry.regions[dest].medium == Medium::Pcm
+            && !self.geometry.regions[dest].medium.stores_shaped_units()
         {
             true => region,
             false => dest,
@@ -1094,7 +1110,7 @@ impl Ftl {
     pub fn unit_programmed(&self, lpn: u32, slot: SlotId) -> bool {
         if self.partial_pages.is_empty()
             && self.split_parts.is_empty()
-            && self.pcm_programs.is_empty()
+            && self.in_place_programs.is_empty()
         {
             return self.page_programmed(self.geometry.page_of_slot(slot));
         }
@@ -1108,7 +1124,7 @@ impl Ftl {
         if !self.partial_pages.is_empty() && self.slot_in_flight(slot) {
             return false;
         }
-        if self.pcm_programs.contains_key(&g.page_of_slot(slot)) {
+        if self.in_place_programs.contains_key(&g.page_of_slot(slot)) {
             return false;
         }
         match self.split_parts.get(&lpn) {

@@ -5,7 +5,7 @@
 use super::saved_state::{keeps_nothing, SavedState};
 use crate::config::PlacementConfig;
 use crate::error::Error;
-use crate::flash::{Geometry, Medium};
+use crate::flash::Geometry;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Destination {
@@ -116,7 +116,8 @@ pub struct Oblivious {
     run_units: u32,
     /// Per region, the upper end of its share of the 64-bit hash space (the last is `u64::MAX`).
     bounds: Vec<u64>,
-    /// Per region, whether it is written in place (PCM).
+    /// Per region, whether it is written in place (PCM): its share is placed by address alone,
+    /// the rest (the appended media's) by the flash's own placement, if any.
     in_place: Vec<bool>,
     /// Where the flash's share goes, if a policy places it.
     flash: Option<Box<dyn Placement>>,
@@ -129,19 +130,21 @@ impl Oblivious {
         flash: Option<Box<dyn Placement>>,
     ) -> Oblivious {
         let mut sum = 0.0;
-        let first_flash = g.regions.iter().position(|r| r.medium != Medium::Pcm);
+        let in_place: Vec<bool> = g
+            .regions
+            .iter()
+            .map(|r| r.medium.rewrites_in_place())
+            .collect();
+        let first_flash = in_place.iter().position(|&p| !p);
         let mut bounds: Vec<u64> = (0..g.regions.len())
             .map(|r| {
-                sum += match (&flash, g.regions[r].medium) {
+                sum += match (&flash, in_place[r]) {
                     // The flash's share all at its first region's place (the others get none).
-                    (Some(_), Medium::Flash(_)) if Some(r) == first_flash => g
-                        .regions
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, x)| x.medium != Medium::Pcm)
-                        .map(|(i, _)| g.capacity_share(i))
+                    (Some(_), false) if Some(r) == first_flash => (0..g.regions.len())
+                        .filter(|&i| !in_place[i])
+                        .map(|i| g.capacity_share(i))
                         .sum(),
-                    (Some(_), Medium::Flash(_)) => 0.0,
+                    (Some(_), false) => 0.0,
                     _ => g.capacity_share(r),
                 };
                 (sum * u64::MAX as f64) as u64
@@ -153,7 +156,7 @@ impl Oblivious {
         Oblivious {
             run_units: run_units.unwrap_or(g.max_pages_per_block * g.units_per_page),
             bounds,
-            in_place: g.regions.iter().map(|r| r.medium == Medium::Pcm).collect(),
+            in_place,
             flash,
         }
     }
@@ -253,7 +256,7 @@ mod tests {
         let pcm = g
             .regions
             .iter()
-            .position(|r| r.medium == Medium::Pcm)
+            .position(|r| r.medium.rewrites_in_place())
             .unwrap();
         let slc = g.regions.iter().position(|r| r.name == "slc").unwrap();
         let mut p = Oblivious::new(&g, Some(1), Some(Box::new(Levels { region: slc })));

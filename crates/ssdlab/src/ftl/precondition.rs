@@ -386,9 +386,9 @@ impl<'a> Preconditioner<'a> {
     /// Place a sealed page and program it at once.
     fn program(&mut self, sealed: SealedPage) -> Result<(), Error> {
         let (region, writer) = self.destination(sealed.key);
-        let on_pcm = self.ftl.geometry.regions[region].medium == crate::flash::Medium::Pcm;
-        // (The page first: cleaning for it fills `page_units` with GC's copies.)
-        let taken = match on_pcm {
+        // (The page first: cleaning for it fills `page_units` with GC's copies. A medium written
+        // in place takes its units one at a time.)
+        let taken = match self.ftl.geometry.regions[region].medium.rewrites_in_place() {
             true => None,
             false => Some(self.page_for(region, writer)?),
         };
@@ -405,7 +405,7 @@ impl<'a> Preconditioner<'a> {
     }
 
     /// Program the live units of `page_units` into PCM `region`, each alone into a slot of its
-    /// own (`pcm.rs`) on the plane the allocator picks.
+    /// own (`in_place.rs`) on the plane the allocator picks.
     fn program_units_alone(&mut self, region: usize) -> Result<(), Error> {
         for (lpn, version) in self.page_units.live().collect::<Vec<_>>() {
             let ftl = &*self.ftl;

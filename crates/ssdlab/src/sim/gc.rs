@@ -165,7 +165,7 @@ impl Simulation {
     /// Start a job of `owner` cleaning `victim` of `pool`, its copies going to `to`.
     pub(super) fn start_gc_job(&mut self, pool: usize, victim: u32, owner: Owner, to: CopiesTo) {
         self.dev.ftl.verify_block(victim);
-        let erases = !self.dev.ftl.pools[pool].in_place
+        let erases = self.dev.ftl.pools[pool].erases()
             && self.dev.ftl.blocks[victim as usize].state == BlockState::Full;
         self.gc.jobs[pool].erases = erases;
         self.dev.ftl.blocks[victim as usize].state = BlockState::Victim;
@@ -359,7 +359,7 @@ impl Simulation {
     }
 
     /// Program job `job`'s copies of list `list` into PCM `dest`, each alone into a slot of its
-    /// own (`ftl/pcm.rs`), while it has room.
+    /// own (`ftl/in_place.rs`), while it has room.
     fn copy_units_alone(&mut self, job: usize, list: usize, dest: usize) {
         while let Some(&c) = self.gc.jobs[job].copies[list].first() {
             if !self.dev.ftl.has_room_for_units(dest, 1) {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use crate::config::{Config, Level1GcConfig};
-use crate::flash::{BlockId, Geometry, Medium, PlaneId};
+use crate::flash::{BlockId, Geometry, PlaneId};
 use crate::ftl::level1::Level1Plan;
 
 use super::event::{Event, Timer};
@@ -96,7 +96,11 @@ impl Level1 {
             return None;
         };
         let flash = &g.regions[0];
-        let pcm_region = g.regions.iter().position(|r| r.medium == Medium::Pcm)?;
+        // ROSA §2: the hot reads go to the medium rewritten in place (PCM), which no GC cleans.
+        let pcm_region = g
+            .regions
+            .iter()
+            .position(|r| r.medium.rewrites_in_place())?;
         let raw_units = g.physical_units();
         Some(Level1 {
             free_threshold_blocks: (free_threshold * flash.blocks_per_plane as f64).ceil() as u32,
@@ -267,7 +271,7 @@ impl Simulation {
             return false;
         };
         let pcm = (self.dev.ftl.geometry.regions.iter())
-            .find(|r| r.medium == crate::flash::Medium::Pcm)
+            .find(|r| r.medium.rewrites_in_place())
             .map_or(0, |r| r.dies.index);
         let stripe = self.dev.policies.gc.stripe(pcm);
         let made_room = |plane| l1.made_room.get(&plane).copied().unwrap_or(0);
@@ -316,7 +320,7 @@ impl Simulation {
         inv.evicting += starts.len() as u32;
         for &(_, block) in &starts {
             let plane = self.dev.ftl.geometry.plane_of_block(block);
-            *l1.made_room.entry(plane).or_default() += self.dev.ftl.pcm_units_in(block);
+            *l1.made_room.entry(plane).or_default() += self.dev.ftl.units_in_place(block);
         }
         let promote = inv.cold_left.is_empty() && inv.evicting == 0 && !inv.promoting;
         let hot = inv.plan.hot;

@@ -26,7 +26,7 @@ use foldhash::fast::FixedState;
 use slab::Slab;
 
 use crate::config::{Config, MappingCacheSizes};
-use crate::flash::{Medium, OpSource};
+use crate::flash::OpSource;
 use crate::ftl::mapping_cache::MappingCache;
 use crate::ftl::reduction::DataReduction;
 use crate::ftl::shape::UnitShape;
@@ -67,7 +67,7 @@ pub(super) struct MappingStats {
 
 /// The write-buffer keys translation pages go to when the mapping table is on flash: the last
 /// of `streams` write streams, stored as written, in the region host writes go to (or the first
-/// flash region, if that is PCM's).
+/// region appended to, if that one is rewritten in place: a table page is written whole).
 pub(super) fn translation_keys(
     config: &Config,
     ftl: &Ftl,
@@ -84,9 +84,9 @@ pub(super) fn translation_keys(
         .placement
         .region(&names)
         .expect("validated placement");
-    let region = match g.regions[host].medium {
-        Medium::Pcm => (g.regions.iter()).position(|r| r.medium != Medium::Pcm)?,
-        _ => host,
+    let region = match g.regions[host].medium.rewrites_in_place() {
+        true => (g.regions.iter()).position(|r| !r.medium.rewrites_in_place())?,
+        false => host,
     };
     let lane = reduction.lane_of(UnitShape::raw(g.unit_bytes));
     Some(ftl.buffer.lane_keys(region * streams + streams - 1, lane))

@@ -8,9 +8,9 @@
 
 use std::collections::HashMap;
 
-use crate::config::{Config, EnergyConfig, ReliabilityConfig};
+use crate::config::{Config, ReliabilityConfig};
 use crate::flash::reliability::ErrorModel;
-use crate::flash::{FlashOp, Geometry, OpKind, OpShaper, OpSource, Timing};
+use crate::flash::{ArrayEnergy, FlashOp, Geometry, OpKind, OpShaper, OpSource, Timing};
 use crate::ftl::read_ahead::{Lookup, ReadAheadPages, SequentialReads};
 use crate::ftl::read_policy::{self, PageRead, ReadAheadWindow, ReadPolicy};
 use crate::ftl::Ftl;
@@ -401,7 +401,8 @@ impl Simulation {
             policy: self.reads.policy.as_ref(),
             timing: &self.dev.timing,
             ftl: &self.dev.ftl,
-            energy: &self.dev.config.energy,
+            energy: &self.dev.energy,
+            transfer_pj_per_byte: self.dev.config.energy.transfer_pj_per_byte,
             device: &mut self.dev.stats,
         };
         self.dev
@@ -418,7 +419,9 @@ struct ReadShaper<'a> {
     timing: &'a Timing,
     /// The device's geometry, and what the pages of a wordline hold (for the read-ahead).
     ftl: &'a Ftl,
-    energy: &'a EnergyConfig,
+    /// What each die set's operations cost in energy.
+    energy: &'a [ArrayEnergy],
+    transfer_pj_per_byte: f64,
     device: &'a mut DeviceStats,
 }
 
@@ -447,7 +450,7 @@ impl ReadShaper<'_> {
         d.sensed_bytes += sensed_bytes;
         d.read_transfer_bytes += transfer_bytes;
         d.energy.read_sense_pj += sense_pj;
-        d.energy.read_transfer_pj += self.energy.transfer_pj_per_byte * transfer_bytes as f64;
+        d.energy.read_transfer_pj += self.transfer_pj_per_byte * transfer_bytes as f64;
         if serves_host {
             d.host_sensed_bytes += sensed_bytes;
             d.energy.host_read_sense_pj += sense_pj;
@@ -501,15 +504,14 @@ impl OpShaper for ReadShaper<'_> {
         });
         op.array_ns = plan.sense_ns;
         op.transfer_ns = self.timing.transfer_ns(plan.transfer_bytes as u64);
-        // mW × ns = pJ; PCM's cells cost energy per bit read.
-        let sense_pj = match op.die >= self.ftl.geometry.pcm_first_die {
-            false => self.energy.read_power_mw * plan.sense_ns as f64 * plan.sense_current,
-            true => {
-                self.device.pcm_reads += 1;
-                let (page_pj, _) = self.energy.pcm_page_pj(self.ftl.geometry.page_bytes);
-                page_pj * plan.sensed_bytes as f64 / self.ftl.geometry.page_bytes as f64
-            }
-        };
+        let set = self.ftl.geometry.die_set_of(op.die);
+        self.device.die_set_reads[set] += 1;
+        let sense_pj = self.energy[set].read_pj(
+            plan.sense_ns,
+            plan.sense_current,
+            plan.sensed_bytes,
+            self.ftl.geometry.page_bytes,
+        );
         self.count(
             plan.sensed_bytes as u64,
             plan.transfer_bytes as u64,
@@ -591,7 +593,9 @@ impl OpShaper for ReadShaper<'_> {
         let bytes = page_bytes * read;
         self.device.melded_reads += 1;
         self.device.melded_pages += read;
-        let sense_pj = self.energy.read_power_mw * sense_ns as f64;
+        let set = self.ftl.geometry.die_set_of(ops[0].die);
+        self.device.die_set_reads[set] += 1;
+        let sense_pj = self.energy[set].read_pj(sense_ns, 1.0, bytes as u32, page_bytes as u32);
         self.count(bytes, bytes, sense_pj, serves_host);
     }
 }

@@ -5,7 +5,7 @@
 use crate::config::{Config, UnmappedRead, WriteAck};
 use crate::error::Error;
 use crate::event_queue::EventQueue;
-use crate::flash::{FlashOp, OpKind, Scheduler, Timing};
+use crate::flash::{ArrayEnergy, FlashOp, OpKind, Scheduler, Timing};
 use crate::ftl::policies::Policies;
 use crate::ftl::Ftl;
 use crate::stats::DeviceStats;
@@ -15,6 +15,8 @@ use super::event::Event;
 pub(super) struct Shared {
     pub(super) config: Config,
     pub(super) timing: Timing,
+    /// What each die set's operations cost in energy (its medium's model).
+    pub(super) energy: Vec<ArrayEnergy>,
     pub(super) sched: Scheduler,
     pub(super) events: EventQueue<Event>,
     pub(super) ftl: Ftl,
@@ -31,6 +33,7 @@ impl Shared {
     pub(super) fn new(config: Config, ftl: Ftl, policies: Policies, sched: Scheduler) -> Shared {
         Shared {
             timing: crate::device::timing(&config.timing, &ftl.geometry),
+            energy: crate::device::energy(&config.energy, &ftl.geometry),
             config,
             sched,
             events: EventQueue::default(),
@@ -46,22 +49,18 @@ impl Shared {
     /// die starts it, once it is timed: see `read.rs`).
     pub(super) fn submit(&mut self, op: FlashOp) {
         self.stats.count_op(op.kind, op.source);
-        let e = &self.config.energy;
+        let set = self.ftl.geometry.die_set_of(op.die);
+        let energy = &self.energy[set];
         match op.kind {
+            // (A read's energy is charged when its die starts it, once it is timed.)
             OpKind::Read => {}
-            // PCM's cells cost energy per bit written (a whole page: PCM writes its lines
-            // whole), not power × time as flash's do (the read's is charged when it starts).
-            OpKind::Program if op.die >= self.ftl.geometry.pcm_first_die => {
-                self.stats.pcm_programs += 1;
-                let page_bytes = self.ftl.geometry.page_bytes;
-                self.stats.energy.program_pj +=
-                    e.pcm_page_pj(page_bytes).1 + e.transfer_pj_per_byte * page_bytes as f64;
-            }
             OpKind::Program => {
-                self.stats.energy.program_pj += e.program_power_mw * op.array_ns as f64
-                    + e.transfer_pj_per_byte * self.ftl.geometry.page_bytes as f64;
+                self.stats.die_set_programs[set] += 1;
+                let page_bytes = self.ftl.geometry.page_bytes as f64;
+                self.stats.energy.program_pj += energy.program_pj(op.array_ns)
+                    + self.config.energy.transfer_pj_per_byte * page_bytes;
             }
-            OpKind::Erase => self.stats.energy.erase_pj += e.erase_power_mw * op.array_ns as f64,
+            OpKind::Erase => self.stats.energy.erase_pj += energy.erase_pj(op.array_ns),
         }
         self.sched.submit(op);
     }

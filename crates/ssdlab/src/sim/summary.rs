@@ -177,11 +177,13 @@ impl Simulation {
                 s["melded_reads"]["ahead_hits"] = json!(d.read_ahead_hits);
             }
         }
-        if self.dev.ftl.geometry.pcm_first_die != u32::MAX {
-            s["pcm"] = json!({
-                "reads": d.pcm_reads,
-                "programs": d.pcm_programs,
-                "in_place_writes": d.pcm_in_place_writes,
+        // A medium beside the flash (ROSA's PCM) has its own section: its dies' commands, and
+        // the units rewritten in place (in its slots: the flash's are appended to).
+        for (i, set) in self.dev.ftl.geometry.die_sets.iter().enumerate().skip(1) {
+            s[set.medium.name()] = json!({
+                "reads": d.die_set_reads[i],
+                "programs": d.die_set_programs[i],
+                "in_place_writes": d.rewrites_in_place,
             });
         }
         if !self.dev.config.scheduler.suspension.is_none() {

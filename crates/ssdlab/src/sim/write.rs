@@ -182,9 +182,10 @@ impl Simulation {
         if self.mapping.is_some() {
             self.mapping_written(lpn);
         }
-        // A unit on PCM is rewritten where it is, only its bytes moved (no read-modify-write:
-        // PCM is written a byte at a time). Units are stored as written there (`ftl/pcm.rs`).
-        if self.dev.ftl.geometry.pcm_first_die != u32::MAX {
+        // A unit in a slot rewritten in place (PCM) is rewritten where it is, only its bytes
+        // moved (no read-modify-write: PCM is written a byte at a time). Units are stored as
+        // written there (`ftl/in_place.rs`).
+        if self.dev.ftl.geometry.rewrites_in_place_anywhere() {
             if let Location::Flash(slot) = self.dev.ftl.lookup(lpn) {
                 if self.dev.ftl.rewritable_in_place(slot) {
                     // (Stored as written: counted so, beside the units the reduction stores.)
@@ -211,7 +212,7 @@ impl Simulation {
         let Route {
             dest,
             shape,
-            on_pcm,
+            in_place,
         } = self.dev.ftl.route(
             lpn,
             updates,
@@ -222,10 +223,10 @@ impl Simulation {
             self.writes.streams,
         );
         (self.dev.stats.reduction).count(unit_bytes, Some((shape.kind, shape.len)));
-        // A host stream's own pages and blocks (`sim/host_streams.rs`) are flash's: PCM, written
-        // in place a page at a time, has no block a stream could keep to itself.
+        // A host stream's own pages and blocks (`sim/host_streams.rs`) are the appended media's:
+        // one written in place, a unit at a time (PCM), has no block a stream could keep to itself.
         let slot = match self.host.requests[id as usize].stream_slot as usize {
-            s if s > 0 && !on_pcm => s,
+            s if s > 0 && !in_place => s,
             _ => 0,
         };
         let stream_key = self.stream_key(dest.region, slot, dest.stream);
@@ -501,7 +502,7 @@ impl Simulation {
     }
 
     /// Program the live `units` of `sealed` into PCM `pool`, each alone into a slot of its own
-    /// (`ftl/pcm.rs`), or hold the page until the pool has room for them all. The last program
+    /// (`ftl/in_place.rs`), or hold the page until the pool has room for them all. The last program
     /// (they complete in order, on one die) releases the page's buffer room and its waiters.
     fn program_units_alone(&mut self, pool: usize, sealed: SealedPage, units: PageUnits) {
         let live: Vec<(u32, u32)> = units.live().collect();
@@ -564,7 +565,7 @@ impl Simulation {
     #[inline(never)]
     fn rewrite_in_place(&mut self, id: u32, lpn: u32, version: u32, slot: u32) {
         self.dev.ftl.rewrite_in_place(lpn, slot, version);
-        self.dev.stats.pcm_in_place_writes += 1;
+        self.dev.stats.rewrites_in_place += 1;
         let g = &self.dev.ftl.geometry;
         let (lo, hi) = self.host.requests[id as usize].bytes_in_unit(lpn, g.unit_bytes);
         let page = g.page_of_slot(slot);

@@ -3,7 +3,7 @@
 use hdrhistogram::Histogram;
 use serde_json::{json, Map, Value};
 
-use crate::flash::{OpKind, OpSource};
+use crate::flash::{OpKind, OpSource, MAX_DIE_SETS};
 use crate::trace::Op;
 
 mod reduction;
@@ -187,11 +187,13 @@ pub struct DeviceStats {
     pub partial_programs: u64,
     /// Host updates programmed into the page holding their old copy (IPU).
     pub in_place_updates: u64,
-    /// Commands on PCM (ROSA): reads and programs, and the programs that rewrote a unit in its
-    /// own page (counted in the flash ops too: the `flash_ops` tables count every die).
-    pub pcm_reads: u64,
-    pub pcm_programs: u64,
-    pub pcm_in_place_writes: u64,
+    /// Read and program commands by die set (`flash::DieSet`: the flash dies, and those of a
+    /// medium beside them, ROSA's PCM, whose own section of the summary gives its), and the
+    /// programs that rewrote a unit in its own slot (counted in the flash ops too: the
+    /// `flash_ops` tables count every die).
+    pub die_set_reads: [u64; MAX_DIE_SETS],
+    pub die_set_programs: [u64; MAX_DIE_SETS],
+    pub rewrites_in_place: u64,
     /// Units rewritten by MGA's subpage merging to gather their logical page into one page.
     pub merged_units: u64,
     /// Host unit writes placed, and those placed in the hottest stream (when the placement

@@ -232,7 +232,7 @@ fn what_pcm_cannot_do_is_refused_naming_the_key() {
     assert!(e.contains("timing.pcm"), "{e}");
 }
 
-/// PCM takes each unit alone, into a slot of its own (`ftl/pcm.rs`), so pages of several units
+/// PCM takes each unit alone, into a slot of its own (`ftl/in_place.rs`), so pages of several units
 /// work: with 16 KiB pages of four 4 KiB units, a unit trimmed off PCM frees its slot, and the
 /// next unit PCM takes goes there, beside the page's other units, without opening a page. With
 /// compression on, the flash's units are compressed and PCM's stored as written.

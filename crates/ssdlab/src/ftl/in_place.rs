@@ -1,7 +1,8 @@
-//! PCM's space, a unit at a time. PCM is written a byte at a time, in place, and never erased
-//! (ROSA, Cho et al., §2: "PCM supports in-place updates"), so a slot a unit has left is taken
-//! again by the next unit that goes there, whatever the other slots of its page hold: there is
-//! no GC to gather a page's stale units, and none is needed. Each unit goes to PCM on its own,
+//! The space of a medium that rewrites its slots in place (`flash::Slots::InPlace`: PCM), a
+//! unit at a time. PCM is written a byte at a time, in place, and never erased (ROSA, Cho et
+//! al., §2: "PCM supports in-place updates"), so a slot a unit has left is taken again by the
+//! next unit that goes there, whatever the other slots of its page hold: there is no GC to
+//! gather a page's stale units, and none is needed. Each unit goes there on its own,
 //! one program of its bytes (as a rewrite in place already is), into a slot of the pool that a
 //! unit has left, else the next slot of the pool's open page, else a new page. A slot holds one
 //! unit as written, at its unit's place in the page (slot i: bytes `i · unit ..`): compressing a
@@ -12,22 +13,22 @@ use super::{Ftl, Writer};
 use crate::flash::SlotId;
 
 impl Ftl {
-    /// The PCM region of the open page `lpn` waits in, if it is buffered on its way to PCM (a
-    /// write of a buffered unit goes where its buffered copy was going, as one of a unit on
-    /// PCM is rewritten there: placement alone would take the rewrite for one of a unit moved
-    /// out of PCM). `streams`: the write streams per region.
-    pub fn buffered_for_pcm(&self, lpn: u32, streams: usize) -> Option<usize> {
+    /// The region written in place of the open page `lpn` waits in, if it is buffered on its
+    /// way there (a write of a buffered unit goes where its buffered copy was going, as one of
+    /// a unit in place is rewritten there: placement alone would take the rewrite for one of a
+    /// unit moved out). `streams`: the write streams per region.
+    pub fn buffered_for_in_place(&self, lpn: u32, streams: usize) -> Option<usize> {
         let super::Location::Buffered(e) = self.lookup(lpn) else {
             return None;
         };
         let key = self.buffer.entry(e).open_key;
         let region = (key != u32::MAX).then(|| self.buffer.destination(key as usize, streams).0)?;
-        (self.geometry.regions[region].medium == crate::flash::Medium::Pcm).then_some(region)
+        (self.geometry.regions[region].medium.rewrites_in_place()).then_some(region)
     }
 
-    /// The units PCM block `block` holds (its valid space is their bytes when units are shaped:
+    /// The units block `block`, written in place, holds (its valid space is their bytes when units are shaped:
     /// each slot holds its unit as written).
-    pub fn pcm_units_in(&self, block: crate::flash::BlockId) -> u64 {
+    pub fn units_in_place(&self, block: crate::flash::BlockId) -> u64 {
         let space = self.valid_space[block as usize] as u64;
         match self.keeps_shapes() {
             true => space / self.geometry.unit_bytes as u64,
@@ -35,21 +36,21 @@ impl Ftl {
         }
     }
 
-    /// Is `pool` written in place, a unit at a time (PCM)?
+    /// Is `pool` written in place, a unit at a time?
     #[inline]
     pub fn stores_units_alone(&self, pool: usize) -> bool {
-        self.pools[pool].in_place
+        self.pools[pool].rewrites_in_place()
     }
 
-    /// Units an uncompressed page holds: the slots of a PCM page that take a unit.
-    fn pcm_units_per_page(&self) -> u32 {
+    /// Units an uncompressed page holds: the slots of a page written in place that take a unit.
+    fn in_place_units_per_page(&self) -> u32 {
         self.geometry.units_per_page
     }
 
-    /// Can PCM `pool` take `units` more units without waiting?
+    /// Can `pool`, written in place, take `units` more units without waiting?
     pub fn has_room_for_units(&self, pool: usize, units: u32) -> bool {
         let p = &self.pools[pool];
-        let per_page = self.pcm_units_per_page() as u64;
+        let per_page = self.in_place_units_per_page() as u64;
         let open = p.open_slots.map_or(0, |(_, next)| per_page - next as u64);
         let active = p.host_active[0].map_or(0, |b| {
             (p.pages_per_block - self.blocks[b as usize].write_ptr) as u64 * per_page
@@ -60,7 +61,7 @@ impl Ftl {
 
     /// Take a slot of PCM `pool` for one unit ([`Ftl::has_room_for_units`] said there is one).
     pub fn alloc_slot(&mut self, pool: usize, now: u64) -> SlotId {
-        let per_page = self.pcm_units_per_page();
+        let per_page = self.in_place_units_per_page();
         let g = &self.geometry;
         let slot = match (
             self.pools[pool].free_slots.pop(),
@@ -123,7 +124,7 @@ impl Ftl {
         self.valid_space[block as usize] += space;
         self.pools[pool].valid_space += space as u64;
         self.pools[pool].invalid_space -= space as u64;
-        *self.pcm_programs.entry(page).or_default() += 1;
+        *self.in_place_programs.entry(page).or_default() += 1;
         unit_bytes as u64
     }
 }
