@@ -141,16 +141,6 @@ impl FtlConfig {
         let t = (self.gc_threshold * blocks as f64).ceil() as u32;
         t.max(self.gc_reserved_blocks + 1)
     }
-
-    /// Blocks of a pool of `blocks` GC keeps free or open: its threshold, the reserved blocks,
-    /// and the two open blocks (host and GC), and one more for each stream of the host's kept
-    /// apart (`host_streams`: each writes a block of its own on every plane) and for the
-    /// translation pages of a mapping table on flash.
-    pub fn kept_free_blocks(&self, blocks: u32) -> u32 {
-        let streams = self.host_streams.max_open() * self.placement.write_streams()
-            + u32::from(!self.mapping_cache.is_all());
-        self.gc_threshold_blocks(blocks) + self.gc_reserved_blocks + 2 + streams
-    }
 }
 
 /// When a host write is acknowledged.

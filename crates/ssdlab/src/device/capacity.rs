@@ -2,7 +2,7 @@
 //! make progress, and the host's data fits where it settles. Checked against the built geometry
 //! (each region's blocks, pages and planes), after every policy's needs.
 
-use super::needs::Device;
+use super::needs::{kept_free_blocks, open_blocks, Device};
 use crate::config::{Config, Given, PlacementConfig};
 use crate::error::Error;
 use crate::flash::{Geometry, Region};
@@ -18,18 +18,17 @@ pub(super) fn validate(config: &Config, d: &Device, given: &Given) -> Result<(),
         true => "geometry.blocks_per_plane".to_string(),
         false => format!("geometry.regions[{i}].blocks_per_plane"),
     };
+    // The blocks the policies hold open, said by whose they are.
+    let held = open_blocks(config);
+    let kept = |blocks| kept_free_blocks(config, blocks);
     // (A medium never erased, PCM, is never cleaned: it keeps no block free.)
     let flash = geo.regions.iter().filter(|r| r.medium.erases());
     for (i, r) in flash.enumerate() {
-        let needed = f.kept_free_blocks(r.blocks_per_plane);
+        let needed = kept(r.blocks_per_plane);
         if r.blocks_per_plane <= needed {
-            let streams = match f.host_streams.max_open() {
-                0 => String::new(),
-                n => format!(
-                    "; and a block open for each of the {n} host streams kept apart, \
-                     ftl.host_streams.max_open"
-                ),
-            };
+            let streams: String = (held.iter())
+                .map(|o| format!("; and {}, {}", o.what, o.key))
+                .collect();
             let why = format!(
                 "region `{}` has {} blocks per plane, not more than the {needed} GC keeps \
                  free or open (it starts under {} free blocks, ftl.gc_threshold = \
@@ -44,24 +43,19 @@ pub(super) fn validate(config: &Config, d: &Device, given: &Given) -> Result<(),
                 ("ftl.gc_reserved_blocks".into(), why.clone()),
                 (blocks_key(i), why.clone()),
             ];
-            if f.host_streams.max_open() > 0 {
-                others.push(("ftl.host_streams.max_open".into(), why.clone()));
-            }
+            others.extend(held.iter().map(|o| (o.key.to_string(), why.clone())));
             return Err(given.blame(("ftl.gc_threshold".into(), why), others));
         }
     }
     let blocks = config.geometry.blocks_per_plane;
     let spare = f.overprovisioning_ratio * blocks as f64;
-    let needed = f.kept_free_blocks(geo.regions[0].blocks_per_plane);
+    let needed = kept(geo.regions[0].blocks_per_plane);
     if spare < needed as f64 {
         let op = f.overprovisioning_ratio;
         let mut others =
             format!("ftl.gc_threshold = {threshold}, ftl.gc_reserved_blocks = {reserved}");
-        if f.host_streams.max_open() > 0 {
-            others += &format!(
-                ", a block open for each of the ftl.host_streams.max_open = {} streams",
-                f.host_streams.max_open()
-            );
+        for o in &held {
+            others += &format!(", {} ({})", o.what, o.key);
         }
         let op_why = format!(
             "{op} leaves {spare:.1} spare blocks per plane; the over-provisioning cannot \
@@ -117,7 +111,7 @@ pub(super) fn validate(config: &Config, d: &Device, given: &Given) -> Result<(),
         Some((from, to)) if from == d.host_region => (to, Some(from), reserved + 2),
         _ => {
             let blocks = geo.regions[d.host_region].blocks_per_plane;
-            (d.host_region, None, f.kept_free_blocks(blocks))
+            (d.host_region, None, kept(blocks))
         }
     };
     let r = &geo.regions[settles];
@@ -168,7 +162,6 @@ fn oblivious(
     flash_placed: bool,
 ) -> Result<Option<u64>, Error> {
     let geo = d.geometry;
-    let f = &config.ftl;
     if d.migration.is_some() && !flash_placed {
         return Err(Error::config(
             "ftl.migration.policy",
@@ -213,7 +206,7 @@ fn oblivious(
             continue;
         }
         let kept = match r.medium.erases() {
-            true => f.kept_free_blocks(r.blocks_per_plane),
+            true => kept_free_blocks(config, r.blocks_per_plane),
             false => 0,
         };
         let (room, gc_slack) = data_room(geo, r, kept);

@@ -9,6 +9,7 @@ mod needs;
 mod validate;
 
 pub(crate) use capacity::plane_data_room;
+pub(crate) use needs::kept_free_blocks;
 
 use crate::config::{
     Config, EnergyConfig, PcmTiming, PowerLawConfig, RberConfig, SchedulerConfig, SuspensionConfig,
@@ -17,7 +18,7 @@ use crate::config::{
 use crate::flash::reliability::{ErrorModel, PowerLawParams, RberParams};
 use crate::flash::scheduling::SuspendRule;
 use crate::flash::{
-    ArrayEnergy, EnergyParams, Geometry, GeometryParams, KindRules, ModeTiming, PcmParams,
+    DeviceEnergy, EnergyParams, Geometry, GeometryParams, KindRules, ModeTiming, PcmParams,
     RegionParams, Scheduler, Suspension, Timing, TimingParams,
 };
 
@@ -108,17 +109,20 @@ pub fn timing(t: &TimingConfig, geometry: &Geometry) -> Timing {
     Timing::for_device(&params, geometry)
 }
 
-/// What each die set's operations cost in energy (indexed as `Geometry::die_sets`).
-pub fn energy(e: &EnergyConfig, geometry: &Geometry) -> Vec<ArrayEnergy> {
+/// What the device's operations cost in energy, each die set's by its medium.
+pub fn energy(e: &EnergyConfig, geometry: &Geometry) -> DeviceEnergy {
     let params = EnergyParams {
         read_power_mw: e.read_power_mw,
         program_power_mw: e.program_power_mw,
         erase_power_mw: e.erase_power_mw,
         pcm_page_pj: e.pcm_page_pj(geometry.page_bytes),
     };
-    (geometry.die_sets.iter())
-        .map(|s| s.medium.energy(&params))
-        .collect()
+    DeviceEnergy {
+        by_die_set: (geometry.die_sets.iter())
+            .map(|s| s.medium.energy(&params))
+            .collect(),
+        transfer_pj_per_byte: e.transfer_pj_per_byte,
+    }
 }
 
 /// The error model of `reliability.model = "power_law"` on the device of `geometry`.

@@ -67,6 +67,38 @@ impl Device<'_> {
 pub(super) trait Needs {
     /// Ok if the policy can act in `device`; else an error naming its key and why not.
     fn needs(&self, device: &Device) -> Result<(), Error>;
+
+    /// The blocks it holds open in every pool of `config`'s device beside the host's and GC's
+    /// own, if any: GC keeps them free or open with its threshold and its reserve
+    /// ([`kept_free_blocks`]), and the capacity checks count them and say whose they are.
+    fn open_blocks(&self, _config: &Config) -> Option<OpenBlocks> {
+        None
+    }
+}
+
+/// Blocks a policy holds open in every pool (each written by a stream of its own).
+pub(crate) struct OpenBlocks {
+    pub blocks: u32,
+    /// The key that sets them.
+    pub key: &'static str,
+    /// What they are, in a phrase of a refusal ("a block open for each of …").
+    pub what: String,
+}
+
+/// The blocks every policy of `config` holds open ([`Needs::open_blocks`]), in the order the
+/// policies are asked.
+pub(crate) fn open_blocks(config: &Config) -> Vec<OpenBlocks> {
+    (with_needs(config).into_iter())
+        .filter_map(|p| p.open_blocks(config))
+        .collect()
+}
+
+/// Blocks of a pool of `blocks` GC keeps free or open: its threshold, the reserved blocks, the
+/// two open blocks (host and GC), and those the policies hold open ([`Needs::open_blocks`]).
+pub(crate) fn kept_free_blocks(config: &Config, blocks: u32) -> u32 {
+    let f = &config.ftl;
+    let held: u32 = open_blocks(config).iter().map(|o| o.blocks).sum();
+    f.gc_threshold_blocks(blocks) + f.gc_reserved_blocks + 2 + held
 }
 
 /// Every policy and section with needs, in the order their refusals are reported.
@@ -584,6 +616,17 @@ impl Needs for Level1GcConfig {
 /// Reordering lays a stream's pages out along wordlines: the cells host writes go to must hold
 /// several bits (a wordline of several pages).
 impl Needs for HostStreamsConfig {
+    /// Each stream kept apart writes a block of its own on every plane, in each of the
+    /// placement's write streams.
+    fn open_blocks(&self, config: &Config) -> Option<OpenBlocks> {
+        let n = self.max_open();
+        (n > 0).then(|| OpenBlocks {
+            blocks: n * config.ftl.placement.write_streams(),
+            key: "ftl.host_streams.max_open",
+            what: format!("a block open for each of the {n} host streams kept apart"),
+        })
+    }
+
     fn needs(&self, d: &Device) -> Result<(), Error> {
         if !self.reorders() {
             return Ok(());
@@ -672,6 +715,15 @@ impl Needs for GcVictimConfig {
 
 /// The CMT holds an entry, and a translation page (a mapping unit) holds one.
 impl Needs for MappingCacheConfig {
+    /// A mapping table on flash writes its translation pages in a stream of their own.
+    fn open_blocks(&self, _config: &Config) -> Option<OpenBlocks> {
+        (!self.is_all()).then(|| OpenBlocks {
+            blocks: 1,
+            key: "ftl.mapping_cache.policy",
+            what: "a block open for the mapping table's translation pages".to_string(),
+        })
+    }
+
     fn needs(&self, d: &Device) -> Result<(), Error> {
         let MappingCacheConfig::Demand {
             capacity_kib,

@@ -46,6 +46,14 @@ pub enum ArrayEnergy {
     PerPage { read_pj: f64, write_pj: f64 },
 }
 
+/// What a device's operations cost in energy: each die set's array phases (its medium's
+/// [`ArrayEnergy`], indexed as `Geometry::die_sets`), and the bus's per byte moved either way.
+#[derive(Clone, Debug, Default)]
+pub struct DeviceEnergy {
+    pub by_die_set: Vec<ArrayEnergy>,
+    pub transfer_pj_per_byte: f64,
+}
+
 /// What [`Medium::energy`] is built from, in the flash model's own terms (`device/` reads them
 /// from `[energy]`).
 #[derive(Clone, Copy, Debug, Default)]

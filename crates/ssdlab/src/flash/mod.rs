@@ -15,7 +15,7 @@ pub use geometry::{
     BlockId, DieId, DieSet, Geometry, GeometryParams, PageId, PcmParams, PlaneId, Region,
     RegionParams, SlotId, StripeCursor, StripeOrder, MAX_DIE_SETS,
 };
-pub use medium::{ArrayEnergy, EnergyParams, Medium, Slots};
+pub use medium::{ArrayEnergy, DeviceEnergy, EnergyParams, Medium, Slots};
 pub use scheduler::{FlashOp, OpKind, OpShaper, OpSource, Scheduler};
 pub use scheduling::{KindRules, SchedulingPolicy, Suspension};
 pub use timing::{ModeTiming, Timing, TimingParams};

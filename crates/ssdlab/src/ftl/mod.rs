@@ -315,7 +315,7 @@ impl Pool {
                     total_space: blocks as u64 * r.pages_per_block as u64 * space_per_page as u64,
                     settled_room: match r.medium.erases() && blocks > 0 {
                         true => {
-                            let kept = config.ftl.kept_free_blocks(blocks);
+                            let kept = crate::device::kept_free_blocks(config, blocks);
                             let (room, slack) = plane_data_room(g.units_per_page, r, kept);
                             room.saturating_sub(slack) * unit_space
                         }

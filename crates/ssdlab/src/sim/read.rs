@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use crate::config::{Config, ReliabilityConfig};
 use crate::flash::reliability::ErrorModel;
-use crate::flash::{ArrayEnergy, FlashOp, Geometry, OpKind, OpShaper, OpSource, Timing};
+use crate::flash::{DeviceEnergy, FlashOp, Geometry, OpKind, OpShaper, OpSource, Timing};
 use crate::ftl::read_ahead::{Lookup, ReadAheadPages, SequentialReads};
 use crate::ftl::read_policy::{self, PageRead, ReadAheadWindow, ReadPolicy};
 use crate::ftl::Ftl;
@@ -402,7 +402,6 @@ impl Simulation {
             timing: &self.dev.timing,
             ftl: &self.dev.ftl,
             energy: &self.dev.energy,
-            transfer_pj_per_byte: self.dev.config.energy.transfer_pj_per_byte,
             device: &mut self.dev.stats,
         };
         self.dev
@@ -419,9 +418,7 @@ struct ReadShaper<'a> {
     timing: &'a Timing,
     /// The device's geometry, and what the pages of a wordline hold (for the read-ahead).
     ftl: &'a Ftl,
-    /// What each die set's operations cost in energy.
-    energy: &'a [ArrayEnergy],
-    transfer_pj_per_byte: f64,
+    energy: &'a DeviceEnergy,
     device: &'a mut DeviceStats,
 }
 
@@ -450,7 +447,7 @@ impl ReadShaper<'_> {
         d.sensed_bytes += sensed_bytes;
         d.read_transfer_bytes += transfer_bytes;
         d.energy.read_sense_pj += sense_pj;
-        d.energy.read_transfer_pj += self.transfer_pj_per_byte * transfer_bytes as f64;
+        d.energy.read_transfer_pj += self.energy.transfer_pj_per_byte * transfer_bytes as f64;
         if serves_host {
             d.host_sensed_bytes += sensed_bytes;
             d.energy.host_read_sense_pj += sense_pj;
@@ -491,6 +488,8 @@ impl OpShaper for ReadShaper<'_> {
         self.device.suspensions[kind.index()] += 1;
     }
 
+    // (Inline: the scheduler calls it as each operation starts, and most return at once.)
+    #[inline(always)]
     fn on_start(&mut self, op: &mut FlashOp) {
         if op.kind != OpKind::Read {
             return;
@@ -506,7 +505,7 @@ impl OpShaper for ReadShaper<'_> {
         op.transfer_ns = self.timing.transfer_ns(plan.transfer_bytes as u64);
         let set = self.ftl.geometry.die_set_of(op.die);
         self.device.die_set_reads[set] += 1;
-        let sense_pj = self.energy[set].read_pj(
+        let sense_pj = self.energy.by_die_set[set].read_pj(
             plan.sense_ns,
             plan.sense_current,
             plan.sensed_bytes,
@@ -595,7 +594,8 @@ impl OpShaper for ReadShaper<'_> {
         self.device.melded_pages += read;
         let set = self.ftl.geometry.die_set_of(ops[0].die);
         self.device.die_set_reads[set] += 1;
-        let sense_pj = self.energy[set].read_pj(sense_ns, 1.0, bytes as u32, page_bytes as u32);
+        let sense_pj =
+            self.energy.by_die_set[set].read_pj(sense_ns, 1.0, bytes as u32, page_bytes as u32);
         self.count(bytes, bytes, sense_pj, serves_host);
     }
 }

@@ -5,7 +5,7 @@
 use crate::config::{Config, UnmappedRead, WriteAck};
 use crate::error::Error;
 use crate::event_queue::EventQueue;
-use crate::flash::{ArrayEnergy, FlashOp, OpKind, Scheduler, Timing};
+use crate::flash::{DeviceEnergy, FlashOp, OpKind, Scheduler, Timing};
 use crate::ftl::policies::Policies;
 use crate::ftl::Ftl;
 use crate::stats::DeviceStats;
@@ -15,8 +15,8 @@ use super::event::Event;
 pub(super) struct Shared {
     pub(super) config: Config,
     pub(super) timing: Timing,
-    /// What each die set's operations cost in energy (its medium's model).
-    pub(super) energy: Vec<ArrayEnergy>,
+    /// What the operations cost in energy (each die set's by its medium's model).
+    pub(super) energy: DeviceEnergy,
     pub(super) sched: Scheduler,
     pub(super) events: EventQueue<Event>,
     pub(super) ftl: Ftl,
@@ -50,15 +50,15 @@ impl Shared {
     pub(super) fn submit(&mut self, op: FlashOp) {
         self.stats.count_op(op.kind, op.source);
         let set = self.ftl.geometry.die_set_of(op.die);
-        let energy = &self.energy[set];
+        let energy = &self.energy.by_die_set[set];
         match op.kind {
             // (A read's energy is charged when its die starts it, once it is timed.)
             OpKind::Read => {}
             OpKind::Program => {
                 self.stats.die_set_programs[set] += 1;
                 let page_bytes = self.ftl.geometry.page_bytes as f64;
-                self.stats.energy.program_pj += energy.program_pj(op.array_ns)
-                    + self.config.energy.transfer_pj_per_byte * page_bytes;
+                self.stats.energy.program_pj +=
+                    energy.program_pj(op.array_ns) + self.energy.transfer_pj_per_byte * page_bytes;
             }
             OpKind::Erase => self.stats.energy.erase_pj += energy.erase_pj(op.array_ns),
         }
