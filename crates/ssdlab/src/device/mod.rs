@@ -118,9 +118,10 @@ pub fn energy(e: &EnergyConfig, geometry: &Geometry) -> DeviceEnergy {
         pcm_page_pj: e.pcm_page_pj(geometry.page_bytes),
     };
     DeviceEnergy {
-        by_die_set: (geometry.die_sets.iter())
-            .map(|s| s.medium.energy(&params))
-            .collect(),
+        by_die_set: std::array::from_fn(|i| {
+            let set = geometry.die_sets.get(i).unwrap_or(&geometry.die_sets[0]);
+            set.medium.energy(&params)
+        }),
         transfer_pj_per_byte: e.transfer_pj_per_byte,
     }
 }

@@ -137,8 +137,9 @@ pub struct Geometry {
     pub blocks_per_plane: u32,
     /// The flash dies, and PCM's (if the device has PCM).
     pub die_sets: Vec<DieSet>,
-    /// The die set of each die.
-    die_set_of_die: Vec<u8>,
+    /// The first die of the second die set (`DieId::MAX` with one): every die from it on is
+    /// that set's (a device has at most [`MAX_DIE_SETS`]).
+    second_set_first_die: DieId,
     /// Whether some region's medium rewrites its slots in place.
     in_place_anywhere: bool,
     /// Pages per block in the native cell mode (the largest any region has).
@@ -275,11 +276,9 @@ impl Geometry {
             dies_per_way: g.dies_per_way,
             planes_per_die: g.planes_per_die,
             blocks_per_plane,
-            die_set_of_die: (die_sets.iter())
-                .flat_map(|s| {
-                    std::iter::repeat_n(s.index as u8, (s.planes() / s.planes_per_die) as usize)
-                })
-                .collect(),
+            second_set_first_die: die_sets
+                .get(1)
+                .map_or(DieId::MAX, |s| s.first_plane / s.planes_per_die),
             in_place_anywhere: regions.iter().any(|r| r.medium.rewrites_in_place()),
             die_sets,
             max_pages_per_block: g.pages_per_block,
@@ -296,7 +295,7 @@ impl Geometry {
     /// The set of dies `die` is one of (its medium: [`DieSet::medium`]).
     #[inline]
     pub fn die_set_of(&self, die: DieId) -> usize {
-        self.die_set_of_die[die as usize] as usize
+        usize::from(die >= self.second_set_first_die)
     }
 
     /// Whether some region's medium rewrites its slots in place (only then may a unit's slot

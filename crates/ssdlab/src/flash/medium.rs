@@ -5,6 +5,7 @@
 //! two models; outside this file (and the FTL's in-place slots, `ftl/in_place.rs`) nothing asks
 //! which a region is, only what it does.
 
+use super::geometry::MAX_DIE_SETS;
 use super::timing::{ModeTiming, Timing, TimingParams};
 use crate::nand::CellMode;
 
@@ -47,10 +48,11 @@ pub enum ArrayEnergy {
 }
 
 /// What a device's operations cost in energy: each die set's array phases (its medium's
-/// [`ArrayEnergy`], indexed as `Geometry::die_sets`), and the bus's per byte moved either way.
-#[derive(Clone, Debug, Default)]
+/// [`ArrayEnergy`], indexed as `Geometry::die_sets`; a set the device lacks repeats the
+/// first), and the bus's per byte moved either way.
+#[derive(Clone, Debug)]
 pub struct DeviceEnergy {
-    pub by_die_set: Vec<ArrayEnergy>,
+    pub by_die_set: [ArrayEnergy; MAX_DIE_SETS],
     pub transfer_pj_per_byte: f64,
 }
 
