@@ -115,6 +115,10 @@ pub struct FlashOp {
     pub transfer_ns: u64,
     /// Engine-defined tag handed back on completion.
     pub owner: u32,
+    /// Engine-defined: which run of the engine's counters the operation was issued in (they
+    /// start over at a statistics boundary), so that what the engine counts as the die starts
+    /// the operation is counted with the operation's own count (`OpShaper::on_start`).
+    pub issued_in: u8,
 }
 
 /// Told of each operation as its die starts it, and may set its times then. The engine's read
@@ -581,6 +585,7 @@ mod tests {
             array_ns: 100,
             transfer_ns: 10,
             owner: target,
+            issued_in: 0,
         }
     }
 
@@ -627,6 +632,7 @@ mod tests {
             array_ns,
             transfer_ns,
             owner: target,
+            issued_in: 0,
         };
         // A flash die on channel 0 erases (3 ms) and then moves a read's data (its bus phase
         // from 3 ms on); PCM on the same channel senses at once and moves its data first.
@@ -695,6 +701,7 @@ mod tests {
             array_ns,
             transfer_ns,
             owner: target,
+            issued_in: 0,
         }
     }
 

@@ -160,6 +160,7 @@ mod tests {
             array_ns: 1,
             transfer_ns: 1,
             owner: 0,
+            issued_in: 0,
         }
     }
 

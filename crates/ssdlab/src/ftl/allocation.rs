@@ -96,6 +96,7 @@ mod tests {
             array_ns: 1,
             transfer_ns: 0,
             owner: 0,
+            issued_in: 0,
         });
     }
 

@@ -441,6 +441,7 @@ impl Simulation {
             array_ns: self.dev.timing.region(region).tbers_ns,
             transfer_ns: 0,
             owner: job as u32,
+            issued_in: 0, // (stamped by `submit`)
         };
         self.dev.submit(op);
     }

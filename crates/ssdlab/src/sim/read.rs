@@ -268,6 +268,7 @@ impl Simulation {
             array_ns: self.dev.timing.region(a.region).tr_ns[a.page_type as usize],
             transfer_ns: 0,
             owner,
+            issued_in: 0, // (stamped by `submit`)
         });
     }
 
@@ -403,6 +404,7 @@ impl Simulation {
             ftl: &self.dev.ftl,
             energy: &self.dev.energy,
             device: &mut self.dev.stats,
+            counters_run: self.dev.counters_run,
         };
         self.dev
             .sched
@@ -411,7 +413,8 @@ impl Simulation {
 }
 
 /// Times a read command as its die starts it: the read policy shapes the union of what its
-/// requesters want, and the bytes and energy are counted.
+/// requesters want, and the bytes and energy are counted, with the operation: in the run of the
+/// counters it was issued in.
 struct ReadShaper<'a> {
     reads: &'a mut ReadCommands,
     policy: &'a dyn ReadPolicy,
@@ -420,6 +423,9 @@ struct ReadShaper<'a> {
     ftl: &'a Ftl,
     energy: &'a DeviceEnergy,
     device: &'a mut DeviceStats,
+    /// The run of `device` (`Shared::counters_run`): a read issued in an earlier one (queued
+    /// across the statistics boundary) was counted there, and so are its bytes and energy.
+    counters_run: u8,
 }
 
 impl ReadShaper<'_> {
@@ -503,6 +509,9 @@ impl OpShaper for ReadShaper<'_> {
         });
         op.array_ns = plan.sense_ns;
         op.transfer_ns = self.timing.transfer_ns(plan.transfer_bytes as u64);
+        if op.issued_in != self.counters_run {
+            return;
+        }
         let set = self.ftl.geometry.die_set_of(op.die);
         self.device.die_set_reads[set] += 1;
         let sense_pj = self.energy.by_die_set[set].read_pj(
@@ -579,7 +588,6 @@ impl OpShaper for ReadShaper<'_> {
         };
         if !ahead.is_empty() {
             ops[0].transfer_ns += page_transfer_ns * ahead.len() as u64;
-            self.device.read_ahead_pages += ahead.len() as u64;
             let block = self.ftl.geometry.block_of_page(ops[0].target);
             let erase_count = self.ftl.blocks[block as usize].erase_count;
             let a = (self.reads.ahead.as_mut()).unwrap_or_else(|| unreachable!("pages ahead"));
@@ -588,6 +596,12 @@ impl OpShaper for ReadShaper<'_> {
             }
             a.sensing.insert(ops[0].target, ahead.clone());
         }
+        // The command is counted with the read it was started for (those it took with it were
+        // issued in the same run of the counters unless one queued across the boundary).
+        if ops[0].issued_in != self.counters_run {
+            return;
+        }
+        self.device.read_ahead_pages += ahead.len() as u64;
         let read = self.wordline_pages(&ops[0]).count() as u64;
         let bytes = page_bytes * read;
         self.device.melded_reads += 1;

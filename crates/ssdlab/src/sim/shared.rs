@@ -23,6 +23,9 @@ pub(super) struct Shared {
     /// The FTL's policies (`ftl/policies.rs`), those preconditioning used.
     pub(super) policies: Policies,
     pub(super) stats: DeviceStats,
+    /// Which run of `stats` this is: they start over at the statistics boundary (`window.rs`).
+    /// Each operation is stamped with it as it is issued, and counted in that run.
+    pub(super) counters_run: u8,
     /// The simulated time, in ns.
     pub(super) now: u64,
     /// The error that ends the run, once one is met (the event loop returns it).
@@ -40,14 +43,17 @@ impl Shared {
             ftl,
             policies,
             stats: DeviceStats::default(),
+            counters_run: 0,
             now: 0,
             fatal: None,
         }
     }
 
     /// Submit a flash operation now and count it (a read's bytes and energy are counted when its
-    /// die starts it, once it is timed: see `read.rs`).
-    pub(super) fn submit(&mut self, op: FlashOp) {
+    /// die starts it, once it is timed, in the run of the counters it was issued in: see
+    /// `read.rs`).
+    pub(super) fn submit(&mut self, mut op: FlashOp) {
+        op.issued_in = self.counters_run;
         self.stats.count_op(op.kind, op.source);
         let set = self.ftl.geometry.die_set_of(op.die);
         let energy = &self.energy.by_die_set[set];

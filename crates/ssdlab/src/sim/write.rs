@@ -686,6 +686,7 @@ impl Simulation {
             array_ns: self.dev.timing.region(a.region).tprog_ns[a.page_type as usize],
             transfer_ns: self.dev.timing.transfer_ns(bytes),
             owner,
+            issued_in: 0, // (stamped by `submit`)
         }
     }
 

@@ -256,6 +256,54 @@ fn device_figures_are_the_end_of_the_run_less_the_boundary() {
     }
 }
 
+/// A read issued in the warm-up and still queued at the boundary is the warm-up's: its bytes
+/// (counted as its die starts it, once it is timed) with its operation (counted as it is
+/// issued). Every host read here is one 4 KiB partial-read unit, sensed alone in a command of
+/// its own, and nothing else reads: every read command the run counts senses 4 KiB, however many of the warm-up's
+/// reads its dies start after the boundary (seed 19316 of the option space, where the reads
+/// queued there put the measured part's sensing above a page a command).
+#[test]
+fn a_read_queued_across_the_boundary_is_counted_with_the_warmup() {
+    let config = device(&[
+        "precondition.fill_fraction=0.0",
+        "precondition.overwrite_fraction=0.0",
+        "precondition.trace_footprint=true",
+        "ftl.read_policy={policy=\"partial\", unit_kib=4}",
+        "scheduler.merge_reads=false",
+        "statistics.warmup_requests=128",
+    ]);
+    // 128 reads of distinct units at once, queued on the 4 dies (issued a microsecond later,
+    // past the firmware); the measured part's 16 reads of other units 100 µs on.
+    let read = |i: u64, arrival_ns: u64| TraceRequest {
+        arrival_ns,
+        offset_bytes: i * 4096,
+        size_bytes: 4096,
+        op: Op::Read,
+        stream: 0,
+    };
+    let reqs: Vec<TraceRequest> = (0..128)
+        .map(|i| read(i, 0))
+        .chain((128..144).map(|i| read(i, 100_000)))
+        .collect();
+    let (s, log) = run(&config, vec![("t", reqs, ReplayMode::Open)]);
+    assert_eq!(s["statistics"]["measured_from_ns"], 100_000);
+    // Most of the warm-up's reads were still queued at the boundary: each waited longer than
+    // a die takes for one.
+    let late = (log.iter())
+        .filter(|r| r.arrival_ns == 0 && r.completion_ns > 300_000)
+        .count();
+    assert!(late > 64, "only {late} warm-up reads ended past 300 µs");
+    let n = |key: &str| at(&s, key).as_u64().unwrap();
+    assert_eq!(n("flash_ops.read.total"), 16);
+    assert_eq!(n("flash_ops.read.host"), 16);
+    assert_eq!(n("read_units.flash"), 16);
+    assert_eq!(n("bytes.sensed"), 16 * 4096);
+    assert_eq!(n("bytes.sensed_for_host"), 16 * 4096);
+    assert_eq!(n("bytes.read_transferred"), 16 * 4096);
+    // (RAF: what the measured reads sensed over what they asked for.)
+    assert_eq!(s["raf"].as_f64().unwrap(), 1.0);
+}
+
 #[test]
 fn the_warmup_is_the_first_requests_in_arrival_order_over_all_flows() {
     let config = common::small(&["statistics.warmup_requests=5"]);
