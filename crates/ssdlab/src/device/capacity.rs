@@ -11,20 +11,30 @@ use crate::flash::{Geometry, Region};
 /// the region it settles in, less what GC keeps free. Each limit is made by several keys:
 /// it is blamed on the one the user gave (`given`), and names the others.
 pub(super) fn validate(config: &Config, d: &Device, given: &Given) -> Result<(), Error> {
+    regions_keep_free(config, d, given)?;
+    spare_keeps_free(config, d, given)?;
+    data_settles(config, d, given)
+}
+
+/// The key of region `i`'s blocks per plane.
+fn blocks_key(config: &Config, i: usize) -> String {
+    match config.geometry.regions.is_empty() {
+        true => "geometry.blocks_per_plane".to_string(),
+        false => format!("geometry.regions[{i}].blocks_per_plane"),
+    }
+}
+
+/// Every region GC cleans has blocks beyond those it keeps free or open.
+fn regions_keep_free(config: &Config, d: &Device, given: &Given) -> Result<(), Error> {
     let f = &config.ftl;
     let geo = d.geometry;
     let (threshold, reserved) = (f.gc_threshold, f.gc_reserved_blocks);
-    let blocks_key = |i: usize| match config.geometry.regions.is_empty() {
-        true => "geometry.blocks_per_plane".to_string(),
-        false => format!("geometry.regions[{i}].blocks_per_plane"),
-    };
     // The blocks the policies hold open, said by whose they are.
     let held = open_blocks(config);
-    let kept = |blocks| kept_free_blocks(config, blocks);
     // (A medium never erased, PCM, is never cleaned: it keeps no block free.)
     let flash = geo.regions.iter().filter(|r| r.medium.erases());
     for (i, r) in flash.enumerate() {
-        let needed = kept(r.blocks_per_plane);
+        let needed = kept_free_blocks(config, r.blocks_per_plane);
         if r.blocks_per_plane <= needed {
             let streams: String = (held.iter())
                 .map(|o| format!("; and {}, {}", o.what, o.key))
@@ -41,15 +51,24 @@ pub(super) fn validate(config: &Config, d: &Device, given: &Given) -> Result<(),
             );
             let mut others = vec![
                 ("ftl.gc_reserved_blocks".into(), why.clone()),
-                (blocks_key(i), why.clone()),
+                (blocks_key(config, i), why.clone()),
             ];
             others.extend(held.iter().map(|o| (o.key.to_string(), why.clone())));
             return Err(given.blame(("ftl.gc_threshold".into(), why), others));
         }
     }
+    Ok(())
+}
+
+/// The over-provisioning leaves at least the blocks GC keeps free or open.
+fn spare_keeps_free(config: &Config, d: &Device, given: &Given) -> Result<(), Error> {
+    let f = &config.ftl;
+    let geo = d.geometry;
+    let (threshold, reserved) = (f.gc_threshold, f.gc_reserved_blocks);
+    let held = open_blocks(config);
     let blocks = config.geometry.blocks_per_plane;
     let spare = f.overprovisioning_ratio * blocks as f64;
-    let needed = kept(geo.regions[0].blocks_per_plane);
+    let needed = kept_free_blocks(config, geo.regions[0].blocks_per_plane);
     if spare < needed as f64 {
         let op = f.overprovisioning_ratio;
         let mut others =
@@ -85,6 +104,14 @@ pub(super) fn validate(config: &Config, d: &Device, given: &Given) -> Result<(),
             ],
         ));
     }
+    Ok(())
+}
+
+/// The logical capacity fits where the data settles, less what GC keeps free.
+fn data_settles(config: &Config, d: &Device, given: &Given) -> Result<(), Error> {
+    let f = &config.ftl;
+    let geo = d.geometry;
+    let reserved = f.gc_reserved_blocks;
     if f.logical_units(geo.physical_units()) == 0 {
         return Err(Error::config(
             "ftl.overprovisioning_ratio",
@@ -111,7 +138,7 @@ pub(super) fn validate(config: &Config, d: &Device, given: &Given) -> Result<(),
         Some((from, to)) if from == d.host_region => (to, Some(from), reserved + 2),
         _ => {
             let blocks = geo.regions[d.host_region].blocks_per_plane;
-            (d.host_region, None, kept(blocks))
+            (d.host_region, None, kept_free_blocks(config, blocks))
         }
     };
     let r = &geo.regions[settles];
@@ -131,7 +158,7 @@ pub(super) fn validate(config: &Config, d: &Device, given: &Given) -> Result<(),
              raise the over-provisioning (ftl.overprovisioning_ratio), give the region more blocks \
              ({}), or let the data settle in a larger region",
             r.name,
-            blocks_key(settles)
+            blocks_key(config, settles)
         );
         let mut others = vec![];
         if moved_from.is_some() {
@@ -140,7 +167,7 @@ pub(super) fn validate(config: &Config, d: &Device, given: &Given) -> Result<(),
         if d.host_region != 0 {
             others.push(("ftl.placement.region".to_string(), why.clone()));
         }
-        others.push((blocks_key(settles), why.clone()));
+        others.push((blocks_key(config, settles), why.clone()));
         return Err(given.blame(("ftl.overprovisioning_ratio".into(), why), others));
     }
     Ok(())

@@ -268,6 +268,12 @@ impl<P: SchedulingPolicy> Scheduler<P> {
         }
     }
 
+    /// Whether some die waits to start at the instant's end ([`Scheduler::start_pending`]).
+    #[inline]
+    pub fn has_pending(&self) -> bool {
+        !self.to_start.is_empty()
+    }
+
     /// Start the idle dies that have work; the engine calls this once every event of the
     /// current instant has run, so every command of that instant has been submitted.
     pub fn start_pending(

@@ -6,7 +6,7 @@
 //! one's, so a block's sum is always that of its valid units.
 //!
 //! A unit split across channels (PR-SSD's split FTL) counts in no block's sum: level 1 cannot
-//! move it into PCM (its parts stay on their channels, `Ftl::copy_destination`), so its reads
+//! move it into PCM (its parts stay on their channels, `GcRules::copy_destination`), so its reads
 //! would make each block holding a part hot for ever, and level 1 would move the parts from
 //! block to block without end.
 

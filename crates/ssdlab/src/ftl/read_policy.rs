@@ -18,7 +18,29 @@ pub struct PageRead {
     pub wanted: u64,
 }
 
+/// Codewords set in each byte of a `wanted` mask.
+const CODEWORDS_IN_BYTE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u8).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
+
 impl PageRead {
+    /// The codewords wanted. (By table for pages of up to 8 codewords, every preset's: the
+    /// x86-64 baseline the engine is built for has no population-count instruction, and the
+    /// software count cost every read command 20 instructions, 0.8% of the steady benchmark.)
+    #[inline]
+    pub fn wanted_codewords(&self) -> u32 {
+        match self.wanted < 256 {
+            true => CODEWORDS_IN_BYTE[self.wanted as usize] as u32,
+            false => self.wanted.count_ones(),
+        }
+    }
+
     fn codewords_per_page(&self) -> u32 {
         self.page_bytes / self.codeword_bytes
     }
@@ -98,7 +120,7 @@ pub struct DmaRead;
 impl ReadPolicy for DmaRead {
     fn plan(&self, r: &PageRead) -> ReadPlan {
         ReadPlan {
-            transfer_bytes: r.wanted.count_ones() * r.codeword_bytes,
+            transfer_bytes: r.wanted_codewords() * r.codeword_bytes,
             ..FullRead.plan(r)
         }
     }
@@ -151,7 +173,7 @@ pub struct SubpageRead {
 
 impl ReadPolicy for SubpageRead {
     fn plan(&self, r: &PageRead) -> ReadPlan {
-        let n = r.wanted.count_ones();
+        let n = r.wanted_codewords();
         let table = &self.tr_by_codewords_ns;
         let full = table[table.len() - 1];
         let row = table[n as usize - 1];
@@ -217,6 +239,17 @@ mod tests {
             page_bytes: 16384,
             codeword_bytes: 2048,
             wanted,
+        }
+    }
+
+    #[test]
+    fn wanted_codewords_counts_every_mask() {
+        for wanted in (1..1024u64).chain([u64::MAX, 1 << 63, 0x8000_0000_0000_00ff]) {
+            assert_eq!(
+                read(wanted).wanted_codewords(),
+                wanted.count_ones(),
+                "{wanted:#x}"
+            );
         }
     }
 

@@ -459,8 +459,6 @@ fn check_run(
     config.statistics.warmup_of(requests)
 }
 
-/// Every address of a flow must fall inside the logical capacity (the trace loader checks its
-/// own file; this catches a flow's `offset_bytes` and generated flows).
 /// Precondition the device `pre` writes into: the mapping table on flash (its translation pages
 /// `mapping_keys`), the fill and overwrites, then the units the flows read before writing
 /// them, with `progress` told how each phase goes. Returns whether anything was written.

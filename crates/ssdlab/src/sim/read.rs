@@ -397,6 +397,10 @@ impl Simulation {
 
     /// Start the idle dies that have work, timing the read commands they start.
     pub(super) fn start_dies(&mut self) {
+        // (Most instants end with no die to start: then no shaper is made.)
+        if !self.dev.sched.has_pending() {
+            return;
+        }
         let mut shaper = ReadShaper {
             reads: &mut self.reads.commands,
             policy: self.reads.policy.as_ref(),
