@@ -228,6 +228,9 @@ pub enum GcVictimConfig {
     Random,
     /// Largest invalid share of the written subpages, erased ones left out (IPU's ISR).
     Isr,
+    /// The block written longest ago, whatever its valid count (MQSim's FIFO,
+    /// `GC_Block_Selection_Policy_Type::FIFO`, after Desnoyers, SYSTOR '12).
+    Fifo,
     /// Randomized greedy (MQSim's RGA, `GC_and_WL_Unit_Page_Level.cpp`; Li, Lee and Lui,
     /// SIGMETRICS '13 "d-choices"): the fewest valid units among `sample_size` candidates drawn
     /// at random (seeded).

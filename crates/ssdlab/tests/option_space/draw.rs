@@ -70,6 +70,8 @@ const PCM_SALT: u64 = 0x7063_6d5f_6472_6177;
 /// Melded reads draw from a stream of their own too, for the same reason.
 const MELDED_SALT: u64 = 0x6d65_6c64_6564_5f72;
 const FLASH_PLACEMENT_SALT: u64 = 0x666c_6173_685f_706c;
+/// FIFO victims (docs/extending.md's first example) from a stream of their own, likewise.
+const FIFO_SALT: u64 = 0x6669_666f_5f76_6963;
 
 /// A need of PCM's (docs/config.md, `[geometry.pcm]`) that a PCM draw leaves unmet on purpose:
 /// the validation must refuse it, naming a key.
@@ -728,6 +730,12 @@ pub fn draw(seed: u64) -> Draw {
             r,
             &["greedy", "cost_benefit", "random", "randomized_greedy"],
         ),
+    };
+    // FIFO, from its own stream (any device: it needs nothing of the others).
+    let fifo = &mut Pcg64Mcg::seed_from_u64(seed ^ FIFO_SALT);
+    let victim = match chance(fifo, 0.15) {
+        true => "fifo",
+        false => victim,
     };
     let mut victim = vec![("policy", Value::from(victim))];
     if victim[0].1.as_str() == Some("randomized_greedy") && chance(r, 0.5) {
