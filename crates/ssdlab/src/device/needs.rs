@@ -104,7 +104,7 @@ impl Needs for ReadPolicyConfig {
                 return Err(Error::config(
                     "ftl.read_policy.pages.policy",
                     "shapes the reads `melded` does not meld, page by page: it cannot be \
-                     `melded` again (use full, dma, partial or subpage)",
+                     `melded` again (use full, dma, partial, subpage or proportional)",
                 ));
             }
             return melded_needs(d).and_then(|()| pages.needs(d));
@@ -176,6 +176,21 @@ impl Needs for ReadPolicyConfig {
                     ));
                 }
                 closed_fraction("ftl.read_policy.fixed_current_share", *fixed_current_share)
+            }
+            ReadPolicyConfig::Proportional {
+                fixed_tr_share,
+                fixed_current_share,
+            } => {
+                closed_fraction("ftl.read_policy.fixed_tr_share", *fixed_tr_share)?;
+                closed_fraction("ftl.read_policy.fixed_current_share", *fixed_current_share)?;
+                if *fixed_tr_share == 1.0 && *fixed_current_share == 1.0 {
+                    return Err(Error::config(
+                        "ftl.read_policy.fixed_tr_share",
+                        "1, with fixed_current_share = 1, senses any part of a page in a whole \
+                         page's time and at its current: that is `dma` (lower a share)",
+                    ));
+                }
+                Ok(())
             }
         }
     }

@@ -735,6 +735,17 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
                 )
             },
         ),
+        ReadPolicyConfig::Proportional { .. } => v.expect(
+            "proportional reads sense less than a page",
+            alone && f.reads_want_less_than_a_page(codeword, page),
+            sensed < full_sensing,
+            || {
+                format!(
+                    "every host read wants less than a page; read commands sensed {sensed} \
+                     bytes, whole pages {full_sensing}"
+                )
+            },
+        ),
         // A melded command reads a whole wordline: two pages (MLC) or three (TLC).
         ReadPolicyConfig::Melded { read_ahead_kib, .. } => {
             let (commands, pages) = (n(s, "melded_reads.commands"), n(s, "melded_reads.pages"));

@@ -72,6 +72,8 @@ const MELDED_SALT: u64 = 0x6d65_6c64_6564_5f72;
 const FLASH_PLACEMENT_SALT: u64 = 0x666c_6173_685f_706c;
 /// FIFO victims (docs/extending.md's first example) from a stream of their own, likewise.
 const FIFO_SALT: u64 = 0x6669_666f_5f76_6963;
+/// Proportional reads (docs/extending.md's second example), likewise.
+const PROPORTIONAL_SALT: u64 = 0x7072_6f70_5f72_6561;
 
 /// A need of PCM's (docs/config.md, `[geometry.pcm]`) that a PCM draw leaves unmet on purpose:
 /// the validation must refuse it, naming a key.
@@ -780,6 +782,28 @@ pub fn draw(seed: u64) -> Draw {
         }
     };
     let page_policy = page_read_policy(r);
+    // Proportional reads, from their own stream: the default shares, or any of a few (both 1,
+    // a whole page's time and current for any part of it: refused).
+    let prop = &mut Pcg64Mcg::seed_from_u64(seed ^ PROPORTIONAL_SALT);
+    let page_policy = match chance(prop, 0.12) {
+        true => {
+            let mut t = vec![("policy", Value::from("proportional"))];
+            if chance(prop, 0.6) {
+                t.push((
+                    "fixed_tr_share",
+                    Value::Float(pick(prop, &[0.0, 0.289, 0.5, 1.0])),
+                ));
+            }
+            if chance(prop, 0.6) {
+                t.push((
+                    "fixed_current_share",
+                    Value::Float(pick(prop, &[0.0, 0.4667, 1.0])),
+                ));
+            }
+            table(&t)
+        }
+        false => page_policy,
+    };
     let read_policy = match chance(m, 0.2) {
         // Melded reads (melded-pages.txt): whole wordlines of multi-level cells, the other reads
         // as the page policy drawn shapes them (now and then melded again: refused); each
