@@ -74,6 +74,8 @@ const FLASH_PLACEMENT_SALT: u64 = 0x666c_6173_685f_706c;
 const FIFO_SALT: u64 = 0x6669_666f_5f76_6963;
 /// Proportional reads (docs/extending.md's second example), likewise.
 const PROPORTIONAL_SALT: u64 = 0x7072_6f70_5f72_6561;
+/// Idle-time GC (docs/extending.md's third example), likewise.
+const IDLE_GC_SALT: u64 = 0x6964_6c65_5f67_635f;
 
 /// A need of PCM's (docs/config.md, `[geometry.pcm]`) that a PCM draw leaves unmet on purpose:
 /// the validation must refuse it, naming a key.
@@ -913,6 +915,34 @@ pub fn draw(seed: u64) -> Draw {
             None => table(&[("policy", "none".into())]),
         },
     );
+    // Idle-time GC, from its own stream: a check every 100 ms to 10 s (the committed excerpts
+    // span up to a week: a millisecond's checks would be most of a run's events), under a
+    // threshold above the foreground GC's; now and then at the foreground GC's own threshold,
+    // which rounds to its block count (refused), or with a check every 0 ns (refused).
+    let idle = &mut Pcg64Mcg::seed_from_u64(seed ^ IDLE_GC_SALT);
+    if chance(idle, 0.2) {
+        let (interval, above) = match idle.gen_range(0..50) {
+            0 => (0, 0.1),
+            1 => (1_000_000_000, 0.0),
+            _ => (
+                pick(idle, &[100_000_000u64, 1_000_000_000, 10_000_000_000]),
+                pick(idle, &[0.05, 0.1, 0.3]),
+            ),
+        };
+        s.set(
+            "ftl.idle_gc",
+            table(&[
+                ("policy", "when_idle".into()),
+                ("interval_ns", int(interval)),
+                (
+                    "free_threshold",
+                    Value::Float(((gc_threshold + above) * 100.0).round().min(95.0) / 100.0),
+                ),
+            ]),
+        );
+    } else if chance(idle, 0.1) {
+        s.set("ftl.idle_gc", table(&[("policy", "none".into())]));
+    }
     s.set("ftl.gc_reserved_blocks", pick(r, &[1u32, 1, 2]));
     s.set("ftl.gc_copy_window_pages", pick(r, &[0u32, 1, 4, 8, 32]));
     // A timeout only where a page holds more than one unit; without one, a buffer that can
