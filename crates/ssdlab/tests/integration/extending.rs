@@ -1,7 +1,53 @@
-//! The worked examples of docs/extending.md, each run end to end on a real trace and held to
-//! the effect it is there for.
+//! docs/extending.md and its worked examples: every block of code the page quotes is the code
+//! (verbatim in the file it names), every file it names exists, and each example runs end to
+//! end on a real trace, held to the effect it is there for.
+
+use std::path::Path;
 
 use crate::common::{small, trace, verified};
+
+/// The repository's root (the page names files from there).
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// The page's fenced blocks marked ```` ```rust quoted PATH ````: each path and its text.
+fn quoted_blocks(page: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    let mut lines = page.lines();
+    while let Some(line) = lines.next() {
+        if let Some(path) = line.strip_prefix("```rust quoted ") {
+            let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+            blocks.push((path.trim().to_string(), body.join("\n")));
+        }
+    }
+    blocks
+}
+
+/// What the page quotes is the code, so that neither changes without the other: a block
+/// edited in the code (or in the page) no longer appears in its file, and the test says which.
+#[test]
+fn every_quoted_block_is_in_the_file_it_names() {
+    let page = std::fs::read_to_string(root().join("docs/extending.md")).unwrap();
+    let blocks = quoted_blocks(&page);
+    // (A page whose marks were lost would check nothing.)
+    assert!(blocks.len() >= 30, "{} quoted blocks", blocks.len());
+    for (path, body) in &blocks {
+        let code = std::fs::read_to_string(root().join(path))
+            .unwrap_or_else(|e| panic!("docs/extending.md quotes {path}: {e}"));
+        assert!(
+            code.contains(body.as_str()),
+            "docs/extending.md quotes {path}, which does not hold:\n{body}"
+        );
+    }
+    // Every file the page names, in its tables and prose, exists.
+    for name in page.split('`').skip(1).step_by(2) {
+        if name.starts_with("crates/") || name.starts_with("docs/") || name.starts_with("traces/") {
+            let name = name.split_whitespace().next().unwrap_or(name);
+            assert!(root().join(name).exists(), "docs/extending.md names {name}");
+        }
+    }
+}
 
 /// The small test device made small enough that a real trace's writes keep its GC busy: 16
 /// blocks a plane, filled to 90% and overwritten once before the trace (a steady state), the
