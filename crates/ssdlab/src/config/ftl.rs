@@ -70,6 +70,9 @@ pub struct FtlConfig {
     /// Absent from a config echo while off, so that runs without it read as before it existed.
     #[serde(default, skip_serializing_if = "Level1GcConfig::is_none")]
     pub level1_gc: Level1GcConfig,
+    /// Absent from a config echo while off, likewise.
+    #[serde(default, skip_serializing_if = "IdleGcConfig::is_none")]
+    pub idle_gc: IdleGcConfig,
     /// Absent from a config echo while shared, likewise.
     #[serde(default, skip_serializing_if = "HostStreamsConfig::is_shared")]
     pub host_streams: HostStreamsConfig,
@@ -117,7 +120,8 @@ impl FtlConfig {
         )?;
         fraction("ftl.gc_threshold", self.gc_threshold, true)?;
         self.host_streams.validate()?;
-        self.level1_gc.validate()
+        self.level1_gc.validate()?;
+        self.idle_gc.validate()
     }
 
     /// Logical capacity: the `physical` mapping units less the over-provisioned share.
@@ -204,7 +208,7 @@ impl Default for AllocationConfig {
     }
 }
 
-tagged_table!("policy": AllocationConfig, GcVictimConfig);
+tagged_table!("policy": AllocationConfig, GcVictimConfig, IdleGcConfig);
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
@@ -218,6 +222,9 @@ pub enum GcVictimConfig {
     Random,
     /// Largest invalid share of the written subpages, erased ones left out (IPU's ISR).
     Isr,
+    /// The block written longest ago, whatever its valid count (MQSim's FIFO,
+    /// `GC_Block_Selection_Policy_Type::FIFO`, after Desnoyers, SYSTOR '12).
+    Fifo,
     /// Randomized greedy (MQSim's RGA, `GC_and_WL_Unit_Page_Level.cpp`; Li, Lee and Lui,
     /// SIGMETRICS '13 "d-choices"): the fewest valid units among `sample_size` candidates drawn
     /// at random (seeded).
@@ -227,6 +234,48 @@ pub enum GcVictimConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sample_size: Option<u32>,
     },
+}
+
+/// Idle-time GC: background GC started early, while the host has nothing in flight, so that
+/// the host's next burst finds free blocks rather than waiting behind GC (the idle-time
+/// cleaning of log-structured file systems: Blackwell, Harris and Seltzer, USENIX '95,
+/// "Heuristic Cleaning Algorithms in Log-Structured File Systems").
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
+pub enum IdleGcConfig {
+    /// GC starts only under `ftl.gc_threshold`.
+    #[default]
+    None,
+    /// Every `interval_ns` a timer checks whether the host has no request in flight; if so, each
+    /// pool whose free blocks are under `free_threshold` of its blocks (above the foreground
+    /// GC's `ftl.gc_threshold`) and that no job is cleaning starts a GC job on the victim the
+    /// victim policy picks, if cleaning it frees a page at least.
+    WhenIdle {
+        /// How often the controller looks for idleness (a firmware timer's period; no default:
+        /// it is the researcher's to choose).
+        interval_ns: u64,
+        /// Share of a pool's blocks under whose free count idle GC cleans (no default, likewise).
+        free_threshold: f64,
+    },
+}
+
+impl IdleGcConfig {
+    pub fn is_none(&self) -> bool {
+        *self == IdleGcConfig::None
+    }
+
+    /// The values on their own; whether the threshold acts in the device is `device/needs.rs`'s.
+    fn validate(&self) -> Result<(), Error> {
+        let IdleGcConfig::WhenIdle {
+            interval_ns,
+            free_threshold,
+        } = *self
+        else {
+            return Ok(());
+        };
+        positive("ftl.idle_gc.interval_ns", interval_ns)?;
+        fraction("ftl.idle_gc.free_threshold", free_threshold, true)
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -46,8 +46,8 @@ pub use data_cache::{DataCacheConfig, DramConfig};
 pub use energy::EnergyConfig;
 pub use flow::{FlowConfig, ReplayFlags};
 pub use ftl::{
-    AllocationConfig, FtlConfig, GcVictimConfig, PartialWrite, UnmappedRead, WearLevelingConfig,
-    WriteAck,
+    AllocationConfig, FtlConfig, GcVictimConfig, IdleGcConfig, PartialWrite, UnmappedRead,
+    WearLevelingConfig, WriteAck,
 };
 pub use generator::{
     AddressDist, Arrival, GeneratorConfig, SizeComponent, SizeDist, StreamRule, Updates,

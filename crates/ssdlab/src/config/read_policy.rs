@@ -37,6 +37,21 @@ pub enum ReadPolicyConfig {
         #[serde(default = "default_fixed_current_share")]
         fixed_current_share: f64,
     },
+    /// A read of the wanted codewords alone whose sensing time and current scale with the share
+    /// of the page's bitlines sensed, above a share that does not (wordline set-up and bias):
+    /// tR × (`fixed_tr_share` + (1 − share) × wanted / codewords), one number for any page,
+    /// page type and codeword count where `subpage` takes a row of Table I per device.
+    Proportional {
+        /// Share of a page's tR spent whatever is sensed. Default 13/45 ≈ 0.289: the
+        /// least-squares fit of this line to SPREAD's Table I (spread.txt §III.B: 35, 45, …,
+        /// 95, 99 µs for 1 … 8 codewords of 2 KiB; within 4.8 µs of every entry).
+        #[serde(default = "default_fixed_tr_share")]
+        fixed_tr_share: f64,
+        /// Share of the sensing current drawn whatever is sensed (our assumption, as
+        /// `subpage`'s: 0.35 / 0.75, so a quarter page draws PR-SSD §2.3's 0.6×).
+        #[serde(default = "default_fixed_current_share")]
+        fixed_current_share: f64,
+    },
     /// Melded pages (melded-pages.txt §2, §2.4): when queued reads want every page of a
     /// wordline, the wordline is sensed in one command (`timing.<mode>.tr_melded_ns`) and all
     /// its pages move; any other read is shaped by `pages`.
@@ -88,6 +103,12 @@ fn default_subpage_tr() -> Vec<u64> {
     vec![
         35_000, 45_000, 55_000, 65_000, 75_000, 85_000, 95_000, 99_000,
     ]
+}
+/// The least-squares fit of tR(n) = tR(8) × (f + (1 − f) × n / 8) to spread.txt Table I's
+/// 35, 45, 55, 65, 75, 85, 95, 99 µs: f = Σ x·y / Σ x² with x = 99 (1 − n/8), y = tR(n) − 99 n/8,
+/// which is 13/45 (the test `proportional_default_fits_table_one` recomputes it).
+fn default_fixed_tr_share() -> f64 {
+    13.0 / 45.0
 }
 fn default_fixed_current_share() -> f64 {
     0.35 / 0.75

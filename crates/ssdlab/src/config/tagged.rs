@@ -240,6 +240,7 @@ mod tests {
                 "policy",
                 variants(HostStreamsConfig::deserialize),
             ),
+            ("ftl.idle_gc", "policy", variants(IdleGcConfig::deserialize)),
             // (Tables inside tables: a melded read's other reads, an oblivious placement's
             // flash share.)
             (

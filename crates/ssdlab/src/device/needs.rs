@@ -13,10 +13,10 @@
 
 use crate::config::checks::{closed_fraction, fraction, positive};
 use crate::config::{
-    AllocationConfig, Config, DataCacheConfig, GcVictimConfig, HostStreamsConfig, Level1GcConfig,
-    MappingCacheConfig, MigrationConfig, PartialProgramConfig, PlacementConfig, ReadPolicyConfig,
-    ReductionConfig, SchedulerConfig, SplitConfig, SuspensionConfig, WriteAck,
-    DEFAULT_READ_AHEAD_STREAMS, MAX_READ_AHEAD_KIB, MAX_READ_AHEAD_STREAMS,
+    AllocationConfig, Config, DataCacheConfig, GcVictimConfig, HostStreamsConfig, IdleGcConfig,
+    Level1GcConfig, MappingCacheConfig, MigrationConfig, PartialProgramConfig, PlacementConfig,
+    ReadPolicyConfig, ReductionConfig, ReplayMode, SchedulerConfig, SplitConfig, SuspensionConfig,
+    WriteAck, DEFAULT_READ_AHEAD_STREAMS, MAX_READ_AHEAD_KIB, MAX_READ_AHEAD_STREAMS,
 };
 use crate::error::Error;
 use crate::flash::{Geometry, StripeOrder};
@@ -111,6 +111,7 @@ pub(super) fn with_needs(config: &Config) -> Vec<&dyn Needs> {
         &f.partial_program,
         &f.migration,
         &f.level1_gc,
+        &f.idle_gc,
         &f.host_streams,
         &f.allocation,
         &f.gc_victim,
@@ -136,7 +137,7 @@ impl Needs for ReadPolicyConfig {
                 return Err(Error::config(
                     "ftl.read_policy.pages.policy",
                     "shapes the reads `melded` does not meld, page by page: it cannot be \
-                     `melded` again (use full, dma, partial or subpage)",
+                     `melded` again (use full, dma, partial, subpage or proportional)",
                 ));
             }
             return melded_needs(d).and_then(|()| pages.needs(d));
@@ -208,6 +209,21 @@ impl Needs for ReadPolicyConfig {
                     ));
                 }
                 closed_fraction("ftl.read_policy.fixed_current_share", *fixed_current_share)
+            }
+            ReadPolicyConfig::Proportional {
+                fixed_tr_share,
+                fixed_current_share,
+            } => {
+                closed_fraction("ftl.read_policy.fixed_tr_share", *fixed_tr_share)?;
+                closed_fraction("ftl.read_policy.fixed_current_share", *fixed_current_share)?;
+                if *fixed_tr_share == 1.0 && *fixed_current_share == 1.0 {
+                    return Err(Error::config(
+                        "ftl.read_policy.fixed_tr_share",
+                        "1, with fixed_current_share = 1, senses any part of a page in a whole \
+                         page's time and at its current: that is `dma` (lower a share)",
+                    ));
+                }
+                Ok(())
             }
         }
     }
@@ -710,6 +726,54 @@ impl Needs for GcVictimConfig {
             )),
             _ => Ok(()),
         }
+    }
+}
+
+/// Idle GC cleans early only if its threshold is above the foreground GC's in some flash region
+/// (a pool's counts are whole blocks: a share only a little above `ftl.gc_threshold` may round to
+/// the same count), and only for a host that is ever idle: a closed-loop flow keeps its queue
+/// depth of requests in flight from its first arrival to its last.
+impl Needs for IdleGcConfig {
+    fn needs(&self, d: &Device) -> Result<(), Error> {
+        let IdleGcConfig::WhenIdle { free_threshold, .. } = *self else {
+            return Ok(());
+        };
+        let ftl = &d.config.ftl;
+        let flash = (d.geometry.regions.iter()).filter(|r| r.medium.erases());
+        let blocks = |share: f64, n: u32| (share * n as f64).ceil() as u32;
+        if !flash.clone().any(|r| {
+            blocks(free_threshold, r.blocks_per_plane) > ftl.gc_threshold_blocks(r.blocks_per_plane)
+        }) {
+            let r = flash
+                .max_by_key(|r| r.blocks_per_plane)
+                .expect("a flash region");
+            let n = r.blocks_per_plane;
+            return Err(Error::config(
+                "ftl.idle_gc.free_threshold",
+                format!(
+                    "{free_threshold} starts idle GC under {} free blocks of region `{}`'s {n} \
+                     a plane (and no more in any other region), where foreground GC already \
+                     starts under {} (ftl.gc_threshold = {}, ftl.gc_reserved_blocks = {}): it \
+                     would never clean early; raise it",
+                    blocks(free_threshold, n),
+                    r.name,
+                    ftl.gc_threshold_blocks(n),
+                    ftl.gc_threshold,
+                    ftl.gc_reserved_blocks,
+                ),
+            ));
+        }
+        let host = &d.config.host;
+        let flows = &d.config.flows;
+        if !flows.is_empty() && flows.iter().all(|f| f.replay(host).0 == ReplayMode::Closed) {
+            return Err(Error::config(
+                "ftl.idle_gc.policy",
+                "`when_idle` cleans while the host has no request in flight, and every flow \
+                 replays closed-loop, keeping its queue depth of requests in flight until its \
+                 last: the host is never idle (replay a flow open-loop, at its trace times)",
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -111,12 +111,42 @@ impl VictimPolicy for Isr {
     }
 }
 
+/// FIFO (Desnoyers, SYSTOR '12, "Analytic Modeling of SSD Write Performance"; MQSim's
+/// `GC_Block_Selection_Policy_Type::FIFO`): the block written longest ago, whatever its valid
+/// count, so the log is cleaned in the order it was written and every block is erased once a
+/// cycle. MQSim keeps a queue of blocks in the order they were opened
+/// (`Flash_Block_Manager_Base.cpp`, `Block_usage_history`); a pool writes one block at a time
+/// per writer, so the order they were filled is the same but for the few blocks open at once,
+/// and it needs no state: the block whose last page was allocated earliest. Preconditioning
+/// writes without a clock (every block it fills says 0 ns): among those, the block erased least
+/// goes first, as it does in a FIFO log, whose blocks' erase counts differ by at most one and
+/// whose less erased ones were written in the cycle before; then the lowest block id.
+pub struct Fifo;
+
+impl Fifo {
+    fn age_order(x: &Candidate) -> (u64, u32, u32) {
+        (x.last_write_ns, x.erase_count, x.block)
+    }
+}
+
+impl VictimPolicy for Fifo {
+    fn choose(&mut self, c: &[Candidate], _now: u64) -> usize {
+        let mut best = 0;
+        for (i, x) in c.iter().enumerate().skip(1) {
+            if Self::age_order(x) < Self::age_order(&c[best]) {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
 /// Uniformly random among the candidates (seeded, so runs repeat).
 pub struct RandomVictim {
     rng: Pcg64Mcg,
 }
 
-keeps_nothing!(Greedy, CostBenefit, Isr);
+keeps_nothing!(Greedy, CostBenefit, Isr, Fifo);
 
 keeps_field!(RandomVictim, rng);
 
@@ -159,6 +189,7 @@ pub fn build(config: &GcVictimConfig, seed: u64, blocks_per_plane: u32) -> Box<d
         GcVictimConfig::Greedy => Box::new(Greedy),
         GcVictimConfig::CostBenefit => Box::new(CostBenefit),
         GcVictimConfig::Isr => Box::new(Isr),
+        GcVictimConfig::Fifo => Box::new(Fifo),
         GcVictimConfig::Random => Box::new(RandomVictim {
             rng: Pcg64Mcg::seed_from_u64(seed ^ 0x6763_7669_6374_696d),
         }),
@@ -255,6 +286,29 @@ mod tests {
             cand(3, 1, 0),
         ];
         assert_eq!(CostBenefit.choose(&c, 1_000_000), 1);
+    }
+
+    /// FIFO takes the block written longest ago, however full of valid units, where greedy
+    /// takes the emptiest; blocks preconditioning wrote (all at 0 ns) go least erased first.
+    #[test]
+    fn fifo_picks_the_block_written_longest_ago_whatever_its_valid_count() {
+        let c = [
+            cand(0, 10, 5_000),
+            cand(1, 95, 1_000),
+            cand(2, 0, 9_000),
+            cand(3, 50, 3_000),
+        ];
+        assert_eq!(Fifo.choose(&c, 10_000), 1);
+        assert_eq!(Greedy.choose(&c, 10_000), 2);
+        let erased = |block, erase_count| Candidate {
+            erase_count,
+            ..cand(block, 90, 0)
+        };
+        let c = [erased(0, 3), erased(1, 2), erased(2, 2), erased(3, 3)];
+        assert_eq!(Fifo.choose(&c, 0), 1);
+        // Any block the timed run wrote is younger than every block preconditioning wrote.
+        let c = [cand(0, 0, 1), erased(1, 7)];
+        assert_eq!(build(&GcVictimConfig::Fifo, 1, 64).choose(&c, 2), 1);
     }
 
     #[test]

@@ -192,6 +192,32 @@ impl ReadPolicy for SubpageRead {
     }
 }
 
+/// A read of exactly the wanted codewords whose sensing time and current scale with the share
+/// of the page's bitlines sensed. Sensing charges the bitlines it reads and waits for them to
+/// settle; the wordline's set-up and the bias around it take their time and current however
+/// many bitlines are read (spread.txt §III.B's Table I is close to such a line: 10 µs a 2 KiB
+/// codeword above 25 µs), so tR × (fixed + (1 − fixed) × n / N) for n of N codewords, and the
+/// current likewise. Unlike `subpage`'s table, one share serves every page type, cell mode and
+/// codeword count: each page type's own tR is scaled.
+pub struct ProportionalRead {
+    pub fixed_tr_share: f64,
+    pub fixed_current_share: f64,
+}
+
+impl ReadPolicy for ProportionalRead {
+    fn plan(&self, r: &PageRead) -> ReadPlan {
+        let n = r.wanted.count_ones();
+        let sensed = n as f64 / r.codewords_per_page() as f64;
+        let share = |fixed: f64| fixed + (1.0 - fixed) * sensed;
+        ReadPlan {
+            sense_ns: (r.tr_full_ns as f64 * share(self.fixed_tr_share)).round() as u64,
+            sensed_bytes: n * r.codeword_bytes,
+            transfer_bytes: n * r.codeword_bytes,
+            sense_current: share(self.fixed_current_share),
+        }
+    }
+}
+
 /// The policy the config names (validated: the subpage table has one entry per codeword, the
 /// partial unit is a whole number of codewords).
 pub fn build(config: &ReadPolicyConfig, codeword_bytes: u32) -> Box<dyn ReadPolicy> {
@@ -212,6 +238,13 @@ pub fn build(config: &ReadPolicyConfig, codeword_bytes: u32) -> Box<dyn ReadPoli
             fixed_current_share,
         } => Box::new(SubpageRead {
             tr_by_codewords_ns: tr_by_codewords_ns.clone(),
+            fixed_current_share: *fixed_current_share,
+        }),
+        ReadPolicyConfig::Proportional {
+            fixed_tr_share,
+            fixed_current_share,
+        } => Box::new(ProportionalRead {
+            fixed_tr_share: *fixed_tr_share,
             fixed_current_share: *fixed_current_share,
         }),
         ReadPolicyConfig::Melded {
@@ -321,6 +354,49 @@ mod tests {
         assert!((all.sense_current - 1.0).abs() < 1e-12);
         // A quarter of the page draws what PR-SSD's partial read draws.
         assert!((p.plan(&read(0b11)).sense_current - 0.6).abs() < 1e-3);
+    }
+
+    /// The default share is the least-squares line through Table I; sensing n of 8 codewords
+    /// takes 99 µs × (13/45 + 32/45 × n/8), every page type its own tR scaled alike.
+    #[test]
+    fn proportional_default_fits_table_one() {
+        let table = [35.0, 45.0, 55.0, 65.0, 75.0, 85.0, 95.0, 99.0];
+        let (mut xy, mut xx) = (0.0, 0.0);
+        for (i, t) in table.iter().enumerate() {
+            let n = (i + 1) as f64;
+            let (x, y) = (99.0 * (1.0 - n / 8.0), t - 99.0 * n / 8.0);
+            xy += x * y;
+            xx += x * x;
+        }
+        let p = policy("proportional");
+        let one = p.plan(&read(0b1));
+        let fit = xy / xx;
+        assert_eq!(
+            one.sense_ns,
+            (99_000.0 * (fit + (1.0 - fit) / 8.0)).round() as u64
+        );
+        assert_eq!(one.sense_ns, 37_400);
+        assert_eq!((one.sensed_bytes, one.transfer_bytes), (2048, 2048));
+        // Within 4.8 µs of every entry of the row.
+        for (i, t) in table.iter().enumerate() {
+            let got = p.plan(&read((1u64 << (i + 1)) - 1)).sense_ns as f64 / 1000.0;
+            assert!(
+                (got - t).abs() <= 4.8 + 1e-9,
+                "{} codewords: {got} µs",
+                i + 1
+            );
+        }
+        // The whole page: a full read's time and current; a quarter: PR-SSD's 0.6× current.
+        let all = p.plan(&read(0xff));
+        assert_eq!(all.sense_ns, 99_000);
+        assert!((all.sense_current - 1.0).abs() < 1e-12);
+        assert!((p.plan(&read(0b11)).sense_current - 0.6).abs() < 1e-3);
+        // An MSB page twice as slow senses one codeword in twice the time.
+        let slow = PageRead {
+            tr_full_ns: 198_000,
+            ..read(0b1)
+        };
+        assert_eq!(p.plan(&slow).sense_ns, 74_800);
     }
 
     #[test]

@@ -20,20 +20,26 @@ pub(super) enum Owner {
     WearLeveling,
     /// ROSA's level-1 GC (`level1.rs`): read-hot data into PCM, cold data out of it.
     Level1,
+    /// Idle-time GC (`idle_gc.rs`): room made early, while the host had nothing in flight.
+    IdleGc,
 }
 
 impl Owner {
     /// Whom the job's flash operations are counted for.
     pub(super) fn source(self) -> OpSource {
         match self {
-            Owner::Room | Owner::Level1 => OpSource::Gc,
+            Owner::Room | Owner::Level1 | Owner::IdleGc => OpSource::Gc,
             Owner::WearLeveling => OpSource::Wl,
         }
     }
 
     /// Whether the job is meant to free pages: GC's stuck rules hold it to gaining some, and
     /// its victims count towards the erases made with no host request completing. (Wear
-    /// levelling moves cold, full blocks on purpose, and level 1 read-hot ones.)
+    /// levelling moves cold, full blocks on purpose, and level 1 read-hot ones. Idle GC starts
+    /// only on a victim that frees a page, under a threshold above the foreground GC's: it
+    /// cleans blocks that free less than the foreground GC's, which the stuck rules would take
+    /// for GC going nowhere, and it runs while no host request is in flight, which the erases
+    /// counted with no request completing would take for GC working for itself.)
     pub(super) fn frees_room(self) -> bool {
         self == Owner::Room
     }
@@ -111,6 +117,8 @@ impl Simulation {
         match owner {
             Owner::Room => self.dev.stats.gc_invocations += 1,
             Owner::WearLeveling => self.dev.stats.wl_invocations += 1,
+            // (Idle GC counts its jobs too, as it starts them.)
+            Owner::IdleGc => self.dev.stats.gc_invocations += 1,
             // (Level 1 counts its invocations, each of several jobs.)
             Owner::Level1 => {}
         }
@@ -121,6 +129,12 @@ impl Simulation {
         match (owner, &mut self.techniques.level1) {
             (Owner::Level1, Some(l1)) => l1.count_moved(region, n),
             (Owner::WearLeveling, _) => self.dev.stats.wl_copied_units += n,
+            (Owner::IdleGc, _) => {
+                self.dev.stats.gc_copied_units += n;
+                if let Some(idle) = &mut self.techniques.idle_gc {
+                    idle.count_copies(n);
+                }
+            }
             _ => self.dev.stats.gc_copied_units += n,
         }
     }
@@ -131,6 +145,13 @@ impl Simulation {
         match owner {
             Owner::Room | Owner::WearLeveling => {
                 self.dev.stats.gc_busy_ns += self.dev.now - started_ns
+            }
+            Owner::IdleGc => {
+                let ns = self.dev.now - started_ns;
+                self.dev.stats.gc_busy_ns += ns;
+                if let Some(idle) = &mut self.techniques.idle_gc {
+                    idle.count_busy(ns);
+                }
             }
             // (Level 1 counts the time of its invocations.)
             Owner::Level1 => {}

@@ -17,6 +17,7 @@ mod gc;
 mod gc_job;
 mod host;
 mod host_streams;
+mod idle_gc;
 mod level1;
 mod mapping;
 mod page_groups;
@@ -186,6 +187,8 @@ impl Simulation {
             costs: None,
             dev: shared::Shared::new(config, ftl, policies, sched),
         };
+        // (Before the flows are primed: a technique may read them through from the start.)
+        sim.start_techniques();
         for f in 0..sim.host.flows.len() {
             sim.prime_flow(f as u32);
         }

@@ -2,7 +2,9 @@
 //! generic event, `Event::Timer`, handed here to its handler by kind) and its section of the
 //! summary and reset at the statistics window's boundary ([`Technique`], the parts listed in
 //! [`Techniques`]). A new technique adds its timer kind and handler to
-//! [`TimerKind`] and [`Simulation::on_timer`], and its part to [`Techniques`] (its field, its construction and its two lists): `event.rs`,
+//! [`TimerKind`] and [`Simulation::on_timer`], its part to [`Techniques`] (its field, its
+//! construction and its two lists) and, if its timer runs from the start, its first to
+//! [`Simulation::start_techniques`]: `event.rs`,
 //! `summary.rs` and `window.rs` stay as they are. (What preconditioning leaves in a technique is
 //! a policy's state, saved through `ftl/policies.rs`; a run-time part starts afresh each run.)
 
@@ -12,6 +14,7 @@ use crate::config::Config;
 use crate::ftl::Ftl;
 
 use super::host_streams::HostStreams;
+use super::idle_gc::IdleGc;
 use super::level1::Level1;
 use super::Simulation;
 
@@ -37,6 +40,8 @@ pub enum TimerKind {
     /// A page held for its wordline's turn may have waited the write buffer's timeout
     /// (`ftl.host_streams = "wordlines"`; id: the queue).
     Reorder,
+    /// Idle GC's check for a host with nothing in flight (`idle_gc.rs`).
+    IdleGc,
 }
 
 impl TimerKind {
@@ -50,7 +55,8 @@ impl TimerKind {
         match n {
             0 => TimerKind::BufferTimeout,
             1 => TimerKind::Level1,
-            _ => TimerKind::Reorder,
+            2 => TimerKind::Reorder,
+            _ => TimerKind::IdleGc,
         }
     }
 }
@@ -62,7 +68,14 @@ impl Simulation {
             TimerKind::BufferTimeout => self.on_buffer_timeout(id as usize),
             TimerKind::Level1 => self.on_level1_timer(),
             TimerKind::Reorder => self.on_reorder_timeout(id as usize),
+            TimerKind::IdleGc => self.on_idle_gc_timer(),
         }
+    }
+
+    /// The flows are lined up and the replay is about to start: the techniques whose timers
+    /// run from the start set their first.
+    pub(super) fn start_techniques(&mut self) {
+        self.start_idle_gc();
     }
 }
 
@@ -72,6 +85,8 @@ pub(super) struct Techniques {
     pub(super) level1: Option<Level1>,
     /// The host's streams kept apart (`ftl.host_streams`, `host_streams.rs`).
     pub(super) host_streams: Option<HostStreams>,
+    /// Idle-time GC (`ftl.idle_gc`, `idle_gc.rs`).
+    pub(super) idle_gc: Option<IdleGc>,
 }
 
 impl Techniques {
@@ -79,6 +94,7 @@ impl Techniques {
         Techniques {
             level1: Level1::new(config, &ftl.geometry),
             host_streams: HostStreams::new(config, ftl.pools.len()),
+            idle_gc: IdleGc::new(config, ftl),
         }
     }
 
@@ -86,13 +102,15 @@ impl Techniques {
     pub(super) fn iter(&self) -> impl Iterator<Item = &dyn Technique> {
         let level1 = self.level1.as_ref().map(|t| t as &dyn Technique);
         let host_streams = self.host_streams.as_ref().map(|t| t as &dyn Technique);
-        [level1, host_streams].into_iter().flatten()
+        let idle_gc = self.idle_gc.as_ref().map(|t| t as &dyn Technique);
+        [level1, host_streams, idle_gc].into_iter().flatten()
     }
 
     /// [`Techniques::iter`], to change.
     pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut dyn Technique> {
         let level1 = self.level1.as_mut().map(|t| t as &mut dyn Technique);
         let host_streams = self.host_streams.as_mut().map(|t| t as &mut dyn Technique);
-        [level1, host_streams].into_iter().flatten()
+        let idle_gc = self.idle_gc.as_mut().map(|t| t as &mut dyn Technique);
+        [level1, host_streams, idle_gc].into_iter().flatten()
     }
 }

@@ -14,6 +14,7 @@ mod composed;
 mod content;
 mod differential;
 mod experiment;
+mod extending;
 mod ipu;
 mod melded;
 mod nothing_to_replay;

@@ -607,6 +607,30 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         );
     }
 
+    // Idle-time GC: reported exactly while on; its jobs are GC invocations, started at its
+    // idle checks (at most one a pool each), and its copies GC copies (a job the warm-up
+    // started copies after the statistics window's boundary: no bound by the jobs counted).
+    let idle = s.get("idle_gc");
+    v.expect(
+        "idle GC is reported exactly while on",
+        true,
+        idle.is_some() != ftl.idle_gc.is_none(),
+        || format!("ftl.idle_gc = {:?}, idle_gc = {idle:?}", ftl.idle_gc),
+    );
+    if let Some(idle) = idle {
+        let c = |k: &str| idle[k].as_u64().unwrap_or(0);
+        let pools = g.planes() as u64 * g.regions.len() as u64;
+        v.expect(
+            "idle GC's jobs start at its idle checks and count as GC's",
+            true,
+            c("idle_checks") <= c("checks")
+                && c("jobs") <= c("idle_checks") * pools
+                && c("jobs") <= n(s, "gc.invocations")
+                && c("copied_units") <= n(s, "gc.copied_units"),
+            || format!("idle_gc = {idle}, gc = {}", s["gc"]),
+        );
+    }
+
     // Partial programming.
     if !ftl.partial_program.is_none() {
         // (With oblivious placement, the flash placement's region, else the first region:
@@ -726,6 +750,17 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         ),
         ReadPolicyConfig::Subpage { .. } => v.expect(
             "subpage reads sense less than a page",
+            alone && f.reads_want_less_than_a_page(codeword, page),
+            sensed < full_sensing,
+            || {
+                format!(
+                    "every host read wants less than a page; read commands sensed {sensed} \
+                     bytes, whole pages {full_sensing}"
+                )
+            },
+        ),
+        ReadPolicyConfig::Proportional { .. } => v.expect(
+            "proportional reads sense less than a page",
             alone && f.reads_want_less_than_a_page(codeword, page),
             sensed < full_sensing,
             || {

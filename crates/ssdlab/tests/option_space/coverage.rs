@@ -50,8 +50,9 @@ pub const HELD: [(&str, &str); 8] = [
 
 /// Keys drawn though no preset sets them or a prefix of `HELD` holds them: PCM's timing and
 /// energy forms (each has its own validation), oblivious placement's runs, and the melded
-/// read's and the host streams' parameters. Each must be drawn with two values or more.
-pub const ALSO_DRAWN: [&str; 10] = [
+/// read's, the host streams', the proportional read's and idle GC's parameters. Each must be
+/// drawn with two values or more.
+pub const ALSO_DRAWN: [&str; 13] = [
     "timing.pcm.set",
     "timing.pcm.read_ns",
     "timing.pcm.write_ns",
@@ -62,6 +63,9 @@ pub const ALSO_DRAWN: [&str; 10] = [
     "ftl.read_policy.read_ahead_streams",
     "ftl.host_streams.max_open",
     "ftl.host_streams.complete_after_mib",
+    "ftl.read_policy.fixed_tr_share",
+    "ftl.idle_gc.interval_ns",
+    "ftl.idle_gc.free_threshold",
 ];
 
 /// Keys outside the device's option space: the workloads (committed excerpts, the harness's

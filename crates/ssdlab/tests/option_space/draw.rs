@@ -70,6 +70,12 @@ const PCM_SALT: u64 = 0x7063_6d5f_6472_6177;
 /// Melded reads draw from a stream of their own too, for the same reason.
 const MELDED_SALT: u64 = 0x6d65_6c64_6564_5f72;
 const FLASH_PLACEMENT_SALT: u64 = 0x666c_6173_685f_706c;
+/// FIFO victims (docs/extending.md's first example) from a stream of their own, likewise.
+const FIFO_SALT: u64 = 0x6669_666f_5f76_6963;
+/// Proportional reads (docs/extending.md's second example), likewise.
+const PROPORTIONAL_SALT: u64 = 0x7072_6f70_5f72_6561;
+/// Idle-time GC (docs/extending.md's third example), likewise.
+const IDLE_GC_SALT: u64 = 0x6964_6c65_5f67_635f;
 
 /// A need of PCM's (docs/config.md, `[geometry.pcm]`) that a PCM draw leaves unmet on purpose:
 /// the validation must refuse it, naming a key.
@@ -729,6 +735,12 @@ pub fn draw(seed: u64) -> Draw {
             &["greedy", "cost_benefit", "random", "randomized_greedy"],
         ),
     };
+    // FIFO, from its own stream (any device: it needs nothing of the others).
+    let fifo = &mut Pcg64Mcg::seed_from_u64(seed ^ FIFO_SALT);
+    let victim = match chance(fifo, 0.15) {
+        true => "fifo",
+        false => victim,
+    };
     let mut victim = vec![("policy", Value::from(victim))];
     if victim[0].1.as_str() == Some("randomized_greedy") && chance(r, 0.5) {
         victim.push(("sample_size", int(pick(r, &[1u64, 2, 8]))));
@@ -772,6 +784,28 @@ pub fn draw(seed: u64) -> Draw {
         }
     };
     let page_policy = page_read_policy(r);
+    // Proportional reads, from their own stream: the default shares, or any of a few (both 1,
+    // a whole page's time and current for any part of it: refused).
+    let prop = &mut Pcg64Mcg::seed_from_u64(seed ^ PROPORTIONAL_SALT);
+    let page_policy = match chance(prop, 0.12) {
+        true => {
+            let mut t = vec![("policy", Value::from("proportional"))];
+            if chance(prop, 0.6) {
+                t.push((
+                    "fixed_tr_share",
+                    Value::Float(pick(prop, &[0.0, 0.289, 0.5, 1.0])),
+                ));
+            }
+            if chance(prop, 0.6) {
+                t.push((
+                    "fixed_current_share",
+                    Value::Float(pick(prop, &[0.0, 0.4667, 1.0])),
+                ));
+            }
+            table(&t)
+        }
+        false => page_policy,
+    };
     let read_policy = match chance(m, 0.2) {
         // Melded reads (melded-pages.txt): whole wordlines of multi-level cells, the other reads
         // as the page policy drawn shapes them (now and then melded again: refused); each
@@ -881,6 +915,34 @@ pub fn draw(seed: u64) -> Draw {
             None => table(&[("policy", "none".into())]),
         },
     );
+    // Idle-time GC, from its own stream: a check every 100 ms to 10 s (the committed excerpts
+    // span up to a week: a millisecond's checks would be most of a run's events), under a
+    // threshold above the foreground GC's; now and then at the foreground GC's own threshold,
+    // which rounds to its block count (refused), or with a check every 0 ns (refused).
+    let idle = &mut Pcg64Mcg::seed_from_u64(seed ^ IDLE_GC_SALT);
+    if chance(idle, 0.2) {
+        let (interval, above) = match idle.gen_range(0..50) {
+            0 => (0, 0.1),
+            1 => (1_000_000_000, 0.0),
+            _ => (
+                pick(idle, &[100_000_000u64, 1_000_000_000, 10_000_000_000]),
+                pick(idle, &[0.05, 0.1, 0.3]),
+            ),
+        };
+        s.set(
+            "ftl.idle_gc",
+            table(&[
+                ("policy", "when_idle".into()),
+                ("interval_ns", int(interval)),
+                (
+                    "free_threshold",
+                    Value::Float(((gc_threshold + above) * 100.0).round().min(95.0) / 100.0),
+                ),
+            ]),
+        );
+    } else if chance(idle, 0.1) {
+        s.set("ftl.idle_gc", table(&[("policy", "none".into())]));
+    }
     s.set("ftl.gc_reserved_blocks", pick(r, &[1u32, 1, 2]));
     s.set("ftl.gc_copy_window_pages", pick(r, &[0u32, 1, 4, 8, 32]));
     // A timeout only where a page holds more than one unit; without one, a buffer that can

@@ -1,0 +1,200 @@
+//! Idle-time GC (`ftl.idle_gc`, config/ftl.rs): background GC started early while the host has
+//! nothing in flight, so that its next burst finds the free blocks the foreground GC would
+//! otherwise make it wait for (Blackwell, Harris and Seltzer, USENIX '95: a log's cleaning
+//! done in idle time costs the writer nothing). Every `interval_ns` a timer checks; when no
+//! host request is in flight, each pool under `free_threshold` of its blocks free (above the
+//! foreground GC's threshold) that no job is cleaning starts a job of its own owner
+//! ([`Owner::IdleGc`], `gc_job.rs`) on the victim GC's rules choose, if cleaning it frees a page
+//! at least. A job runs to its end as any GC job does, host requests arriving meanwhile
+//! waiting behind its commands as they wait behind the foreground GC's.
+
+use serde_json::{json, Value};
+
+use crate::config::{Config, IdleGcConfig};
+use crate::ftl::gc_victim::Candidate;
+use crate::ftl::Ftl;
+
+use super::event::{Event, Timer};
+use super::gc_job::{CopiesTo, Owner};
+use super::technique::{Technique, TimerKind};
+use super::Simulation;
+
+pub(super) struct IdleGc {
+    interval_ns: u64,
+    /// Per pool, the free blocks under which idle GC cleans it (0: never, PCM's pools).
+    threshold_blocks: Vec<u32>,
+    /// The last arrival of the open-loop flows, scaled: no check is set after it, so that the
+    /// timer never makes a run longer (a closed-loop flow's host is never idle).
+    last_arrival_ns: u64,
+    /// Scratch for the chosen victim's counts (the event loop allocates nothing per check).
+    candidates: Vec<Candidate>,
+    stats: IdleGcStats,
+}
+
+#[derive(Default)]
+struct IdleGcStats {
+    /// The timer's checks, and those that found no host request in flight.
+    checks: u64,
+    idle_checks: u64,
+    /// Jobs started while the host was idle, the units they copied and the pages they
+    /// programmed with them.
+    jobs: u64,
+    copied_units: u64,
+    copy_programs: u64,
+    /// Time its jobs ran.
+    busy_ns: u64,
+}
+
+impl IdleGc {
+    pub(super) fn new(config: &Config, ftl: &Ftl) -> Option<IdleGc> {
+        let IdleGcConfig::WhenIdle {
+            interval_ns,
+            free_threshold,
+        } = config.ftl.idle_gc
+        else {
+            return None;
+        };
+        let threshold_blocks = (ftl.pools.iter())
+            .map(|p| match p.erases() {
+                false => 0,
+                true => {
+                    let blocks = ftl.geometry.regions[p.region].blocks_per_plane;
+                    (free_threshold * blocks as f64).ceil() as u32
+                }
+            })
+            .collect();
+        Some(IdleGc {
+            interval_ns,
+            threshold_blocks,
+            last_arrival_ns: 0,
+            candidates: Vec::new(),
+            stats: IdleGcStats::default(),
+        })
+    }
+
+    /// A job of its own copied `units` units in one program.
+    pub(super) fn count_copies(&mut self, units: u64) {
+        self.stats.copied_units += units;
+        self.stats.copy_programs += 1;
+    }
+
+    pub(super) fn count_busy(&mut self, ns: u64) {
+        self.stats.busy_ns += ns;
+    }
+}
+
+impl Technique for IdleGc {
+    fn section(&self) -> &'static str {
+        "idle_gc"
+    }
+
+    fn summary(&self) -> Value {
+        let s = &self.stats;
+        json!({
+            "checks": s.checks,
+            "idle_checks": s.idle_checks,
+            "jobs": s.jobs,
+            "copied_units": s.copied_units,
+            "copy_programs": s.copy_programs,
+            "busy_ns": s.busy_ns,
+        })
+    }
+
+    /// Its figures start over at the statistics window's boundary (the device's GC counters,
+    /// which its jobs count in too, do as well).
+    fn reset_stats(&mut self) {
+        self.stats = IdleGcStats::default();
+    }
+}
+
+impl Simulation {
+    /// The flows are lined up: find the open-loop flows' last arrival and set the first check.
+    pub(super) fn start_idle_gc(&mut self) {
+        let Some(idle) = &mut self.techniques.idle_gc else {
+            return;
+        };
+        for f in self.host.flows.iter_mut() {
+            if f.mode != crate::config::ReplayMode::Open {
+                continue;
+            }
+            // (Scaled as the host front scales arrivals, `host.rs`.)
+            let scale = f.time_scale;
+            f.for_each_unit_range(1, |_, _, r| {
+                let at = match scale == 1.0 {
+                    true => r.arrival_ns,
+                    false => (r.arrival_ns as f64 * scale).round() as u64,
+                };
+                idle.last_arrival_ns = idle.last_arrival_ns.max(at);
+            });
+        }
+        let first = idle.interval_ns;
+        self.set_idle_check(first);
+    }
+
+    /// Set the check at `at`, unless it would come after the input's last arrival (as the
+    /// host front delays it: level 1's hold at the statistics window's boundary).
+    fn set_idle_check(&mut self, at: u64) {
+        let Some(idle) = &self.techniques.idle_gc else {
+            return;
+        };
+        if at <= idle.last_arrival_ns + self.host.arrival_shift_ns {
+            let timer = Event::Timer(Timer::new(TimerKind::IdleGc, 0));
+            self.dev.events.push(at, timer);
+        }
+    }
+
+    /// The timer's check: the next is set; if the host has no request in flight, every pool
+    /// under the idle threshold starts cleaning.
+    pub(super) fn on_idle_gc_timer(&mut self) {
+        let Some(idle) = &mut self.techniques.idle_gc else {
+            return;
+        };
+        idle.stats.checks += 1;
+        let next = self.dev.now + idle.interval_ns;
+        if !self.host.requests.is_empty() {
+            return self.set_idle_check(next);
+        }
+        idle.stats.idle_checks += 1;
+        for pool in 0..self.dev.ftl.pools.len() {
+            self.maybe_start_idle_gc(pool);
+        }
+        self.set_idle_check(next);
+    }
+
+    /// Start an idle job on `pool` if it is under the idle threshold, no job cleans it, and
+    /// the victim GC's rules choose frees a page at least: cleaning a block for less would
+    /// spend an erase and the copies' programs on no room (its data moving out of the region,
+    /// a cache's eviction, frees the whole block).
+    fn maybe_start_idle_gc(&mut self, pool: usize) {
+        let Some(idle) = &mut self.techniques.idle_gc else {
+            return;
+        };
+        let p = &self.dev.ftl.pools[pool];
+        if self.gc.jobs[pool].running || p.free.len() as u32 >= idle.threshold_blocks[pool] {
+            return;
+        }
+        let evicts = self.dev.policies.migration.target(p.region).is_some();
+        let Some(clean) =
+            (self.dev.policies.gc).choose_victim(&self.dev.ftl, pool, evicts, false, self.dev.now)
+        else {
+            return;
+        };
+        if !evicts {
+            self.dev.ftl.victim_candidates(pool, &mut idle.candidates);
+            let frees_a_page = (idle.candidates.iter().find(|c| c.block == clean.block))
+                .is_some_and(|c| {
+                    let per_page = c.capacity_space / p.pages_per_block;
+                    let invalid = c
+                        .capacity_space
+                        .saturating_sub(c.valid_space + c.erased_space);
+                    invalid >= per_page
+                });
+            if !frees_a_page {
+                return;
+            }
+        }
+        idle.stats.jobs += 1;
+        let to = CopiesTo::Rules { spills: false };
+        self.start_gc_job(pool, clean.block, Owner::IdleGc, to);
+    }
+}
