@@ -238,7 +238,9 @@ fn read_ahead_needs(kib: u32, streams: Option<u32>, page_bytes: u64) -> Result<(
             return Err(Error::config(
                 "ftl.read_policy.read_ahead_streams",
                 format!(
-                    "tracks streams read in order for the pages read ahead of them, and                      read_ahead_kib = 0 reads none ahead (got {n} streams): set read_ahead_kib                      or leave the streams out"
+                    "tracks streams read in order for the pages read ahead of them, and \
+                     read_ahead_kib = 0 reads none ahead (got {n} streams): set read_ahead_kib \
+                     or leave the streams out"
                 ),
             ));
         }
@@ -248,7 +250,9 @@ fn read_ahead_needs(kib: u32, streams: Option<u32>, page_bytes: u64) -> Result<(
         return Err(Error::config(
             key,
             format!(
-                "must be 0 (no read-ahead) or from a page ({} KiB) to {MAX_READ_AHEAD_KIB} KiB:                  a stream's pages ahead within the window are sensed with the wordline it                  reads, got {kib}",
+                "must be 0 (no read-ahead) or from a page ({} KiB) to {MAX_READ_AHEAD_KIB} KiB: \
+                 a stream's pages ahead within the window are sensed with the wordline it \
+                 reads, got {kib}",
                 page_bytes / 1024
             ),
         ));
