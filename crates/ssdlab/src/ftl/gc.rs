@@ -13,7 +13,8 @@ use super::{Ftl, UnitCopy, Writer};
 /// The block a pool's GC cleans next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clean {
-    pub block: BlockId,
+    /// The victim, with what the policy saw of it.
+    pub victim: Candidate,
     /// The victim's copies go to the region's other planes with room (its own plane's valid
     /// data fills it): [`GcRules::copy_destination`].
     pub spills: bool,
@@ -89,11 +90,8 @@ impl GcRules {
         if candidates.is_empty() {
             return None;
         }
-        let pick = candidates[self.victim.choose(candidates, now)];
-        Some(Clean {
-            block: pick.block,
-            spills,
-        })
+        let victim = candidates[self.victim.choose(candidates, now)];
+        Some(Clean { victim, spills })
     }
 
     /// Static wear levelling's victim in `pool`, if its erase-count spread exceeds `threshold`:

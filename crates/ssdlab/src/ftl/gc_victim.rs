@@ -29,6 +29,15 @@ pub struct Candidate {
     pub erase_count: u32,
 }
 
+impl Candidate {
+    /// Whether cleaning the block frees a page at least within its pool: a page's worth of its
+    /// space is invalid (neither valid nor left erased), in blocks of `pages_per_block`.
+    pub fn frees_a_page(&self, pages_per_block: u32) -> bool {
+        let invalid = (self.capacity_space).saturating_sub(self.valid_space + self.erased_space);
+        invalid >= self.capacity_space / pages_per_block
+    }
+}
+
 pub trait VictimPolicy: SavedState + Send {
     /// Index into `candidates` (never empty) of the block to clean.
     fn choose(&mut self, candidates: &[Candidate], now_ns: u64) -> usize;
@@ -131,13 +140,9 @@ impl Fifo {
 
 impl VictimPolicy for Fifo {
     fn choose(&mut self, c: &[Candidate], _now: u64) -> usize {
-        let mut best = 0;
-        for (i, x) in c.iter().enumerate().skip(1) {
-            if Self::age_order(x) < Self::age_order(&c[best]) {
-                best = i;
-            }
-        }
-        best
+        (c.iter().enumerate())
+            .min_by_key(|(_, x)| Self::age_order(x))
+            .map_or(0, |(i, _)| i)
     }
 }
 

@@ -488,7 +488,7 @@ impl<'a> Preconditioner<'a> {
             return Ok(false);
         };
         self.report.gc_invocations += 1;
-        let block = clean.block;
+        let block = clean.victim.block;
         let mut moving = self.victim_copies(pool, block, evicts);
         self.ftl.blocks[block as usize].state = super::BlockState::Victim;
         let mut copy_pages = 0;

@@ -206,7 +206,7 @@ pub struct ProportionalRead {
 
 impl ReadPolicy for ProportionalRead {
     fn plan(&self, r: &PageRead) -> ReadPlan {
-        let n = r.wanted.count_ones();
+        let n = r.wanted_codewords();
         let sensed = n as f64 / r.codewords_per_page() as f64;
         let share = |fixed: f64| fixed + (1.0 - fixed) * sensed;
         ReadPlan {

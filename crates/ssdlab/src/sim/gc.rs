@@ -123,7 +123,7 @@ impl Simulation {
         let to = CopiesTo::Rules {
             spills: clean.spills,
         };
-        self.start_gc_job(pool, clean.block, Owner::Room, to);
+        self.start_gc_job(pool, clean.victim.block, Owner::Room, to);
     }
 
     /// `pool` needs GC but holds nothing worth cleaning: note its invalid space, so that it is

@@ -115,10 +115,9 @@ impl Simulation {
     /// A job of `owner` started: counted as its owner counts them.
     pub(super) fn count_job(&mut self, owner: Owner) {
         match owner {
-            Owner::Room => self.dev.stats.gc_invocations += 1,
+            // (Idle GC counts its jobs in its own section too, as it starts them.)
+            Owner::Room | Owner::IdleGc => self.dev.stats.gc_invocations += 1,
             Owner::WearLeveling => self.dev.stats.wl_invocations += 1,
-            // (Idle GC counts its jobs too, as it starts them.)
-            Owner::IdleGc => self.dev.stats.gc_invocations += 1,
             // (Level 1 counts its invocations, each of several jobs.)
             Owner::Level1 => {}
         }

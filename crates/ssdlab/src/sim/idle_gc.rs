@@ -11,7 +11,6 @@
 use serde_json::{json, Value};
 
 use crate::config::{Config, IdleGcConfig};
-use crate::ftl::gc_victim::Candidate;
 use crate::ftl::Ftl;
 
 use super::event::{Event, Timer};
@@ -26,8 +25,6 @@ pub(super) struct IdleGc {
     /// The last arrival of the open-loop flows, scaled: no check is set after it, so that the
     /// timer never makes a run longer (a closed-loop flow's host is never idle).
     last_arrival_ns: u64,
-    /// Scratch for the chosen victim's counts (the event loop allocates nothing per check).
-    candidates: Vec<Candidate>,
     stats: IdleGcStats,
 }
 
@@ -67,7 +64,6 @@ impl IdleGc {
             interval_ns,
             threshold_blocks,
             last_arrival_ns: 0,
-            candidates: Vec::new(),
             stats: IdleGcStats::default(),
         })
     }
@@ -179,22 +175,11 @@ impl Simulation {
         else {
             return;
         };
-        if !evicts {
-            self.dev.ftl.victim_candidates(pool, &mut idle.candidates);
-            let frees_a_page = (idle.candidates.iter().find(|c| c.block == clean.block))
-                .is_some_and(|c| {
-                    let per_page = c.capacity_space / p.pages_per_block;
-                    let invalid = c
-                        .capacity_space
-                        .saturating_sub(c.valid_space + c.erased_space);
-                    invalid >= per_page
-                });
-            if !frees_a_page {
-                return;
-            }
+        if !evicts && !clean.victim.frees_a_page(p.pages_per_block) {
+            return;
         }
         idle.stats.jobs += 1;
         let to = CopiesTo::Rules { spills: false };
-        self.start_gc_job(pool, clean.block, Owner::IdleGc, to);
+        self.start_gc_job(pool, clean.victim.block, Owner::IdleGc, to);
     }
 }

@@ -748,19 +748,8 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
                 )
             },
         ),
-        ReadPolicyConfig::Subpage { .. } => v.expect(
-            "subpage reads sense less than a page",
-            alone && f.reads_want_less_than_a_page(codeword, page),
-            sensed < full_sensing,
-            || {
-                format!(
-                    "every host read wants less than a page; read commands sensed {sensed} \
-                     bytes, whole pages {full_sensing}"
-                )
-            },
-        ),
-        ReadPolicyConfig::Proportional { .. } => v.expect(
-            "proportional reads sense less than a page",
+        ReadPolicyConfig::Subpage { .. } | ReadPolicyConfig::Proportional { .. } => v.expect(
+            "subpage and proportional reads sense less than a page",
             alone && f.reads_want_less_than_a_page(codeword, page),
             sensed < full_sensing,
             || {
