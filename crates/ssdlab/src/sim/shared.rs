@@ -55,18 +55,21 @@ impl Shared {
     pub(super) fn submit(&mut self, mut op: FlashOp) {
         op.issued_in = self.counters_run;
         self.stats.count_op(op.kind, op.source);
-        let set = self.ftl.geometry.die_set_of(op.die);
-        let energy = &self.energy.by_die_set[set];
+        // (A read's energy is charged when its die starts it, once it is timed; its die set is
+        // not looked up here, where most operations are reads.)
         match op.kind {
-            // (A read's energy is charged when its die starts it, once it is timed.)
             OpKind::Read => {}
             OpKind::Program => {
+                let set = self.ftl.geometry.die_set_of(op.die);
                 self.stats.die_set_programs[set] += 1;
                 let page_bytes = self.ftl.geometry.page_bytes as f64;
-                self.stats.energy.program_pj +=
-                    energy.program_pj(op.array_ns) + self.energy.transfer_pj_per_byte * page_bytes;
+                self.stats.energy.program_pj += self.energy.by_die_set[set].program_pj(op.array_ns)
+                    + self.energy.transfer_pj_per_byte * page_bytes;
             }
-            OpKind::Erase => self.stats.energy.erase_pj += energy.erase_pj(op.array_ns),
+            OpKind::Erase => {
+                let set = self.ftl.geometry.die_set_of(op.die);
+                self.stats.energy.erase_pj += self.energy.by_die_set[set].erase_pj(op.array_ns);
+            }
         }
         self.sched.submit(op);
     }
