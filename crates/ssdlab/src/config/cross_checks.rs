@@ -93,7 +93,7 @@ impl Config {
             ));
         }
         // (Pages laid out along wordlines wait for their turn whatever they hold: the timeout
-        // programs them as they came, `sim/host_streams.rs`.)
+        // programs them as they came, `sim/technique/host_streams.rs`.)
         if f.write_buffer_timeout_ns > 0
             && units_per_page.max(f.max_units_per_page) == 1
             && !f.host_streams.reorders()

@@ -193,151 +193,115 @@ impl<'de> Deserializer<'de> for VariantNames {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::config::*;
 
-    /// Every tagged table of a config: its key, its tag, its variants.
-    fn tables() -> Vec<(&'static str, &'static str, &'static [&'static str])> {
-        vec![
-            (
-                "ftl.allocation",
-                "policy",
-                variants(AllocationConfig::deserialize),
-            ),
-            (
-                "ftl.gc_victim",
-                "policy",
-                variants(GcVictimConfig::deserialize),
-            ),
-            (
-                "ftl.read_policy",
-                "policy",
-                variants(ReadPolicyConfig::deserialize),
-            ),
-            (
-                "ftl.reduction",
-                "policy",
-                variants(ReductionConfig::deserialize),
-            ),
-            ("ftl.split", "policy", variants(SplitConfig::deserialize)),
-            (
-                "ftl.partial_program",
-                "policy",
-                variants(PartialProgramConfig::deserialize),
-            ),
-            (
-                "ftl.placement",
-                "policy",
-                variants(PlacementConfig::deserialize),
-            ),
-            (
-                "ftl.level1_gc",
-                "policy",
-                variants(Level1GcConfig::deserialize),
-            ),
-            (
-                "ftl.host_streams",
-                "policy",
-                variants(HostStreamsConfig::deserialize),
-            ),
-            ("ftl.idle_gc", "policy", variants(IdleGcConfig::deserialize)),
-            // (Tables inside tables: a melded read's other reads, an oblivious placement's
-            // flash share.)
-            (
-                "ftl.read_policy.pages",
-                "policy",
-                variants(ReadPolicyConfig::deserialize),
-            ),
-            (
-                "ftl.placement.flash",
-                "policy",
-                variants(PlacementConfig::deserialize),
-            ),
-            (
-                "ftl.migration",
-                "policy",
-                variants(MigrationConfig::deserialize),
-            ),
-            (
-                "reliability",
-                "model",
-                variants(ReliabilityConfig::deserialize),
-            ),
-            (
-                "scheduler.suspension",
-                "policy",
-                variants(SuspensionConfig::deserialize),
-            ),
-            (
-                "data_cache",
-                "policy",
-                variants(DataCacheConfig::deserialize),
-            ),
-            (
-                "ftl.mapping_cache",
-                "policy",
-                variants(MappingCacheConfig::deserialize),
-            ),
-        ]
+    /// The tags the config's tagged tables are read by.
+    const TAGS: [&str; 2] = ["policy", "model"];
+
+    /// A tagged table: its key, its tag, and a preset whose config has it (where a variant set
+    /// at its key is read as the presets' own are).
+    struct Table {
+        key: String,
+        tag: &'static str,
+        preset: &'static str,
     }
 
-    /// The keys of the tables in `v` that carry a tag, `policy` or `model`.
-    fn tagged_keys(v: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+    /// What `preset` with `set` is refused with.
+    fn refusal(preset: &str, set: &str) -> String {
+        match Config::resolve(preset, None, &[set.to_string()]) {
+            Ok(_) => panic!("{preset}: `{set}` is accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// The names an error lists after its "expected": a section's keys, when it refuses an
+    /// unknown one; a tag's variants, when it refuses an unknown name.
+    fn expected(error: &str) -> Vec<String> {
+        let Some((_, list)) = error.split_once("expected ") else {
+            return Vec::new();
+        };
+        let list = list.lines().next().unwrap_or("");
+        (list.split('`').skip(1).step_by(2))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The key of `k` inside the table at `key` ("" for the config).
+    fn inside(key: &str, k: &str) -> String {
+        match key {
+            "" => k.to_string(),
+            key => format!("{key}.{k}"),
+        }
+    }
+
+    /// Every tagged table of `preset`'s config `v` (the table at `key`) joins `tables`: those
+    /// its echo writes, and those a section leaves out of it while off, found by asking each key
+    /// the section names and the echo lacks for a tag of an unknown variant.
+    fn walk(preset: &'static str, v: &serde_json::Value, key: &str, tables: &mut Vec<Table>) {
         let Some(map) = v.as_object() else { return };
-        if ["policy", "model"]
-            .iter()
-            .any(|t| map.get(*t).is_some_and(|t| t.is_string()))
-        {
-            out.push(path.to_string());
+        let known = |tables: &Vec<Table>, key: &str| tables.iter().any(|t| t.key == key);
+        let tag = TAGS
+            .into_iter()
+            .find(|t| map.get(*t).is_some_and(|t| t.is_string()));
+        match tag {
+            Some(tag) if !known(tables, key) => tables.push(Table {
+                key: key.to_string(),
+                tag,
+                preset,
+            }),
+            Some(_) => {}
+            None => {
+                let keys = expected(&refusal(preset, &format!("{}=1", inside(key, "wieght"))));
+                assert!(!keys.is_empty(), "{preset}: `{key}` names none of its keys");
+                for k in keys.iter().filter(|k| !map.contains_key(k.as_str())) {
+                    let k = inside(key, k);
+                    for tag in TAGS {
+                        let e = refusal(preset, &format!("{k}={{ {tag} = \"wieght\" }}"));
+                        if !known(tables, &k) && e.ends_with(&format!("in `{k}.{tag}`")) {
+                            tables.push(Table {
+                                key: k.clone(),
+                                tag,
+                                preset,
+                            });
+                        }
+                    }
+                }
+            }
         }
         for (k, v) in map {
-            let key = match path {
-                "" => k.clone(),
-                p => format!("{p}.{k}"),
-            };
-            tagged_keys(v, &key, out);
+            walk(preset, v, &inside(key, k), tables);
         }
     }
 
     /// A key given with any variant of any tagged table that the variant does not take is
     /// refused, naming it and the table: variants without parameters too (serde's own internally
-    /// tagged enums drop it). The walk covers every tagged table the presets write.
+    /// tagged enums drop it). The tables are every one the presets' configs have, written or
+    /// left out while off, and the variants each one's tag names when it refuses an unknown one.
     #[test]
     fn every_variant_of_every_tagged_table_refuses_a_key_it_does_not_take() {
-        let tables = tables();
+        let mut tables = Vec::new();
         for preset in preset_names() {
-            let mut keys = Vec::new();
-            tagged_keys(
-                &Config::resolve(preset, None, &[]).unwrap().to_json(),
-                "",
-                &mut keys,
-            );
-            for key in keys {
-                assert!(
-                    tables.iter().any(|t| t.0 == key),
-                    "{preset}: `{key}` is not walked"
-                );
-            }
+            let json = Config::resolve(preset, None, &[]).unwrap().to_json();
+            walk(preset, &json, "", &mut tables);
         }
-        for (key, tag, variants) in tables {
-            assert!(variants.len() >= 2, "{key}: {variants:?}");
+        // (Some tables are on in no preset: found only where their section leaves them out.)
+        let written = |t: &Table| {
+            preset_names().iter().any(|p| {
+                let json = Config::resolve(p, None, &[]).unwrap().to_json();
+                t.key.split('.').try_fold(&json, |v, k| v.get(k)).is_some()
+            })
+        };
+        assert!(tables.iter().any(|t| !written(t)), "no table left out");
+        for Table { key, tag, preset } in tables {
+            let unknown = refusal(preset, &format!("{key}={{ {tag} = \"wieght\" }}"));
+            let variants = expected(&unknown);
+            assert!(variants.len() >= 2, "{key}: {unknown}");
             for variant in variants {
-                let inner = format!("{{ {tag} = \"{variant}\", wieght = 1 }}");
-                let set = match key.rsplit_once('.') {
-                    Some(("ftl.read_policy", "pages")) => {
-                        format!("ftl.read_policy={{ policy = \"melded\", pages = {inner} }}")
-                    }
-                    Some(("ftl.placement", "flash")) => {
-                        format!("ftl.placement={{ policy = \"oblivious\", flash = {inner} }}")
-                    }
-                    _ => format!("{key}={inner}"),
-                };
-                let e = Config::resolve("ipu", None, std::slice::from_ref(&set))
-                    .unwrap_err()
-                    .to_string();
+                let set = format!("{key}={{ {tag} = \"{variant}\", wieght = 1 }}");
+                let e = refusal(preset, &set);
                 assert!(
                     e.contains("unknown field `wieght`") && e.contains(&format!("in `{key}`")),
-                    "{set}: {e}"
+                    "{preset}: {set}: {e}"
                 );
             }
         }

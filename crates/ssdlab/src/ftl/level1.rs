@@ -10,7 +10,7 @@
 //! pages belong to the units whose addresses fall to PCM and have not been written yet, which
 //! a placement sends there on their first write and which would otherwise find PCM full and
 //! wait for ever (PCM is never cleaned; the option-space harness, seed 6465). The event loop runs the
-//! moves as GC jobs (`sim/level1.rs`).
+//! moves as GC jobs (`sim/technique/level1.rs`).
 
 use std::collections::HashMap;
 

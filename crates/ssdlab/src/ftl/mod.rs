@@ -648,7 +648,7 @@ impl Ftl {
     }
 
     /// Write streams the write buffer keeps apart in each region: the placement's, once per
-    /// host stream slot (`sim/host_streams.rs`).
+    /// host stream slot (`sim/technique/host_streams.rs`).
     pub fn buffer_streams(&self) -> usize {
         self.buffer.open.len() / (self.geometry.regions.len() * self.buffer.lanes())
     }

@@ -49,7 +49,7 @@ impl Policies {
         let migration = migration::build(&config.ftl.migration, g)?;
         let reduction = reduction::build(config, g)?;
         let mapping_on = !config.ftl.mapping_cache.is_all();
-        // (A slot for each of the host's streams kept apart, `sim/host_streams.rs`, and one
+        // (A slot for each of the host's streams kept apart, `sim/technique/host_streams.rs`, and one
         // for the rest of its writes.)
         let host_slots = config.ftl.host_streams.max_open() as usize + 1;
         let streams = placement.streams() * host_slots + usize::from(mapping_on);

@@ -19,7 +19,7 @@ pub enum Event {
     /// The oldest GC read of a job is decoded and in controller memory (a job's reads run on
     /// one die and take the same decode time, so they finish in the order they were read).
     GcReadDone { job: u32 },
-    /// A timer is due: of the write buffer or of a technique (`technique.rs`).
+    /// A timer is due: of the write buffer or of a technique (`technique/`).
     Timer(Timer),
     /// A translation page's reads are decoded: the reads waiting for its entries go on
     /// (`mapping.rs`).
@@ -33,8 +33,10 @@ const ID_BITS: u32 = 29;
 const TAG_BITS: u32 = 3;
 /// Largest die, flow, request, GC job or stream index an event can name.
 pub const MAX_EVENT_ID: u32 = (1 << ID_BITS) - 1;
-/// Bits of a timer's id; the rest of the event's id is the timer's kind (16 kinds).
+/// Bits of a timer's id; the rest of the event's id is the timer's kind.
 const TIMER_ID_BITS: u32 = ID_BITS - 4;
+/// Kinds of timer an event can name (16).
+pub const TIMER_KINDS: u32 = 1 << (ID_BITS - TIMER_ID_BITS);
 /// Largest id a timer can carry.
 pub const MAX_TIMER_ID: u32 = (1 << TIMER_ID_BITS) - 1;
 
@@ -105,9 +107,12 @@ impl From<DieDone> for Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::technique::TechniqueId;
 
     #[test]
     fn every_event_survives_packing() {
+        let timers = (TechniqueId::ALL.iter())
+            .map(|&t| Event::Timer(Timer::new(TimerKind::Technique(t), MAX_TIMER_ID)));
         for e in [
             Event::Arrival { flow: 0 },
             Event::DieDone(MAX_EVENT_ID),
@@ -116,10 +121,11 @@ mod tests {
             Event::CommandReady {
                 request: MAX_EVENT_ID,
             },
-            Event::Timer(Timer::new(TimerKind::Level1, 0)),
-            Event::Timer(Timer::new(TimerKind::Reorder, MAX_TIMER_ID)),
             Event::MappingLoaded { load: 5 },
-        ] {
+        ]
+        .into_iter()
+        .chain(timers)
+        {
             assert_eq!(Event::unpack(e.pack()), e);
             assert!(u64::from(e.pack()) < 1 << Event::BITS);
         }

@@ -12,7 +12,7 @@ use super::Flow;
 /// The latest time a request may arrive: 2^62 ns, about 146 years. The clock counts
 /// nanoseconds in a u64 (about 584 years); the three quarters of it above the limit are left
 /// for the device to finish the work that the last arrivals bring (and for the arrivals that
-/// level-1 GC holds back, `level1.rs`), so that no sum of times wraps. A trace or generator
+/// level-1 GC holds back, `technique/level1.rs`), so that no sum of times wraps. A trace or generator
 /// whose scaled arrivals pass it is refused, naming the key that took it there.
 pub const MAX_ARRIVAL_NS: u64 = 1 << 62;
 

@@ -1,13 +1,16 @@
 //! A GC job: one pool's move of a victim's valid units elsewhere. Who the job works for
 //! ([`Owner`]) and where its copies go ([`CopiesTo`]) are values: what a kind of job counts and
 //! what its end means live here, so a new kind of background move (read reclaim, a bad block's
-//! retirement) adds a variant and its arms here and changes no line of the GC (`gc.rs`).
+//! retirement) changes no line of the GC (`gc.rs`): a technique's move is owned by the
+//! technique, which counts its jobs (`Owner::Technique`, `technique/`); another kind adds a
+//! variant and its arms here.
 
 use std::collections::VecDeque;
 
 use crate::flash::OpSource;
 use crate::ftl::UnitCopy;
 
+use super::technique::TechniqueId;
 use super::Simulation;
 
 /// Whom a job works for.
@@ -18,28 +21,28 @@ pub(super) enum Owner {
     /// Static wear levelling: a cold, least-erased block's data moves so the block rejoins the
     /// pool.
     WearLeveling,
-    /// ROSA's level-1 GC (`level1.rs`): read-hot data into PCM, cold data out of it.
-    Level1,
-    /// Idle-time GC (`idle_gc.rs`): room made early, while the host had nothing in flight.
-    IdleGc,
+    /// A technique's background move (`technique/`): ROSA's level 1 moving read-hot data into
+    /// PCM and cold data out of it, idle GC making room early while the host has nothing in
+    /// flight. What its jobs count is the technique's (`Technique::job_started`, …).
+    Technique(TechniqueId),
 }
 
 impl Owner {
     /// Whom the job's flash operations are counted for.
     pub(super) fn source(self) -> OpSource {
         match self {
-            Owner::Room | Owner::Level1 | Owner::IdleGc => OpSource::Gc,
+            Owner::Room | Owner::Technique(_) => OpSource::Gc,
             Owner::WearLeveling => OpSource::Wl,
         }
     }
 
     /// Whether the job is meant to free pages: GC's stuck rules hold it to gaining some, and
     /// its victims count towards the erases made with no host request completing. (Wear
-    /// levelling moves cold, full blocks on purpose, and level 1 read-hot ones. Idle GC starts
-    /// only on a victim that frees a page, under a threshold above the foreground GC's: it
-    /// cleans blocks that free less than the foreground GC's, which the stuck rules would take
-    /// for GC going nowhere, and it runs while no host request is in flight, which the erases
-    /// counted with no request completing would take for GC working for itself.)
+    /// levelling moves cold, full blocks on purpose, and a technique what it chose for its own
+    /// ends: level 1 read-hot blocks; idle GC, under a threshold above the foreground GC's,
+    /// blocks that free less than the foreground GC's, which the stuck rules would take for GC
+    /// going nowhere, while no host request is in flight, which the erases counted with no
+    /// request completing would take for GC working for itself.)
     pub(super) fn frees_room(self) -> bool {
         self == Owner::Room
     }
@@ -115,46 +118,41 @@ impl Simulation {
     /// A job of `owner` started: counted as its owner counts them.
     pub(super) fn count_job(&mut self, owner: Owner) {
         match owner {
-            // (Idle GC counts its jobs in its own section too, as it starts them.)
-            Owner::Room | Owner::IdleGc => self.dev.stats.gc_invocations += 1,
+            Owner::Room => self.dev.stats.gc_invocations += 1,
             Owner::WearLeveling => self.dev.stats.wl_invocations += 1,
-            // (Level 1 counts its invocations, each of several jobs.)
-            Owner::Level1 => {}
+            Owner::Technique(t) => {
+                if let Some(part) = self.techniques.part_mut(t) {
+                    part.job_started(&mut self.dev.stats);
+                }
+            }
         }
     }
 
     /// A job of `owner` copied `n` units into `region`.
     pub(super) fn count_job_copies(&mut self, owner: Owner, region: usize, n: u64) {
-        match (owner, &mut self.techniques.level1) {
-            (Owner::Level1, Some(l1)) => l1.count_moved(region, n),
-            (Owner::WearLeveling, _) => self.dev.stats.wl_copied_units += n,
-            (Owner::IdleGc, _) => {
-                self.dev.stats.gc_copied_units += n;
-                if let Some(idle) = &mut self.techniques.idle_gc {
-                    idle.count_copies(n);
+        match owner {
+            Owner::Room => self.dev.stats.gc_copied_units += n,
+            Owner::WearLeveling => self.dev.stats.wl_copied_units += n,
+            Owner::Technique(t) => {
+                if let Some(part) = self.techniques.part_mut(t) {
+                    part.job_copied(&mut self.dev.stats, region, n);
                 }
             }
-            _ => self.dev.stats.gc_copied_units += n,
         }
     }
 
     /// A job of `owner` on `pool`, started at `started_ns`, is over: its time is counted, and
     /// the background work it belongs to (or waits on it) goes on.
     pub(super) fn job_ended(&mut self, pool: usize, owner: Owner, started_ns: u64) {
+        let ns = self.dev.now - started_ns;
         match owner {
-            Owner::Room | Owner::WearLeveling => {
-                self.dev.stats.gc_busy_ns += self.dev.now - started_ns
-            }
-            Owner::IdleGc => {
-                let ns = self.dev.now - started_ns;
-                self.dev.stats.gc_busy_ns += ns;
-                if let Some(idle) = &mut self.techniques.idle_gc {
-                    idle.count_busy(ns);
+            Owner::Room | Owner::WearLeveling => self.dev.stats.gc_busy_ns += ns,
+            Owner::Technique(t) => {
+                if let Some(part) = self.techniques.part_mut(t) {
+                    part.job_ended(&mut self.dev.stats, ns);
                 }
             }
-            // (Level 1 counts the time of its invocations.)
-            Owner::Level1 => {}
         }
-        self.level1_job_ended(pool, owner == Owner::Level1);
+        self.level1_job_ended(pool, owner == Owner::Technique(TechniqueId::Level1));
     }
 }

@@ -71,7 +71,7 @@ pub(super) struct Request {
     pub(super) bytes: u64,
     /// The host's stream id from the flow's request (NVMe's streams directive; 0: none), and
     /// the slot of the streams kept apart it was given when its units were admitted
-    /// (`sim/host_streams.rs`; 0 while ids are ignored).
+    /// (`sim/technique/host_streams.rs`; 0 while ids are ignored).
     pub(super) stream: u16,
     pub(super) stream_slot: u16,
     /// Controller time after its last flash read: decompressing the units a read found

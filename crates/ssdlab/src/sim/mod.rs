@@ -2,7 +2,7 @@
 //! and the handlers of its events in its own file: the host front (`host.rs`: flows, requests,
 //! the host interface), the write path (`write.rs`: buffer, admission, sealing, programs), the
 //! read path (`read.rs`), garbage collection and wear levelling (`gc.rs`, its jobs in
-//! `gc_job.rs`), the techniques' run-time parts (`technique.rs`), the mapping cache
+//! `gc_job.rs`), the techniques' run-time parts (`technique/`), the mapping cache
 //! (`mapping.rs`) and the data cache; what they share is `Shared` (`shared.rs`: config,
 //! scheduler, FTL and policies, event queue, clock, counters). Time is an integer number of
 //! nanoseconds; events are ordered by (time, sequence).
@@ -16,9 +16,6 @@ mod flow_checks;
 mod gc;
 mod gc_job;
 mod host;
-mod host_streams;
-mod idle_gc;
-mod level1;
 mod mapping;
 mod page_groups;
 mod read;

@@ -223,7 +223,7 @@ impl Simulation {
             self.writes.streams,
         );
         (self.dev.stats.reduction).count(unit_bytes, Some((shape.kind, shape.len)));
-        // A host stream's own pages and blocks (`sim/host_streams.rs`) are the appended media's:
+        // A host stream's own pages and blocks (`sim/technique/host_streams.rs`) are the appended media's:
         // one written in place, a unit at a time (PCM), has no block a stream could keep to itself.
         let slot = match self.host.requests[id as usize].stream_slot as usize {
             s if s > 0 && !in_place => s,

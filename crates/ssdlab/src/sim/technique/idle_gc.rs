@@ -3,22 +3,22 @@
 //! otherwise make it wait for (Blackwell, Harris and Seltzer, USENIX '95: a log's cleaning
 //! done in idle time costs the writer nothing). Every `interval_ns` a timer checks; when no
 //! host request is in flight, each pool under `free_threshold` of its blocks free (above the
-//! foreground GC's threshold) that no job is cleaning starts a job of its own owner
-//! ([`Owner::IdleGc`], `gc_job.rs`) on the victim GC's rules choose, if cleaning it frees a page
-//! at least. A job runs to its end as any GC job does, host requests arriving meanwhile
+//! foreground GC's threshold) that no job is cleaning starts a job of its own
+//! ([`Owner::Technique`], `gc_job.rs`) on the victim GC's rules choose, if cleaning it frees a
+//! page at least. A job runs to its end as any GC job does, host requests arriving meanwhile
 //! waiting behind its commands as they wait behind the foreground GC's.
 
 use serde_json::{json, Value};
 
-use crate::config::{Config, IdleGcConfig};
+use crate::config::{Config, IdleGcConfig, ReplayMode};
 use crate::ftl::Ftl;
+use crate::sim::gc_job::{CopiesTo, Owner};
+use crate::sim::Simulation;
+use crate::stats::DeviceStats;
 
-use super::event::{Event, Timer};
-use super::gc_job::{CopiesTo, Owner};
-use super::technique::{Technique, TimerKind};
-use super::Simulation;
+use super::{Technique, TechniqueId};
 
-pub(super) struct IdleGc {
+pub(in crate::sim) struct IdleGc {
     interval_ns: u64,
     /// Per pool, the free blocks under which idle GC cleans it (0: never, PCM's pools).
     threshold_blocks: Vec<u32>,
@@ -42,8 +42,8 @@ struct IdleGcStats {
     busy_ns: u64,
 }
 
-impl IdleGc {
-    pub(super) fn new(config: &Config, ftl: &Ftl) -> Option<IdleGc> {
+impl Technique for IdleGc {
+    fn new(config: &Config, ftl: &Ftl) -> Option<IdleGc> {
         let IdleGcConfig::WhenIdle {
             interval_ns,
             free_threshold,
@@ -68,18 +68,6 @@ impl IdleGc {
         })
     }
 
-    /// A job of its own copied `units` units in one program.
-    pub(super) fn count_copies(&mut self, units: u64) {
-        self.stats.copied_units += units;
-        self.stats.copy_programs += 1;
-    }
-
-    pub(super) fn count_busy(&mut self, ns: u64) {
-        self.stats.busy_ns += ns;
-    }
-}
-
-impl Technique for IdleGc {
     fn section(&self) -> &'static str {
         "idle_gc"
     }
@@ -101,16 +89,41 @@ impl Technique for IdleGc {
     fn reset_stats(&mut self) {
         self.stats = IdleGcStats::default();
     }
+
+    fn start(sim: &mut Simulation) {
+        sim.start_idle_gc();
+    }
+
+    fn on_timer(sim: &mut Simulation, _id: u32) {
+        sim.on_idle_check();
+    }
+
+    /// Its jobs count in the device's GC counters, and in its own.
+    fn job_started(&mut self, stats: &mut DeviceStats) {
+        stats.gc_invocations += 1;
+        self.stats.jobs += 1;
+    }
+
+    fn job_copied(&mut self, stats: &mut DeviceStats, _region: usize, units: u64) {
+        stats.gc_copied_units += units;
+        self.stats.copied_units += units;
+        self.stats.copy_programs += 1;
+    }
+
+    fn job_ended(&mut self, stats: &mut DeviceStats, ns: u64) {
+        stats.gc_busy_ns += ns;
+        self.stats.busy_ns += ns;
+    }
 }
 
 impl Simulation {
     /// The flows are lined up: find the open-loop flows' last arrival and set the first check.
-    pub(super) fn start_idle_gc(&mut self) {
+    fn start_idle_gc(&mut self) {
         let Some(idle) = &mut self.techniques.idle_gc else {
             return;
         };
         for f in self.host.flows.iter_mut() {
-            if f.mode != crate::config::ReplayMode::Open {
+            if f.mode != ReplayMode::Open {
                 continue;
             }
             // (Scaled as the host front scales arrivals, `host.rs`.)
@@ -134,14 +147,13 @@ impl Simulation {
             return;
         };
         if at <= idle.last_arrival_ns + self.host.arrival_shift_ns {
-            let timer = Event::Timer(Timer::new(TimerKind::IdleGc, 0));
-            self.dev.events.push(at, timer);
+            self.dev.events.push(at, TechniqueId::IdleGc.timer(0));
         }
     }
 
     /// The timer's check: the next is set; if the host has no request in flight, every pool
     /// under the idle threshold starts cleaning.
-    pub(super) fn on_idle_gc_timer(&mut self) {
+    fn on_idle_check(&mut self) {
         let Some(idle) = &mut self.techniques.idle_gc else {
             return;
         };
@@ -162,7 +174,7 @@ impl Simulation {
     /// spend an erase and the copies' programs on no room (its data moving out of the region,
     /// a cache's eviction, frees the whole block).
     fn maybe_start_idle_gc(&mut self, pool: usize) {
-        let Some(idle) = &mut self.techniques.idle_gc else {
+        let Some(idle) = &self.techniques.idle_gc else {
             return;
         };
         let p = &self.dev.ftl.pools[pool];
@@ -178,8 +190,8 @@ impl Simulation {
         if !evicts && !clean.victim.frees_a_page(p.pages_per_block) {
             return;
         }
-        idle.stats.jobs += 1;
+        let owner = Owner::Technique(TechniqueId::IdleGc);
         let to = CopiesTo::Rules { spills: false };
-        self.start_gc_job(pool, clean.victim.block, Owner::IdleGc, to);
+        self.start_gc_job(pool, clean.victim.block, owner, to);
     }
 }

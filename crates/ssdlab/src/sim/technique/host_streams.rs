@@ -8,12 +8,12 @@ use serde_json::{json, Value};
 use crate::config::Config;
 use crate::ftl::host_streams::{ReorderQueue, SlotCounts, StreamSlots};
 use crate::ftl::write_buffer::SealedPage;
+use crate::ftl::Ftl;
+use crate::sim::Simulation;
 
-use super::event::{Event, Timer};
-use super::technique::{Technique, TimerKind};
-use super::Simulation;
+use super::{Technique, TechniqueId};
 
-pub(super) struct HostStreams {
+pub(in crate::sim) struct HostStreams {
     slots: StreamSlots,
     /// Per (slot, pool), `slot · pools + pool`: the stream's pages waiting for their turn
     /// (`wordlines` only).
@@ -30,8 +30,15 @@ pub(super) struct HostStreams {
 }
 
 impl HostStreams {
-    pub(super) fn new(config: &Config, pools: usize) -> Option<HostStreams> {
-        let h = &config.ftl.host_streams;
+    /// The queues pages wait in for their wordline's turn (none unless they reorder).
+    pub(in crate::sim) fn reorder_queues(&self) -> usize {
+        self.reorder.len()
+    }
+}
+
+impl Technique for HostStreams {
+    fn new(config: &Config, ftl: &Ftl) -> Option<HostStreams> {
+        let (h, pools) = (&config.ftl.host_streams, ftl.pools.len());
         if h.is_shared() {
             return None;
         }
@@ -51,16 +58,7 @@ impl HostStreams {
             host_programs: 0,
         })
     }
-}
 
-impl HostStreams {
-    /// The queues pages wait in for their wordline's turn (none unless they reorder).
-    pub(super) fn reorder_queues(&self) -> usize {
-        self.reorder.len()
-    }
-}
-
-impl Technique for HostStreams {
     fn section(&self) -> &'static str {
         "host_streams"
     }
@@ -83,12 +81,17 @@ impl Technique for HostStreams {
         self.held_pages = 0;
         self.flushed_pages = 0;
     }
+
+    /// Its timer: a queue's oldest page may have waited the write buffer's timeout.
+    fn on_timer(sim: &mut Simulation, queue: u32) {
+        sim.on_reorder_timeout(queue as usize);
+    }
 }
 
 impl Simulation {
     /// The slot of request `id`'s stream, opened now if it has none; a stream released for it
     /// has its open pages programmed first.
-    pub(super) fn host_slot(&mut self, id: u32) -> u32 {
+    pub(in crate::sim) fn host_slot(&mut self, id: u32) -> u32 {
         let Some(h) = &mut self.techniques.host_streams else {
             return 0;
         };
@@ -103,7 +106,7 @@ impl Simulation {
 
     /// Request `id`'s units are all in the write buffer: a stream that has now written its whole
     /// block (`complete_after_mib`) is closed, what it left programmed (§2.3).
-    pub(super) fn host_stream_wrote(&mut self, id: u32) {
+    pub(in crate::sim) fn host_stream_wrote(&mut self, id: u32) {
         let Some(h) = &mut self.techniques.host_streams else {
             return;
         };
@@ -116,7 +119,7 @@ impl Simulation {
     /// The write buffer's stream of placement stream `stream` of host stream slot `slot` in
     /// `region`.
     #[inline]
-    pub(super) fn stream_key(&self, region: usize, slot: usize, stream: usize) -> usize {
+    pub(in crate::sim) fn stream_key(&self, region: usize, slot: usize, stream: usize) -> usize {
         region * self.writes.streams + slot * self.dev.policies.placement_streams + stream
     }
 
@@ -142,7 +145,7 @@ impl Simulation {
 
     /// A host program starts (+1) or ends (-1).
     #[inline]
-    pub(super) fn count_host_program(&mut self, delta: i32) {
+    pub(in crate::sim) fn count_host_program(&mut self, delta: i32) {
         if let Some(h) = &mut self.techniques.host_streams {
             h.host_programs = h.host_programs.saturating_add_signed(delta);
         }
@@ -154,7 +157,7 @@ impl Simulation {
     /// stream; those of the open streams, up to `max_open` times as many, and the pages held
     /// for their turn could otherwise fill it with nothing to program.) While programs are in
     /// flight their ends free room and the layout is kept.
-    pub(super) fn relieve_buffer(&mut self) {
+    pub(in crate::sim) fn relieve_buffer(&mut self) {
         let programs = self
             .techniques
             .host_streams
@@ -171,7 +174,7 @@ impl Simulation {
 
     /// The queue a sealed page of buffer key `key` going to `pool` waits in, if its stream's
     /// pages are reordered.
-    pub(super) fn reorder_queue(&self, key: usize, pool: usize) -> Option<usize> {
+    pub(in crate::sim) fn reorder_queue(&self, key: usize, pool: usize) -> Option<usize> {
         let h = self.techniques.host_streams.as_ref()?;
         if h.reorder.is_empty() {
             return None;
@@ -187,7 +190,7 @@ impl Simulation {
     }
 
     /// A sealed page arrives at its queue: the pages now due are placed.
-    pub(super) fn reorder_arrive(&mut self, queue: usize, pool: usize, sealed: SealedPage) {
+    pub(in crate::sim) fn reorder_arrive(&mut self, queue: usize, pool: usize, sealed: SealedPage) {
         let region = self.dev.ftl.pools[pool].region;
         let wl = &self.dev.ftl.geometry.regions[region].wordlines;
         let pages = self.dev.ftl.pools[pool].pages_per_block;
@@ -201,10 +204,9 @@ impl Simulation {
         if timeout > 0 && h.reorder[queue].held() > 0 && !h.timer_queued[queue] {
             h.timer_queued[queue] = true;
             let at = h.reorder[queue].oldest_ns().unwrap_or(self.dev.now) + timeout;
-            self.dev.events.push(
-                at,
-                Event::Timer(Timer::new(TimerKind::Reorder, queue as u32)),
-            );
+            self.dev
+                .events
+                .push(at, TechniqueId::HostStreams.timer(queue as u32));
         }
         for sealed in due {
             self.dispatch_sealed(pool, sealed);
@@ -213,7 +215,7 @@ impl Simulation {
 
     /// The write buffer's timeout for a queue's oldest page: if it has waited that long, every
     /// held page of the queue is programmed as it came; else the timer is set for it.
-    pub(super) fn on_reorder_timeout(&mut self, queue: usize) {
+    fn on_reorder_timeout(&mut self, queue: usize) {
         let timeout = self.dev.config.ftl.write_buffer_timeout_ns;
         let Some(h) = &mut self.techniques.host_streams else {
             return;
@@ -228,7 +230,7 @@ impl Simulation {
             h.timer_queued[queue] = true;
             self.dev.events.push(
                 oldest + timeout,
-                Event::Timer(Timer::new(TimerKind::Reorder, queue as u32)),
+                TechniqueId::HostStreams.timer(queue as u32),
             );
         }
     }
@@ -251,7 +253,7 @@ impl Simulation {
     }
 
     /// Program every held page: writes wait for buffer room, or the input has ended.
-    pub(super) fn flush_all_reorder(&mut self) {
+    pub(in crate::sim) fn flush_all_reorder(&mut self) {
         let queues = self
             .techniques
             .host_streams

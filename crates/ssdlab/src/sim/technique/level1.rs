@@ -15,15 +15,17 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use crate::config::{Config, Level1GcConfig};
-use crate::flash::{BlockId, Geometry, PlaneId};
+use crate::flash::{BlockId, PlaneId};
 use crate::ftl::level1::Level1Plan;
+use crate::ftl::Ftl;
+use crate::sim::event::Event;
+use crate::sim::gc_job::{CopiesTo, Owner};
+use crate::sim::Simulation;
+use crate::stats::DeviceStats;
 
-use super::event::{Event, Timer};
-use super::gc_job::{CopiesTo, Owner};
-use super::technique::{Technique, TimerKind};
-use super::Simulation;
+use super::{Technique, TechniqueId};
 
-pub(super) struct Level1 {
+pub(in crate::sim) struct Level1 {
     /// Under this many free blocks a flash pool asks for level 1.
     free_threshold_blocks: u32,
     interval_ns: u64,
@@ -85,8 +87,8 @@ struct Invocation {
     promoting: bool,
 }
 
-impl Level1 {
-    pub(super) fn new(config: &Config, g: &Geometry) -> Option<Level1> {
+impl Technique for Level1 {
+    fn new(config: &Config, ftl: &Ftl) -> Option<Level1> {
         let Level1GcConfig::ReadIntensity {
             free_threshold,
             interval_ns,
@@ -95,6 +97,7 @@ impl Level1 {
         else {
             return None;
         };
+        let g = &ftl.geometry;
         let flash = &g.regions[0];
         // ROSA §2: the hot reads go to the medium rewritten in place (PCM), which no GC cleans.
         let pcm_region = g
@@ -121,19 +124,6 @@ impl Level1 {
         })
     }
 
-    /// Units moved by a level-1 job into `region`.
-    pub(super) fn count_moved(&mut self, region: usize, units: u64) {
-        match region == self.pcm_region {
-            true => {
-                self.stats.units_to_pcm += units;
-                self.budget_units = self.budget_units.saturating_sub(units);
-            }
-            false => self.stats.units_to_flash += units,
-        }
-    }
-}
-
-impl Technique for Level1 {
     fn section(&self) -> &'static str {
         "level1_gc"
     }
@@ -151,13 +141,29 @@ impl Technique for Level1 {
     fn reset_stats(&mut self) {
         self.at_boundary = Some(std::mem::take(&mut self.stats));
     }
+
+    fn on_timer(sim: &mut Simulation, _id: u32) {
+        sim.on_level1_timer();
+    }
+
+    /// Units moved by a level-1 job into `region`. (Level 1 counts its invocations, each of
+    /// several jobs, and their time as they start and end, not its jobs.)
+    fn job_copied(&mut self, _stats: &mut DeviceStats, region: usize, units: u64) {
+        match region == self.pcm_region {
+            true => {
+                self.stats.units_to_pcm += units;
+                self.budget_units = self.budget_units.saturating_sub(units);
+            }
+            false => self.stats.units_to_flash += units,
+        }
+    }
 }
 
 impl Simulation {
     /// A flash pool's free blocks fell (a program took one): level 1 runs if they are under its
     /// threshold.
     #[inline]
-    pub(super) fn level1_on_usage(&mut self, pool: usize) {
+    pub(in crate::sim) fn level1_on_usage(&mut self, pool: usize) {
         let Some(l1) = &self.techniques.level1 else {
             return;
         };
@@ -176,7 +182,7 @@ impl Simulation {
     /// run it in the quiet, before the next arrival (never after the input's last one, so that
     /// the timer does not make a run longer).
     #[inline]
-    pub(super) fn level1_on_arrival(&mut self, next_ns: Option<u64>) {
+    pub(in crate::sim) fn level1_on_arrival(&mut self, next_ns: Option<u64>) {
         let Some(l1) = &mut self.techniques.level1 else {
             return;
         };
@@ -187,14 +193,13 @@ impl Simulation {
         }
         if !l1.timer_queued && next_ns.is_some_and(|t| t > due) {
             l1.timer_queued = true;
-            let timer = Event::Timer(Timer::new(TimerKind::Level1, 0));
-            self.dev.events.push(due, timer);
+            self.dev.events.push(due, TechniqueId::Level1.timer(0));
         }
     }
 
     /// The timer's event: in a quiet stretch of the host, level 1 runs if none has for its
     /// interval.
-    pub(super) fn on_level1_timer(&mut self) {
+    fn on_level1_timer(&mut self) {
         let Some(l1) = &mut self.techniques.level1 else {
             return;
         };
@@ -226,7 +231,7 @@ impl Simulation {
     /// (§3: the first half warms up, "then, we trigger several Level 1 GCs", "finally, we run
     /// the second half"); the rest of the input then arrives that much later.
     #[inline]
-    pub(super) fn level1_holds_arrival(&mut self, flow: u32) -> bool {
+    pub(in crate::sim) fn level1_holds_arrival(&mut self, flow: u32) -> bool {
         let at_boundary = self.at_statistics_boundary();
         let Some(l1) = &mut self.techniques.level1 else {
             return false;
@@ -301,7 +306,7 @@ impl Simulation {
 
     /// Move the invocation on: start the cold blocks' jobs on pools that are free, then, once
     /// they are all done, the hot block's.
-    pub(super) fn advance_level1(&mut self) {
+    pub(in crate::sim) fn advance_level1(&mut self) {
         let Some(l1) = &mut self.techniques.level1 else {
             return;
         };
@@ -325,7 +330,12 @@ impl Simulation {
         let promote = inv.cold_left.is_empty() && inv.evicting == 0 && !inv.promoting;
         let hot = inv.plan.hot;
         for (pool, block) in starts {
-            self.start_gc_job(pool, block, Owner::Level1, CopiesTo::Region(flash));
+            self.start_gc_job(
+                pool,
+                block,
+                Owner::Technique(TechniqueId::Level1),
+                CopiesTo::Region(flash),
+            );
         }
         if promote {
             let pool = self.dev.ftl.pool_of_block(hot);
@@ -350,7 +360,12 @@ impl Simulation {
                     *room = room.saturating_sub(units);
                 }
             }
-            self.start_gc_job(pool, hot, Owner::Level1, CopiesTo::Region(pcm));
+            self.start_gc_job(
+                pool,
+                hot,
+                Owner::Technique(TechniqueId::Level1),
+                CopiesTo::Region(pcm),
+            );
         }
     }
 
@@ -370,7 +385,7 @@ impl Simulation {
 
     /// A GC job ended on `pool`: if it was one of level 1's, the invocation goes on (and, once
     /// the hot block's job is over, ends; forced ones follow each other).
-    pub(super) fn level1_job_ended(&mut self, pool: usize, level1: bool) {
+    pub(in crate::sim) fn level1_job_ended(&mut self, pool: usize, level1: bool) {
         let Some(l1) = &mut self.techniques.level1 else {
             return;
         };
