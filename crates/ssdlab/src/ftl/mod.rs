@@ -220,6 +220,9 @@ pub struct Ftl {
     pub pools: Vec<Pool>,
     pub buffer: WriteBuffer,
     pub gc_reserved_blocks: u32,
+    /// Where the next split buffer's channels start (`split_pages`): saved with the rest, so a
+    /// run from a device snapshot splits where preconditioning left off, as a fresh one does.
+    split_cursor: u32,
     /// Codeword bitmap of each slot index of an uncompressed page.
     slot_codewords: Vec<u64>,
     /// Per unit, its packed [`UnitShape`] while it is stored on flash or buffered; empty when
@@ -384,6 +387,7 @@ impl Ftl {
             pools,
             buffer,
             gc_reserved_blocks: config.ftl.gc_reserved_blocks,
+            split_cursor: 0,
             slot_codewords,
             page_slack: match reduction.keeps_shapes() {
                 true => {

@@ -40,8 +40,6 @@ pub struct Preconditioner<'a> {
     pub ftl: &'a mut Ftl,
     /// The policies of the timed run (`policies.rs`).
     pub policies: &'a mut Policies,
-    /// Where the next split buffer's channels start (handed on to the timed run).
-    pub split_cursor: u32,
     /// The host write size the split decision is told (`precondition.write_request_kib`).
     split_request_bytes: u64,
     pub sched: &'a Scheduler,
@@ -92,7 +90,6 @@ impl<'a> Preconditioner<'a> {
             ftl,
             policies,
             streams,
-            split_cursor: 0,
             split_request_bytes: 0,
             sched,
             page_units,
@@ -326,10 +323,7 @@ impl<'a> Preconditioner<'a> {
         let partial_bytes = self.policies.reduction.partial_unit_bytes();
         let columns = self.ftl.split_columns(&rows, width, partial_bytes);
         let entries: Vec<u32> = rows.into_iter().flat_map(|r| r.entries).collect();
-        match self
-            .ftl
-            .split_pages(region, writer, width, &mut self.split_cursor, 0)
-        {
+        match self.ftl.split_pages(region, writer, width, 0) {
             Some(pages) => {
                 let units = entries.len() as u32;
                 self.ftl.buffer.retire(entries);

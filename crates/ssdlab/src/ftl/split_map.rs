@@ -146,17 +146,17 @@ impl Ftl {
 
     /// Take one page on each of `width` different channels, all of one page type ("we split the
     /// requests when the page types of the four partial read requests are the same", §4.3), from
-    /// `writer`'s blocks in `region`. Channels and the planes within them rotate with `cursor`
-    /// so that split buffers spread over the device. None when no `width` channels offer a page
+    /// `writer`'s blocks in `region`. Channels and the planes within them rotate with the split
+    /// cursor so that split buffers spread over the device. None when no `width` channels offer a page
     /// of one type without waiting for GC.
     pub fn split_pages(
         &mut self,
         region: usize,
         writer: Writer,
         width: usize,
-        cursor: &mut u32,
         now: u64,
     ) -> Option<Vec<PageId>> {
+        let cursor = self.split_cursor;
         // The region's own dies, numbered channel by channel (PCM's come after the flash's).
         let dies = self.geometry.regions[region].dies;
         let channels = dies.channels;
@@ -170,12 +170,12 @@ impl Ftl {
         let mut found: Vec<Vec<PlaneId>> = vec![Vec::new(); types];
         let mut chosen = None;
         'channels: for i in 0..channels {
-            let channel = (*cursor + i) % channels;
+            let channel = (cursor + i) % channels;
             let mut seen = vec![false; types];
             for k in 0..planes_per_channel {
                 let plane = dies.first_plane
                     + channel * planes_per_channel
-                    + (*cursor / channels + k) % planes_per_channel;
+                    + (cursor / channels + k) % planes_per_channel;
                 let pool = self.pool_index(plane, region);
                 if !self.has_room(pool, writer) {
                     continue;
@@ -192,7 +192,7 @@ impl Ftl {
             }
         }
         let planes = std::mem::take(&mut found[chosen?]);
-        *cursor = cursor.wrapping_add(width as u32);
+        self.split_cursor = cursor.wrapping_add(width as u32);
         planes
             .into_iter()
             .map(|plane| {

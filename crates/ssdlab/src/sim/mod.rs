@@ -156,13 +156,13 @@ impl Simulation {
                 None
             }
         };
-        let (precondition, split_cursor) = (pre.report, pre.split_cursor);
+        let precondition = pre.report;
         if techniques.level1.is_some() {
             ftl.keep_read_counts();
         }
         let mut sim = Simulation {
             host: host::Host::new(&config, flows, &options),
-            writes: write::Writes::new(&ftl, &policies, split_cursor),
+            writes: write::Writes::new(&ftl, &policies),
             reads: read::Reads::new(&config, &ftl),
             gc: gc::Gc::new(&ftl),
             techniques,

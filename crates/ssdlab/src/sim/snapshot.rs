@@ -31,7 +31,7 @@ use crate::ftl::precondition::{PreconditionReport, Preconditioner};
 use crate::ftl::Ftl;
 
 /// Bumped whenever what a snapshot holds, or how, changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 const MAGIC: &str = "ssdlab device snapshot";
 /// The file name's extension.
 const EXTENSION: &str = "snapshot";
@@ -96,7 +96,6 @@ struct Body<F> {
     /// Each policy's state (`Policies::states`).
     policies: Vec<PolicyState>,
     report: PreconditionReport,
-    split_cursor: u32,
 }
 
 /// A policy's state, and the policy it is of (its key).
@@ -234,7 +233,6 @@ impl Snapshot {
         *pre.ftl = body.ftl;
         pre.ftl.geometry = geometry;
         pre.report = body.report;
-        pre.split_cursor = body.split_cursor;
         Ok(true)
     }
 
@@ -262,7 +260,6 @@ impl Snapshot {
             ftl: &*pre.ftl,
             policies,
             report: pre.report,
-            split_cursor: pre.split_cursor,
         };
         let io = |e: std::io::Error| Error::io(&self.path, e);
         let mut w = Checksummed {

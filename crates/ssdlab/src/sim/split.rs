@@ -25,13 +25,7 @@ impl Simulation {
             .flat_map(|r| r.entries.iter().copied())
             .collect();
         let waiters: Vec<Vec<u32>> = rows.into_iter().map(|r| r.waiters).collect();
-        match self.dev.ftl.split_pages(
-            region,
-            writer,
-            width,
-            &mut self.writes.split_cursor,
-            self.dev.now,
-        ) {
+        match (self.dev.ftl).split_pages(region, writer, width, self.dev.now) {
             Some(pages) => {
                 self.dev.stats.reduction.split_buffers += 1;
                 let waiters = self.share_waiters(waiters, pages.len() as u32);

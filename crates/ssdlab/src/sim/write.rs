@@ -45,8 +45,6 @@ pub(super) struct Writes {
     pub(super) waiters: VecDeque<WaitingWrite>,
     /// The placement's stream of the hottest data, if it has one (`Placement::hot_stream`).
     pub(super) hot_stream: Option<usize>,
-    /// Where the next split buffer's channels start (`Ftl::split_pages`).
-    pub(super) split_cursor: u32,
     /// The placement's streams.
     pub(super) streams: usize,
     /// Scratch buffers reused across events (the event loop allocates nothing per request).
@@ -56,15 +54,13 @@ pub(super) struct Writes {
 }
 
 impl Writes {
-    /// The write path of `ftl` under `policies`, its next split buffer's channels starting at
-    /// `split_cursor` (where preconditioning left it).
-    pub(super) fn new(ftl: &Ftl, policies: &Policies, split_cursor: u32) -> Writes {
+    /// The write path of `ftl` under `policies`.
+    pub(super) fn new(ftl: &Ftl, policies: &Policies) -> Writes {
         Writes {
             programs: Slab::new(),
             stalled_pages: (0..ftl.pools.len()).map(|_| VecDeque::new()).collect(),
             waiters: VecDeque::new(),
             hot_stream: policies.placement.hot_stream(),
-            split_cursor,
             streams: policies.streams,
             scratch_sealed: Vec::new(),
             scratch_split_pages: Vec::new(),
