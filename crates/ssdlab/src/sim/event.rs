@@ -90,9 +90,7 @@ impl QueuedEvent for Event {
             3 => Event::Timer(Timer(id)),
             4 => Event::CommandReady { request: id },
             5 => Event::MappingLoaded { load: id },
-            // (A tag `pack` never gives is a defect, not a mapping load. The loop dispatches on
-            // this match: with `5..` as the last kind's arm it ran 0.9% more instructions of the
-            // steady benchmark, docs/performance.md.)
+            // (A tag `pack` never gives is a defect of the queue's, not a mapping load.)
             _ => unreachable!("event tag {} is not packed", bits >> ID_BITS),
         }
     }
