@@ -1,9 +1,12 @@
 //! The capacity GC and the host leave each region: every pool keeps blocks enough free for GC to
 //! make progress, and the host's data fits where it settles. Checked against the built geometry
-//! (each region's blocks, pages and planes), after every policy's needs.
+//! (each region's blocks, pages and planes), after every policy's needs, against what the
+//! policies declare: the blocks they hold open (`Needs::open_blocks`) and where the data settles
+//! (`settles.rs`).
 
 use super::needs::{kept_free_blocks, open_blocks, Device};
-use crate::config::{Config, Given, PlacementConfig};
+use super::settles::{settling, Claim, Kept, Share};
+use crate::config::{Config, Given};
 use crate::error::Error;
 use crate::flash::{Geometry, Region};
 
@@ -107,11 +110,11 @@ fn spare_keeps_free(config: &Config, d: &Device, given: &Given) -> Result<(), Er
     Ok(())
 }
 
-/// The logical capacity fits where the data settles, less what GC keeps free.
+/// The logical capacity fits where the data settles, less what GC keeps free: each share the
+/// placement and the migration declare ([`settling`]) in its region's room.
 fn data_settles(config: &Config, d: &Device, given: &Given) -> Result<(), Error> {
     let f = &config.ftl;
     let geo = d.geometry;
-    let reserved = f.gc_reserved_blocks;
     if f.logical_units(geo.physical_units()) == 0 {
         return Err(Error::config(
             "ftl.overprovisioning_ratio",
@@ -120,139 +123,53 @@ fn data_settles(config: &Config, d: &Device, given: &Given) -> Result<(), Error>
     }
     // (With the mapping table on flash, its translation pages are data too.)
     let logical = f.mapped_units(geo.physical_units(), geo.unit_bytes) as u64;
-    // GC moves data out of a migration's source region for good: it settles in the
-    // destination (a source whose GC must send its data to a destination full of valid data
-    // could free nothing). The region host writes go to keeps GC's threshold free for them;
-    // a destination takes only GC's copies, which need the reserved and open blocks alone.
-    let logical = match &config.ftl.placement {
-        PlacementConfig::Oblivious { run_units, flash } => {
-            match oblivious(config, d, logical, *run_units, flash.is_some())? {
-                // The flash's share settles as its own placement and migration say.
-                Some(flash_units) => flash_units,
-                None => return Ok(()),
-            }
-        }
-        _ => logical,
-    };
-    let (settles, moved_from, kept) = match d.migration {
-        Some((from, to)) if from == d.host_region => (to, Some(from), reserved + 2),
-        _ => {
-            let blocks = geo.regions[d.host_region].blocks_per_plane;
-            (d.host_region, None, kept_free_blocks(config, blocks))
-        }
-    };
-    let r = &geo.regions[settles];
-    let (room, gc_slack) = data_room(geo, r, kept);
-    if logical + gc_slack > room {
-        let via = match moved_from {
-            Some(from) => format!(
-                " (GC moves the data of `{}` there for good, ftl.migration)",
-                geo.regions[from].name
-            ),
-            None => " (host writes go there, ftl.placement)".to_string(),
-        };
-        let why = format!(
-            "the logical capacity ({logical} units) does not fit in region `{}`, where the \
-             data settles{via}: it holds {room} units besides the blocks GC keeps free, of \
-             which GC needs {gc_slack} invalid to gain a page from some victim in each plane; \
-             raise the over-provisioning (ftl.overprovisioning_ratio), give the region more blocks \
-             ({}), or let the data settle in a larger region",
-            r.name,
-            blocks_key(config, settles)
-        );
-        let mut others = vec![];
-        if moved_from.is_some() {
-            others.push(("ftl.migration.to_region".to_string(), why.clone()));
-        }
-        if d.host_region != 0 {
-            others.push(("ftl.placement.region".to_string(), why.clone()));
-        }
-        others.push((blocks_key(config, settles), why.clone()));
-        return Err(given.blame(("ftl.overprovisioning_ratio".into(), why), others));
+    for share in settling(d, logical)?.shares {
+        share_fits(config, d, given, &share)?;
     }
     Ok(())
 }
 
-/// Oblivious placement spreads the data over every region in proportion to its capacity:
-/// each must hold its share (and the most the address hashing may give it beyond: 2 + ln N
-/// runs of N, the three-distance bound's order, measured at most 0.42 ln N), less the
-/// blocks its GC keeps free; there must be runs enough for the shares to hold; and no
-/// migration moves data out of the region placement chose for it. With a placement of its
-/// own for the flash (`flash`), the flash regions share one part of the addresses: PCM's
-/// share is checked here, and the units of the flash's (with the hashing's spread) are
-/// returned, to settle as that placement and the migration say.
-fn oblivious(
-    config: &Config,
-    d: &Device,
-    logical: u64,
-    run_units: Option<u32>,
-    flash_placed: bool,
-) -> Result<Option<u64>, Error> {
+/// `share` fits in its region besides the blocks GC keeps free there, with room for the invalid
+/// units GC needs to gain a page.
+fn share_fits(config: &Config, d: &Device, given: &Given, share: &Share) -> Result<(), Error> {
     let geo = d.geometry;
-    if d.migration.is_some() && !flash_placed {
-        return Err(Error::config(
-            "ftl.migration.policy",
-            "oblivious placement spreads data over every region by capacity, and a \
-             migration would move one region's share into another for good, which it does \
-             not leave room for: use `none` with `oblivious`, or give the flash a placement \
-             of its own to migrate from (ftl.placement.flash)",
-        ));
+    let (i, units) = (share.region, share.units);
+    let r = &geo.regions[i];
+    let kept = match share.kept {
+        Kept::ForHostWrites => kept_free_blocks(config, r.blocks_per_plane),
+        Kept::ForGcCopies => config.ftl.gc_reserved_blocks + 2,
+        Kept::Nothing => 0,
+    };
+    let (room, gc_slack) = data_room(geo, r, kept);
+    if units + gc_slack <= room {
+        return Ok(());
     }
-    if let Some((_, to)) = d.migration.filter(|_| flash_placed) {
-        if geo.regions[to].medium.rewrites_in_place() {
-            return Err(Error::config(
-                "ftl.migration.to_region",
-                "PCM takes the share of the addresses that falls to it (oblivious placement) \
-                 and the read-hot data level-1 GC moves there; a migration of the flash's \
-                 data into it for good would take the room its own addresses need: migrate \
-                 within the flash",
-            ));
-        }
-    }
-    let run = run_units.unwrap_or(geo.max_pages_per_block * geo.units_per_page) as u64;
-    let runs = logical.div_ceil(run);
-    let regions = geo.regions.len() as u64;
-    if runs < 64 * regions {
-        return Err(Error::config(
-            "ftl.placement.run_units",
+    match &share.claim {
+        Claim::Addresses { what } => Err(Error::config(
+            "ftl.overprovisioning_ratio",
             format!(
-                "{run} units a run leave the logical capacity ({logical} units) {runs} runs, \
-                 fewer than 64 per region: the regions would not get their shares of the \
-                 data; use runs of at most {} units",
-                (logical / (64 * regions)).max(1)
+                "{what}, more than the {room} it holds besides the blocks its GC keeps free, \
+                 less the {gc_slack} invalid ones its GC needs to gain a page: raise the \
+                 over-provisioning or give the region more blocks"
             ),
-        ));
-    }
-    let slack = (2.0 + (runs as f64).ln()) * run as f64;
-    let pcm_share: f64 = (0..geo.regions.len())
-        .filter(|&i| geo.regions[i].medium.rewrites_in_place())
-        .map(|i| geo.capacity_share(i))
-        .sum();
-    for (i, r) in geo.regions.iter().enumerate() {
-        if flash_placed && !r.medium.rewrites_in_place() {
-            continue;
-        }
-        let kept = match r.medium.erases() {
-            true => kept_free_blocks(config, r.blocks_per_plane),
-            false => 0,
-        };
-        let (room, gc_slack) = data_room(geo, r, kept);
-        let share = (logical as f64 * geo.capacity_share(i) + slack).ceil() as u64;
-        if share + gc_slack > room {
-            return Err(Error::config(
-                "ftl.overprovisioning_ratio",
-                format!(
-                    "with oblivious placement region `{}` takes up to {share} units (its \
-                     share of the logical capacity, {logical} units, and the address \
-                     hashing's spread), more than the {room} it holds besides the blocks \
-                     its GC keeps free, less the {gc_slack} invalid ones its GC needs to \
-                     gain a page: raise the over-provisioning or give the region more blocks",
-                    r.name
-                ),
-            ));
+        )),
+        Claim::Settles { via, keys } => {
+            let why = format!(
+                "the logical capacity ({units} units) does not fit in region `{}`, where the \
+                 data settles{via}: it holds {room} units besides the blocks GC keeps free, of \
+                 which GC needs {gc_slack} invalid to gain a page from some victim in each \
+                 plane; raise the over-provisioning (ftl.overprovisioning_ratio), give the \
+                 region more blocks ({}), or let the data settle in a larger region",
+                r.name,
+                blocks_key(config, i)
+            );
+            let mut others: Vec<(String, String)> = (keys.iter())
+                .map(|k| (k.to_string(), why.clone()))
+                .collect();
+            others.push((blocks_key(config, i), why.clone()));
+            Err(given.blame(("ftl.overprovisioning_ratio".into(), why), others))
         }
     }
-    Ok(flash_placed.then(|| (logical as f64 * (1.0 - pcm_share) + slack).ceil() as u64))
 }
 
 /// What region `r` holds besides the `kept` blocks per plane its GC keeps free or open, in

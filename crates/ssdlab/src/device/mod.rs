@@ -6,6 +6,7 @@
 
 mod capacity;
 mod needs;
+mod settles;
 mod validate;
 
 pub(crate) use capacity::plane_data_room;
