@@ -29,6 +29,7 @@ Run it again by hand with ``python -m ssdlab.plots DIR``.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -60,6 +61,8 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
             # No date and a fixed salt for the element ids keep the SVG identical from run to run.
             with matplotlib.rc_context({"svg.hashsalt": "ssdlab"}):
                 fig.savefig(path, dpi=120, metadata={"Date": None} if ext == "svg" else None)
+            if ext == "svg":
+                number_clip_paths(path)
             written.append(path)
         plt.close(fig)
 
@@ -102,6 +105,17 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
         fig.tight_layout()
         save(fig, f"latency_cdf_{w}")
     return written
+
+
+def number_clip_paths(svg: Path) -> None:
+    """Name the clip paths of an SVG matplotlib wrote ``clip0``, ``clip1``, ... in the order they
+    are defined. matplotlib names a clip rectangle by a hash of its bounds' full ``repr``, whose
+    last bits move with the machine's floating-point code paths (a layout computed on another
+    CPU), where every coordinate it writes is rounded: the ids alone differed between machines."""
+    text = svg.read_text()
+    for n, old in enumerate(dict.fromkeys(re.findall(r'<clipPath id="(p[0-9a-f]{10})">', text))):
+        text = text.replace(f'"{old}"', f'"clip{n}"').replace(f"#{old})", f"#clip{n})")
+    svg.write_text(text)
 
 
 def _height(entries: int) -> float:
