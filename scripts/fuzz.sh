@@ -10,7 +10,7 @@
 # if it has not run N inputs; --timeout S: an input running longer is a hang (default 10; a
 # compressed input that expands to hundreds of MiB of empty lines takes 0.5 s alone, and many
 # times that on a machine busy with other work).
-# Each target starts from seeds built here from traces/, tests/data/trace_corpus/ and the shipped
+# The targets run side by side, one per core. Each target starts from seeds built here from traces/, tests/data/trace_corpus/ and the shipped
 # presets, the inputs that once made it fail (fuzz/regressions/TARGET, committed), and the corpus
 # it grew on earlier runs (fuzz/corpus/TARGET, not committed). A crash (panic, timeout, out of
 # memory) stops the script with a non-zero exit, the input saved under fuzz/artifacts/TARGET/;
@@ -121,9 +121,9 @@ config_seeds() {
 
 stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
 
-printf '| target | inputs | execs/s | coverage (edges) | features | corpus | time (s) | peak RSS (MiB) |\n'
-printf '|---|---:|---:|---:|---:|---:|---:|---:|\n'
-for t in "${targets[@]}"; do
+# One target's run; its row of the table goes to $work/row.
+fuzz_one() {
+    local t=$1 work seeds kept budget log start secs done_line cov ft corp
     work=fuzz/target/run/$t
     rm -rf "$work"
     seeds=$work/seeds
@@ -146,7 +146,7 @@ for t in "${targets[@]}"; do
         tail -n 40 "$log" >&2
         echo "fuzz.sh: $t crashed; the input is under fuzz/artifacts/$t/." \
             "Replay: $bin/$t fuzz/artifacts/$t/<file> (log: $log)" >&2
-        exit 1
+        return 1
     fi
     secs=$(($(date +%s) - start))
     done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)
@@ -155,5 +155,23 @@ for t in "${targets[@]}"; do
     corp=$(sed -nE 's/.* corp: ([0-9]+).*/\1/p' <<<"$done_line")
     printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" \
         "$(stat number_of_executed_units "$log")" "$(stat average_exec_per_sec "$log")" \
-        "$cov" "$ft" "$corp" "$secs" "$(stat peak_rss_mb "$log")"
+        "$cov" "$ft" "$corp" "$secs" "$(stat peak_rss_mb "$log")" >"$work/row"
+}
+
+# A libFuzzer run is one process on one core: the targets run side by side, one per core, and
+# the first crash stops the script (its table row is not printed).
+jobs=$(nproc)
+running=0
+one_done() {
+    wait -n || { kill $(jobs -p) 2>/dev/null; wait; exit 1; }
+    running=$((running - 1))
+}
+for t in "${targets[@]}"; do
+    [ "$running" -lt "$jobs" ] || one_done
+    fuzz_one "$t" &
+    running=$((running + 1))
 done
+while [ "$running" -gt 0 ]; do one_done; done
+printf '| target | inputs | execs/s | coverage (edges) | features | corpus | time (s) | peak RSS (MiB) |\n'
+printf '|---|---:|---:|---:|---:|---:|---:|---:|\n'
+for t in "${targets[@]}"; do cat "fuzz/target/run/$t/row"; done

@@ -29,16 +29,18 @@ mod minimise;
 mod outcome;
 mod report;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use draw::draw;
 use outcome::judge;
 use report::Report;
 
-/// Draws the CI sample runs: 90 s in the test profile on one core of a quiet machine (CI has
-/// 2 to 3 minutes for it).
+/// Draws the CI sample runs: 90 s of CPU in the test profile on a quiet machine, shared out over
+/// its cores.
 const CI_SAMPLE: u64 = 2500;
 
 /// Draws the coverage tests look at (no run: a draw is cheap).
@@ -73,40 +75,62 @@ fn every_drawn_configuration_is_refused_or_runs_correctly() {
     let seeds = seeds();
     let dir = scratch();
     outcome::quiet_panics();
-    // A run that never ends would hang the test silently: say which seed it is.
-    let (started, watched) = mpsc::channel::<u64>();
+    // A run that never ends would hang the test silently: say which seed it is. (Each worker
+    // says which seed it starts, and that it is done with it.)
+    let (started, watched) = mpsc::channel::<(u64, bool)>();
     std::thread::spawn(move || {
-        let mut current = None;
+        let mut running: Vec<(u64, Instant)> = Vec::new();
         loop {
-            match watched.recv_timeout(Duration::from_secs(120)) {
-                Ok(seed) => current = Some(seed),
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if let Some(seed) = current {
-                        eprintln!("option space: seed {seed} has run for over 2 minutes");
-                    }
-                }
+            match watched.recv_timeout(Duration::from_secs(10)) {
+                Ok((seed, true)) => running.push((seed, Instant::now())),
+                Ok((seed, false)) => running.retain(|r| r.0 != seed),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+            for (seed, since) in &mut running {
+                if since.elapsed() > Duration::from_secs(120) {
+                    eprintln!("option space: seed {seed} has run for over 2 minutes");
+                    *since = Instant::now();
+                }
             }
         }
     });
-    let mut report = Report::new(seeds.clone());
+    // The seeds run on every core, each worker taking the next; the report takes them in seed
+    // order, so that it reads the same however they were shared out.
     let verbose = std::env::var_os("SSDLAB_COMBOS_VERBOSE").is_some();
     let clock = Instant::now();
-    for seed in seeds.clone() {
-        let _ = started.send(seed);
-        let d = draw(seed);
-        let t = Instant::now();
-        let judged = judge(&d, &dir);
-        if verbose {
-            println!(
-                "seed {seed}: {}\n  {}",
-                judged.outcome.describe(),
-                judged.command
-            );
+    let next = AtomicU64::new(seeds.start);
+    let judged = Mutex::new(BTreeMap::new());
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            let started = started.clone();
+            s.spawn(|| {
+                let started = started;
+                loop {
+                    let seed = next.fetch_add(1, Ordering::Relaxed);
+                    if seed >= seeds.end {
+                        return;
+                    }
+                    let _ = started.send((seed, true));
+                    let d = draw(seed);
+                    let t = Instant::now();
+                    let j = judge(&d, &dir);
+                    let took = t.elapsed();
+                    let _ = started.send((seed, false));
+                    judged.lock().unwrap().insert(seed, (d, j, took));
+                }
+            });
         }
-        report.add(&d, judged, t.elapsed());
-    }
+    });
     drop(started);
+    let mut report = Report::new(seeds.clone());
+    for (seed, (d, j, took)) in judged.into_inner().unwrap() {
+        if verbose {
+            println!("seed {seed}: {}\n  {}", j.outcome.describe(), j.command);
+        }
+        report.add(&d, j, took);
+    }
     report.print(clock.elapsed());
     // In a sample of the CI's size or more, every check a config considered was armed by some
     // run: none of them is idle.
