@@ -142,9 +142,15 @@ impl FtlConfig {
 
     /// Free-block count under which a pool of `blocks` blocks starts GC.
     pub fn gc_threshold_blocks(&self, blocks: u32) -> u32 {
-        let t = (self.gc_threshold * blocks as f64).ceil() as u32;
-        t.max(self.gc_reserved_blocks + 1)
+        share_of_blocks(self.gc_threshold, blocks).max(self.gc_reserved_blocks + 1)
     }
+}
+
+/// The blocks a free-block threshold given as a share of a pool's `blocks` stands for: rounded
+/// up, so that a share above 0 is at least one block (foreground GC's, idle GC's and level 1's
+/// thresholds alike).
+pub fn share_of_blocks(share: f64, blocks: u32) -> u32 {
+    (share * blocks as f64).ceil() as u32
 }
 
 /// When a host write is acknowledged.

@@ -13,10 +13,11 @@
 
 use crate::config::checks::{closed_fraction, fraction, positive};
 use crate::config::{
-    AllocationConfig, Config, DataCacheConfig, GcVictimConfig, HostStreamsConfig, IdleGcConfig,
-    Level1GcConfig, MappingCacheConfig, MigrationConfig, PartialProgramConfig, PlacementConfig,
-    ReadPolicyConfig, ReductionConfig, ReplayMode, SchedulerConfig, SplitConfig, SuspensionConfig,
-    WriteAck, DEFAULT_READ_AHEAD_STREAMS, MAX_READ_AHEAD_KIB, MAX_READ_AHEAD_STREAMS,
+    share_of_blocks, AllocationConfig, Config, DataCacheConfig, GcVictimConfig, HostStreamsConfig,
+    IdleGcConfig, Level1GcConfig, MappingCacheConfig, MigrationConfig, PartialProgramConfig,
+    PlacementConfig, ReadPolicyConfig, ReductionConfig, ReplayMode, SchedulerConfig, SplitConfig,
+    SuspensionConfig, WriteAck, DEFAULT_READ_AHEAD_STREAMS, MAX_READ_AHEAD_KIB,
+    MAX_READ_AHEAD_STREAMS,
 };
 use crate::error::Error;
 use crate::flash::{Geometry, StripeOrder};
@@ -744,9 +745,9 @@ impl Needs for IdleGcConfig {
         };
         let ftl = &d.config.ftl;
         let flash = (d.geometry.regions.iter()).filter(|r| r.medium.erases());
-        let blocks = |share: f64, n: u32| (share * n as f64).ceil() as u32;
         if !flash.clone().any(|r| {
-            blocks(free_threshold, r.blocks_per_plane) > ftl.gc_threshold_blocks(r.blocks_per_plane)
+            share_of_blocks(free_threshold, r.blocks_per_plane)
+                > ftl.gc_threshold_blocks(r.blocks_per_plane)
         }) {
             let r = flash
                 .max_by_key(|r| r.blocks_per_plane)
@@ -759,7 +760,7 @@ impl Needs for IdleGcConfig {
                      a plane (and no more in any other region), where foreground GC already \
                      starts under {} (ftl.gc_threshold = {}, ftl.gc_reserved_blocks = {}): it \
                      would never clean early; raise it",
-                    blocks(free_threshold, n),
+                    share_of_blocks(free_threshold, n),
                     r.name,
                     ftl.gc_threshold_blocks(n),
                     ftl.gc_threshold,

@@ -153,6 +153,6 @@ impl Simulation {
                 }
             }
         }
-        self.level1_job_ended(pool, owner == Owner::Technique(TechniqueId::Level1));
+        self.techniques_after_job(pool, owner);
     }
 }

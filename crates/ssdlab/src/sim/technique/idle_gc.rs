@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use crate::config::{Config, IdleGcConfig, ReplayMode};
+use crate::config::{share_of_blocks, Config, IdleGcConfig, ReplayMode};
 use crate::ftl::Ftl;
 use crate::sim::gc_job::{CopiesTo, Owner};
 use crate::sim::Simulation;
@@ -54,10 +54,10 @@ impl Technique for IdleGc {
         let threshold_blocks = (ftl.pools.iter())
             .map(|p| match p.erases() {
                 false => 0,
-                true => {
-                    let blocks = ftl.geometry.regions[p.region].blocks_per_plane;
-                    (free_threshold * blocks as f64).ceil() as u32
-                }
+                true => share_of_blocks(
+                    free_threshold,
+                    ftl.geometry.regions[p.region].blocks_per_plane,
+                ),
             })
             .collect();
         Some(IdleGc {

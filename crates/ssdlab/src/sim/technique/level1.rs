@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use crate::config::{Config, Level1GcConfig};
+use crate::config::{share_of_blocks, Config, Level1GcConfig};
 use crate::flash::{BlockId, PlaneId};
 use crate::ftl::level1::Level1Plan;
 use crate::ftl::Ftl;
@@ -106,7 +106,7 @@ impl Technique for Level1 {
             .position(|r| r.medium.rewrites_in_place())?;
         let raw_units = g.physical_units();
         Some(Level1 {
-            free_threshold_blocks: (free_threshold * flash.blocks_per_plane as f64).ceil() as u32,
+            free_threshold_blocks: share_of_blocks(free_threshold, flash.blocks_per_plane),
             interval_ns,
             budget_units: (budget_share * raw_units as f64).floor() as u64,
             pcm_region,
@@ -156,6 +156,12 @@ impl Technique for Level1 {
             }
             false => self.stats.units_to_flash += units,
         }
+    }
+
+    /// Its own jobs carry an invocation on; a conventional one may have freed the hot block's
+    /// pool.
+    fn after_job(sim: &mut Simulation, pool: usize, owner: Owner) {
+        sim.level1_job_ended(pool, owner == Owner::Technique(TechniqueId::Level1));
     }
 }
 
@@ -385,7 +391,7 @@ impl Simulation {
 
     /// A GC job ended on `pool`: if it was one of level 1's, the invocation goes on (and, once
     /// the hot block's job is over, ends; forced ones follow each other).
-    pub(in crate::sim) fn level1_job_ended(&mut self, pool: usize, level1: bool) {
+    fn level1_job_ended(&mut self, pool: usize, level1: bool) {
         let Some(l1) = &mut self.techniques.level1 else {
             return;
         };

@@ -21,6 +21,7 @@ use crate::ftl::Ftl;
 use crate::stats::DeviceStats;
 
 use super::event::{Event, Timer, TIMER_KINDS};
+use super::gc_job::Owner;
 use super::Simulation;
 use host_streams::HostStreams;
 use idle_gc::IdleGc;
@@ -57,6 +58,13 @@ pub(in crate::sim) trait Technique {
     fn job_copied(&mut self, _stats: &mut DeviceStats, _region: usize, _units: u64) {}
     /// A job of its own ended, having run `ns`.
     fn job_ended(&mut self, _stats: &mut DeviceStats, _ns: u64) {}
+    /// A GC job of any owner on `pool` ended (after its own counting, `job_ended`): a technique
+    /// whose background work waits on jobs goes on.
+    fn after_job(_sim: &mut Simulation, _pool: usize, _owner: Owner)
+    where
+        Self: Sized,
+    {
+    }
 }
 
 /// The techniques, in the order the summary lists them: each one's field in [`Techniques`] and
@@ -113,6 +121,11 @@ macro_rules! techniques {
             /// timers that run from the start.
             pub(in crate::sim) fn start_techniques(&mut self) {
                 $($part::start(self);)+
+            }
+
+            /// A GC job of `owner` on `pool` ended: each technique hears of it.
+            pub(in crate::sim) fn techniques_after_job(&mut self, pool: usize, owner: Owner) {
+                $($part::after_job(self, pool, owner);)+
             }
 
             /// A timer of technique `t` is due.
