@@ -214,10 +214,13 @@ impl Ftl {
     /// (counted invalid now, `moved(lpn, slot)` told). Where time passed since the copies were
     /// read (`rewrites`), one the host rewrote (or trimmed) meanwhile is not copied, its place
     /// in the page left empty. None if the copies do not fill a page and `force` is not set
-    /// (more may come); else how many copies were taken (`units` may be empty).
+    /// (more may come); else how many copies at the head were taken (`units` may be empty),
+    /// which the caller removes. (It keeps its list: preconditioning reads a whole victim at
+    /// once, and removing each page's copies from the head of a list of the block would move
+    /// the rest every time.)
     pub fn take_copies(
         &mut self,
-        copies: &mut Vec<UnitCopy>,
+        copies: &[UnitCopy],
         lane: usize,
         force: bool,
         rewrites: bool,
@@ -233,7 +236,7 @@ impl Ftl {
             return None;
         }
         units.clear();
-        for (i, c) in copies.drain(..n).enumerate() {
+        for (i, c) in copies[..n].iter().enumerate() {
             if rewrites && !self.maps_to(c.lpn, c.slot) {
                 continue;
             }
@@ -241,7 +244,7 @@ impl Ftl {
             self.invalidate_slot(c.slot, c.lpn);
             moved(c.lpn, c.slot);
             let ftl = &*self;
-            units.push(c.lpn, version, || ftl.copy_shape(i, &c));
+            units.push(c.lpn, version, || ftl.copy_shape(i, c));
         }
         Some(n)
     }

@@ -1080,12 +1080,21 @@ impl Ftl {
         })
     }
 
-    /// Start loading the mapping entries of the units written in `page`, which say which of
-    /// its slots are valid (GC and preconditioning look a victim's pages ahead this way).
+    /// Start loading what the units written in `page` are looked up by ([`Ftl::prefetch_unit`]),
+    /// their mapping entries saying which of its slots are valid (GC and preconditioning look
+    /// a victim's pages ahead this way).
     pub fn prefetch_mappings(&self, page: PageId) {
         for &lpn in self.p2l.page(&self.geometry, page) {
-            table::prefetch(&self.l2p, lpn as usize);
+            self.prefetch_unit(lpn);
         }
+    }
+
+    /// Start loading what a write or a copy of `lpn` reads: its mapping entry, and its update
+    /// count where counts are kept (a placement reads it for a write, a migration for a copy).
+    /// The tables are far larger than the caches, and the units come at random.
+    pub fn prefetch_unit(&self, lpn: u32) {
+        table::prefetch(&self.l2p, lpn as usize);
+        table::prefetch(&self.update_counts, lpn as usize);
     }
 
     /// How the copy of `lpn` held in `slot` is stored: its shape, or for a split unit that

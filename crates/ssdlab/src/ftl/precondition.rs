@@ -14,7 +14,7 @@ use super::gc::copy_writer;
 use super::page_units::PageUnits;
 use super::policies::Policies;
 use super::write_buffer::SealedPage;
-use super::{table, Ftl, UnitCopy, Writer, UNMAPPED};
+use super::{Ftl, UnitCopy, Writer, UNMAPPED};
 
 /// Units generated at a time, and how far ahead of the write their mapping entry is prefetched
 /// (about the number of cache misses a core keeps in flight).
@@ -124,8 +124,8 @@ impl<'a> Preconditioner<'a> {
         } else {
             0
         };
-        // Units are written in batches whose mapping entries are prefetched first: the writes
-        // land at random in a table far larger than the caches.
+        // Units are written in batches whose mapping entries (and update counts) are
+        // prefetched first: the writes land at random in tables far larger than the caches.
         let mut batch = Vec::with_capacity(BATCH);
         let mut i = 0;
         while i < fill + overwrites {
@@ -137,7 +137,7 @@ impl<'a> Preconditioner<'a> {
                     at(rng.gen_range(0..fill))
                 };
                 if batch.len() < PREFETCH_DISTANCE {
-                    table::prefetch(&self.ftl.l2p, lpn as usize);
+                    self.ftl.prefetch_unit(lpn);
                 }
                 batch.push(lpn);
                 i += 1;
@@ -146,7 +146,7 @@ impl<'a> Preconditioner<'a> {
             // its old block's count).
             for (j, &lpn) in batch.iter().enumerate() {
                 if let Some(&ahead) = batch.get(j + PREFETCH_DISTANCE) {
-                    table::prefetch(&self.ftl.l2p, ahead as usize);
+                    self.ftl.prefetch_unit(ahead);
                 }
                 self.write(lpn)?;
             }
@@ -483,12 +483,12 @@ impl<'a> Preconditioner<'a> {
         };
         self.report.gc_invocations += 1;
         let block = clean.victim.block;
-        let mut moving = self.victim_copies(pool, block, evicts);
+        let moving = self.victim_copies(pool, block, evicts);
         self.ftl.blocks[block as usize].state = super::BlockState::Victim;
         let mut copy_pages = 0;
         // The other pools that took copies.
         let mut took = Vec::new();
-        for (list, copies) in moving.iter_mut().enumerate() {
+        for (list, copies) in moving.iter().enumerate() {
             self.report.gc_copied_units += copies.len() as u64;
             copy_pages += self.place_copies(pool, list, copies, clean.spills, &mut took)?;
         }
@@ -549,14 +549,16 @@ impl<'a> Preconditioner<'a> {
         &mut self,
         pool: usize,
         list: usize,
-        copies: &mut Vec<UnitCopy>,
+        copies: &[UnitCopy],
         spills: bool,
         took: &mut Vec<usize>,
     ) -> Result<u32, Error> {
         let lanes = self.ftl.buffer.lanes();
         let (dest_region, lane) = (list / lanes, list % lanes);
         let mut copy_pages = 0;
-        while let Some(first) = copies.first() {
+        // The copies before `next` are placed.
+        let mut next = 0;
+        while let Some(first) = copies.get(next) {
             let dest =
                 (self.policies.gc).copy_destination(self.ftl, pool, dest_region, first.lpn, spills);
             let writer = copy_writer(pool, dest);
@@ -570,7 +572,8 @@ impl<'a> Preconditioner<'a> {
                 took.push(dest);
             }
             if self.ftl.stores_units_alone(dest) {
-                let c = copies.remove(0);
+                let c = *first;
+                next += 1;
                 if !self.ftl.has_room_for_units(dest, 1) {
                     return Err(pcm_full(self.ftl.pools[dest].plane));
                 }
@@ -581,8 +584,8 @@ impl<'a> Preconditioner<'a> {
             }
             let units = &mut self.page_units;
             // (No time passes: every copy read is still the unit's.)
-            self.ftl
-                .take_copies(copies, lane, true, false, units, |_, _| {})
+            next += (self.ftl)
+                .take_copies(&copies[next..], lane, true, false, units, |_, _| {})
                 .expect("a forced page takes at least one copy");
             let page = self.take_page(dest, writer)?;
             copy_pages += u32::from(dest == pool);

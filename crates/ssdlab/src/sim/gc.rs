@@ -310,7 +310,7 @@ impl Simulation {
                 #[cfg(test)]
                 let mut planted = Vec::new();
                 let taken = self.dev.ftl.take_copies(
-                    &mut self.gc.jobs[job].copies[list],
+                    &self.gc.jobs[job].copies[list],
                     lane,
                     force,
                     true,
@@ -323,10 +323,11 @@ impl Simulation {
                         planted.push((lpn, _slot));
                     },
                 );
-                if taken.is_none() {
+                let Some(taken) = taken else {
                     self.writes.scratch_units = units;
                     break;
-                }
+                };
+                self.gc.jobs[job].copies[list].drain(..taken);
                 if units.is_empty() {
                     self.writes.scratch_units = units;
                     continue;
