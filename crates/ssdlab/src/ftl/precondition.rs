@@ -38,6 +38,7 @@ pub struct PreconditionReport {
 
 pub struct Preconditioner<'a> {
     pub ftl: &'a mut Ftl,
+    cfg: &'a PreconditionConfig,
     /// The policies of the timed run (`policies.rs`).
     pub policies: &'a mut Policies,
     /// The host write size the split decision is told (`precondition.write_request_kib`).
@@ -56,41 +57,35 @@ pub struct Preconditioner<'a> {
     pub report: PreconditionReport,
 }
 
-/// `l2p` marks left by `mark_trace_footprint` until preconditioning resolves them. Buffer entry
-/// ids never come near these values.
+/// `l2p` marks left by `Preconditioner::mark_footprint` until `resolve_footprint` resolves
+/// them. Buffer entry ids never come near these values.
 const FIRST_TOUCH_READ: u32 = u32::MAX;
 const FIRST_TOUCH_WRITE: u32 = u32::MAX - 1;
 
-/// Mark, in the mapping table itself (no extra memory), whether a workload reads units
-/// `first..=last` before writing them. Call for every request in arrival order, then
-/// `Preconditioner::resolve_footprint` (after `run`) over the span they cover.
-pub fn mark_footprint(ftl: &mut Ftl, first: u64, last: u64, is_read: bool) {
-    for lpn in first..=last {
-        let e = &mut ftl.l2p[lpn as usize];
-        if *e == UNMAPPED {
-            *e = if is_read {
-                FIRST_TOUCH_READ
-            } else {
-                FIRST_TOUCH_WRITE
-            };
-        }
-    }
-}
-
 impl<'a> Preconditioner<'a> {
-    pub fn new(ftl: &'a mut Ftl, policies: &'a mut Policies, sched: &'a Scheduler) -> Self {
+    pub fn new(
+        ftl: &'a mut Ftl,
+        policies: &'a mut Policies,
+        sched: &'a Scheduler,
+        cfg: &'a PreconditionConfig,
+    ) -> Self {
         let stored_as_written = !policies.reduction.keeps_shapes()
             && ftl.buffer.open.len() == 1
             && !ftl.counts_updates();
         let page_units = PageUnits::new(ftl.keeps_shapes());
         let streams = ftl.buffer_streams();
+        let split_request_bytes = match cfg.write_request_kib {
+            0 => ftl.geometry.unit_bytes as u64,
+            kib => kib * 1024,
+        };
         Preconditioner {
+            cfg,
             stored_as_written,
             open_units: Vec::new(),
             ftl,
             policies,
             streams,
-            split_request_bytes: 0,
+            split_request_bytes,
             sched,
             page_units,
             sealed: Vec::new(),
@@ -100,17 +95,9 @@ impl<'a> Preconditioner<'a> {
 
     /// Fill, then overwrite at random (GC runs as needed). `progress(done, total)` is told the
     /// units written now and then.
-    pub fn run(
-        &mut self,
-        cfg: &PreconditionConfig,
-        seed: u64,
-        progress: &mut dyn FnMut(u64, u64),
-    ) -> Result<(), Error> {
+    pub fn run(&mut self, seed: u64, progress: &mut dyn FnMut(u64, u64)) -> Result<(), Error> {
+        let cfg = self.cfg;
         let n = self.ftl.host_units as u64;
-        self.split_request_bytes = match cfg.write_request_kib {
-            0 => self.ftl.geometry.unit_bytes as u64,
-            kib => kib * 1024,
-        };
         let fill = ((cfg.fill_fraction * n as f64).round() as u64).min(n);
         let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e_6421);
         // The filled units are perm(0..fill): sequential, or a seeded pseudo-random permutation.
@@ -157,8 +144,25 @@ impl<'a> Preconditioner<'a> {
         self.flush()
     }
 
-    /// After `run`: write, in address order, the units of `first..=last` that `mark_footprint`
-    /// marked as read first, and clear the marks. Call `flush` after the last range.
+    /// Mark, in the mapping table itself (no extra memory), whether a workload reads units
+    /// `first..=last` before writing them: call for every request in arrival order, after `run`
+    /// (or a snapshot of it loaded), then `resolve_footprint` over the span they cover. Only
+    /// units `run` left unmapped are marked: the others need no writing.
+    pub fn mark_footprint(&mut self, first: u64, last: u64, is_read: bool) {
+        for lpn in first..=last {
+            let e = &mut self.ftl.l2p[lpn as usize];
+            if *e == UNMAPPED {
+                *e = if is_read {
+                    FIRST_TOUCH_READ
+                } else {
+                    FIRST_TOUCH_WRITE
+                };
+            }
+        }
+    }
+
+    /// Write, in address order, the units of `first..=last` that `mark_footprint` marked as
+    /// read first, and clear the marks. Call `flush` after the last range.
     /// `progress(done, total)` is told how far through the range it is now and then.
     pub fn resolve_footprint(
         &mut self,
@@ -171,7 +175,10 @@ impl<'a> Preconditioner<'a> {
                 progress(lpn - first, last - first + 1);
             }
             match self.ftl.l2p[lpn as usize] {
-                FIRST_TOUCH_READ => self.write(lpn as u32)?,
+                FIRST_TOUCH_READ => {
+                    self.ftl.l2p[lpn as usize] = UNMAPPED;
+                    self.write(lpn as u32)?
+                }
                 FIRST_TOUCH_WRITE => self.ftl.l2p[lpn as usize] = UNMAPPED,
                 _ => {}
             }
@@ -182,9 +189,6 @@ impl<'a> Preconditioner<'a> {
     /// Write one whole unit (state only), as a timed write would: reduced, placed, packed into
     /// its open page, which is programmed once full.
     pub fn write(&mut self, lpn: u32) -> Result<(), Error> {
-        if self.ftl.l2p[lpn as usize] >= FIRST_TOUCH_WRITE {
-            self.ftl.l2p[lpn as usize] = UNMAPPED;
-        }
         self.report.units_written += 1;
         if self.stored_as_written && self.policies.split.is_none() {
             return self.write_as_written(lpn);
@@ -617,19 +621,19 @@ mod tests {
         let config = small(&[]);
         let (mut ftl, mut policies) = Policies::build(&config, true).unwrap();
         let sched = crate::device::scheduler(&config.scheduler, &ftl.geometry);
-        let mut pre = Preconditioner::new(&mut ftl, &mut policies, &sched);
-        assert!(
-            pre.stored_as_written,
-            "the small device stores units as written"
-        );
-        pre.stored_as_written = as_written;
         let cfg = PreconditionConfig {
             fill_fraction: 0.9,
             overwrite_fraction: 2.0,
             pattern: FillPattern::Random,
             ..config.precondition.clone()
         };
-        pre.run(&cfg, 3, &mut |_, _| {}).unwrap();
+        let mut pre = Preconditioner::new(&mut ftl, &mut policies, &sched, &cfg);
+        assert!(
+            pre.stored_as_written,
+            "the small device stores units as written"
+        );
+        pre.stored_as_written = as_written;
+        pre.run(3, &mut |_, _| {}).unwrap();
         let report = pre.report;
         (ftl, report)
     }

@@ -362,11 +362,12 @@ impl Simulation {
     /// Program job `job`'s copies of list `list` into PCM `dest`, each alone into a slot of its
     /// own (`ftl/in_place.rs`), while it has room.
     fn copy_units_alone(&mut self, job: usize, list: usize, dest: usize) {
-        while let Some(&c) = self.gc.jobs[job].copies[list].first() {
+        let mut taken = 0;
+        while let Some(&c) = self.gc.jobs[job].copies[list].get(taken) {
             if !self.dev.ftl.has_room_for_units(dest, 1) {
-                return;
+                break;
             }
-            self.gc.jobs[job].copies[list].remove(0);
+            taken += 1;
             let mapping = &mut self.mapping;
             let moved = |lpn, _| {
                 if let Some(m) = mapping {
@@ -380,6 +381,7 @@ impl Simulation {
                 self.program_copies(job, page, bytes);
             }
         }
+        self.gc.jobs[job].copies[list].drain(..taken);
     }
 
     /// Count `n` units job `job` copied into `dest`, as its owner counts them.

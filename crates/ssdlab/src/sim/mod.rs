@@ -35,7 +35,7 @@ use crate::device;
 use crate::error::Error;
 use crate::flash::{FlashOp, OpKind};
 use crate::ftl::policies::Policies;
-use crate::ftl::precondition::{mark_footprint, PreconditionReport, Preconditioner};
+use crate::ftl::precondition::{PreconditionReport, Preconditioner};
 use crate::ftl::Ftl;
 use crate::stats::DeviceStats;
 use crate::trace::Op;
@@ -130,21 +130,12 @@ impl Simulation {
         let sched = device::scheduler(&config.scheduler, &ftl.geometry);
         let techniques = technique::Techniques::new(&config, &ftl);
         let warmup = check_run(&config, &ftl, &mut flows, &techniques)?;
-        // Units the flows read before writing them are preconditioned too (MQSim does the same).
-        if config.precondition.trace_footprint {
-            let unit_bytes = ftl.geometry.unit_bytes as u64;
-            for f in flows.iter_mut() {
-                f.for_each_unit_range(unit_bytes, |a, b, r| {
-                    mark_footprint(&mut ftl, a, b, r.op == Op::Read)
-                });
-            }
-        }
         let streams = policies.streams;
         let mapping_keys =
             mapping::translation_keys(&config, &ftl, policies.reduction.as_ref(), streams);
-        let mut pre = Preconditioner::new(&mut ftl, &mut policies, &sched);
+        let mut pre = Preconditioner::new(&mut ftl, &mut policies, &sched, &config.precondition);
         let mut afresh = |pre: &mut Preconditioner| {
-            precondition(pre, &config, mapping_keys.as_ref(), &mut flows, progress)
+            precondition(pre, config.seed, mapping_keys.as_ref(), progress)
         };
         let snapshot = match options.snapshot.as_deref() {
             Some(at) => Some(
@@ -156,6 +147,12 @@ impl Simulation {
                 None
             }
         };
+        // Units the flows read before writing them are preconditioned too (MQSim does the
+        // same), after the snapshot: the devices of one preconditioning under many traces share
+        // it.
+        if config.precondition.trace_footprint {
+            precondition_footprint(&mut pre, &mut flows, progress)?;
+        }
         let precondition = pre.report;
         if techniques.level1.is_some() {
             ftl.keep_read_counts();
@@ -460,13 +457,12 @@ fn check_run(
 }
 
 /// Precondition the device `pre` writes into: the mapping table on flash (its translation pages
-/// `mapping_keys`), the fill and overwrites, then the units the flows read before writing
-/// them, with `progress` told how each phase goes. Returns whether anything was written.
+/// `mapping_keys`), then the fill and overwrites, with `progress` told how it goes. Returns
+/// whether anything was written.
 fn precondition(
     pre: &mut Preconditioner,
-    config: &Config,
+    seed: u64,
     mapping_keys: Option<&std::ops::Range<usize>>,
-    flows: &mut [Flow],
     progress: &mut dyn FnMut(Phase, u64, u64),
 ) -> Result<bool, Error> {
     // The mapping table is on flash from the start (a formatted device's).
@@ -476,30 +472,37 @@ fn precondition(
         }
         pre.flush()?;
     }
-    pre.run(&config.precondition, config.seed, &mut |done, total| {
+    pre.run(seed, &mut |done, total| {
         progress(Phase::Precondition, done, total)
     })?;
-    if config.precondition.trace_footprint {
-        // In address order, as a file system's data lies after a sequential fill (and as
-        // MQSim's warm-up does, from a map keyed by address), in one pass over the span the
-        // flows touch (the marks live in the mapping table). Written in the order the trace
-        // touches them, the units of requests that follow one another would share physical
-        // pages, and those requests would share read commands: on a random-read workload
-        // two reads in three did.
-        let unit_bytes = pre.ftl.geometry.unit_bytes as u64;
-        let (mut lo, mut hi) = (u64::MAX, 0);
-        for f in flows.iter_mut() {
-            f.for_each_unit_range(unit_bytes, |a, b, _| {
-                lo = lo.min(a);
-                hi = hi.max(b);
-            });
-        }
-        if lo <= hi {
-            pre.resolve_footprint(lo, hi, &mut |done, total| {
-                progress(Phase::Footprint, done, total)
-            })?;
-        }
-        pre.flush()?;
-    }
     Ok(mapping_keys.is_some() || pre.report.units_written > 0)
+}
+
+/// Write the units the flows read before writing them and preconditioning left unmapped, with
+/// `progress` told how it goes.
+fn precondition_footprint(
+    pre: &mut Preconditioner,
+    flows: &mut [Flow],
+    progress: &mut dyn FnMut(Phase, u64, u64),
+) -> Result<(), Error> {
+    let unit_bytes = pre.ftl.geometry.unit_bytes as u64;
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    for f in flows.iter_mut() {
+        f.for_each_unit_range(unit_bytes, |a, b, r| {
+            pre.mark_footprint(a, b, r.op == Op::Read);
+            lo = lo.min(a);
+            hi = hi.max(b);
+        });
+    }
+    // In address order, as a file system's data lies after a sequential fill (and as MQSim's
+    // warm-up does, from a map keyed by address), in one pass over the span the flows touch
+    // (the marks live in the mapping table). Written in the order the trace touches them, the
+    // units of requests that follow one another would share physical pages, and those requests
+    // would share read commands: on a random-read workload two reads in three did.
+    if lo <= hi {
+        pre.resolve_footprint(lo, hi, &mut |done, total| {
+            progress(Phase::Footprint, done, total)
+        })?;
+    }
+    pre.flush()
 }

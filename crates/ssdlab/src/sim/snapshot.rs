@@ -2,7 +2,8 @@
 //! pools, erase counts, the oracle's versions) and the state of each policy it asked
 //! (`ftl/saved_state.rs`), with its report — saved once to a file and loaded instead of
 //! preconditioning again. A sweep over what only acts in the timed run (timing, scheduling, the
-//! read policy, caches) then preconditions its device once.
+//! read policy, caches) or over traces then preconditions its device once: the trace's
+//! footprint is written after the snapshot is loaded or saved, in every run.
 //!
 //! A snapshot is named by a key: a hash of everything that shapes the preconditioned device
 //! ([`shaping`]), the snapshot format, the simulator's version and the byte order. A run finds
@@ -31,7 +32,7 @@ use crate::ftl::precondition::{PreconditionReport, Preconditioner};
 use crate::ftl::Ftl;
 
 /// Bumped whenever what a snapshot holds, or how, changes.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 const MAGIC: &str = "ssdlab device snapshot";
 /// The file name's extension.
 const EXTENSION: &str = "snapshot";
@@ -55,14 +56,14 @@ const RUN_ONLY: [(&str, &str); 9] = [
     ("statistics", "the statistics window is of the timed run"),
 ];
 
-/// The part of `config` that shapes the preconditioned device, with trace files by content:
-/// everything but [`RUN_ONLY`], the read policy, and the flows and host (unless the trace's
-/// footprint is preconditioned). `verify` adds the oracle's state.
-pub fn shaping(config: &Config, verify: bool) -> Result<Value, Error> {
-    let mut c = config.identity_json()?;
+/// The part of `config` that shapes the preconditioned device: everything but [`RUN_ONLY`], the
+/// read policy, the flows and host, and whether the flows' footprint is preconditioned (it is
+/// written after the snapshot is loaded or saved). `verify` adds the oracle's state.
+pub fn shaping(config: &Config, verify: bool) -> Value {
+    let mut c = config.to_json();
     // (`shift_remove`: the keys keep their order, so equal configs give equal keys.)
     let Some(m) = c.as_object_mut() else {
-        return Ok(c);
+        return c;
     };
     for (section, _) in RUN_ONLY {
         m.shift_remove(section);
@@ -71,12 +72,14 @@ pub fn shaping(config: &Config, verify: bool) -> Result<Value, Error> {
         // (Reads only: preconditioning reads nothing.)
         ftl.shift_remove("read_policy");
     }
-    if !config.precondition.trace_footprint {
-        m.shift_remove("flows");
-        m.shift_remove("host");
+    // (The flows and the host's address handling shape only the trace's footprint.)
+    m.shift_remove("flows");
+    m.shift_remove("host");
+    if let Some(p) = m.get_mut("precondition").and_then(Value::as_object_mut) {
+        p.shift_remove("trace_footprint");
     }
     m.insert("verify".into(), verify.into());
-    Ok(c)
+    c
 }
 
 #[derive(Serialize, Deserialize)]
@@ -130,7 +133,7 @@ impl Snapshot {
     /// The snapshot of `config`'s device at `location`: a folder (created if need be) holding
     /// snapshots by key, or a snapshot file.
     pub fn at(location: &Path, config: &Config, verify: bool) -> Result<Snapshot, Error> {
-        let shaping = shaping(config, verify)?;
+        let shaping = shaping(config, verify);
         let identity = serde_json::json!({
             "shaping": shaping, "format": FORMAT, "version": crate::VERSION,
             "little_endian": cfg!(target_endian = "little"),

@@ -117,26 +117,49 @@ fn the_plain_ftl_with_random_victims_and_dynamic_allocation() {
     }
 }
 
-/// The trace's footprint is preconditioned too (the small device's `trace_footprint`): the
-/// snapshot is of that trace's device, and another trace's is another snapshot.
+/// The units written in `summary`'s preconditioning report.
+fn units_preconditioned(summary: &str) -> u64 {
+    let s: serde_json::Value = serde_json::from_str(summary).unwrap();
+    s["precondition"]["units_written"].as_u64().unwrap()
+}
+
+/// The trace's footprint (the small device's `trace_footprint`) is written after the snapshot:
+/// one device's preconditioning under another trace, or without the footprint, loads the same
+/// snapshot and gives what preconditioning afresh gives; a device whose only preconditioning is
+/// the footprint saves none.
 #[test]
 fn the_trace_footprint() {
-    let c = small(&[
+    let dir = tempfile::tempdir().unwrap();
+    same_with_snapshot("footprint", &small(&[]));
+    let (base, used) = run(&small(&[]), Some(dir.path())).unwrap();
+    assert_eq!(used, Some(SnapshotUse::Saved));
+    let mut shifted = small(&[]);
+    shifted.flows[0].offset_bytes = 1 << 20;
+    let without = small(&["precondition.trace_footprint=false"]);
+    for (label, other) in [("another footprint", &shifted), ("no footprint", &without)] {
+        let (fresh, _) = run(other, None).unwrap();
+        let (loaded, used) = run(other, Some(dir.path())).unwrap();
+        assert_eq!(used, Some(SnapshotUse::Loaded), "{label}");
+        assert!(
+            fresh == loaded,
+            "{label}: {}",
+            first_difference(&fresh, &loaded)
+        );
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    // (The footprint wrote units the fill left out.)
+    let (none, _) = run(&without, None).unwrap();
+    assert!(units_preconditioned(&base) > units_preconditioned(&none));
+    let only = small(&[
         "precondition.fill_fraction=0.0",
         "precondition.overwrite_fraction=0.0",
     ]);
-    same_with_snapshot("footprint", &c);
     let dir = tempfile::tempdir().unwrap();
-    run(&c, Some(dir.path())).unwrap();
-    let mut other = common::small(&["host.out_of_range=\"wrap\""]);
-    other.flows.push(FlowConfig::trace(
-        common::trace("msr_hm_0_first1000.csv.gz"),
-        Some(TraceFormat::Msr),
-        Caller::Toml,
-    ));
-    other.flows[0].offset_bytes = 1 << 20;
-    let (_, used) = run(&other, Some(dir.path())).unwrap();
-    assert_eq!(used, Some(SnapshotUse::Saved));
+    let (fresh, _) = run(&only, None).unwrap();
+    let (unsaved, used) = run(&only, Some(dir.path())).unwrap();
+    assert_eq!(used, Some(SnapshotUse::Unneeded));
+    assert!(fresh == unsaved && units_preconditioned(&fresh) > 0);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
 /// PR-SSD: compressed units (the content versions written), the split FTL's history.
