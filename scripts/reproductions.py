@@ -16,8 +16,9 @@ Usage, from anywhere, with the package of this tree installed (``pip install -e 
 
 ``DIR`` is a folder as the README names it (``docs/reproductions/pr-ssd/channels``); without
 one, every committed reproduction. ``tests/python/test_reproductions.py`` runs the check.
-Regenerating also rebuilds the site of the reproductions (``docs/site``, ``ssdlab report``),
-which ``tests/python/test_report.py`` compares with what it builds from the committed folders.
+Regenerating also writes each paper's scorecard into its README (``ssdlab.report.scorecard``)
+and rebuilds the site of the reproductions (``docs/site``, ``ssdlab report``), which
+``tests/python/test_report.py`` compares with what it builds from the committed folders.
 
 What a check compares: the set of file names (a plot or a run too many or missing fails), and
 every file byte for byte, except the ``wall_time_s`` line of ``runs/*.json`` (the summary's only
@@ -261,6 +262,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r.out}: " + ("as committed" if not found else "STALE\n" + listing(found)))
         stale += bool(found)
     if not a.check:
+        from ssdlab.report.scorecard import write_readmes
+
+        # (Before the site: the README pages carry the scorecards.)
+        write_readmes(ROOT / REPRODUCTIONS)
         rebuild_site()
     return 1 if stale else 0
 

@@ -85,4 +85,9 @@ def run_experiment(
 
 def paper_comparison(out: _StrPath) -> str:
     """The paper's figures of the experiment whose outputs are in ``out`` next to ours, as JSON
-    text (one object per figure: metric, config, workload, paper, ours, source, reason)."""
+    text (one object per figure: metric, config, workload, paper, ours, score, kind, source,
+    line, reason, unmeasured)."""
+
+def scorecard(folders: list[tuple[str, _StrPath]]) -> str:
+    """The scorecard of a paper's experiments (each folder with its label), as JSON text:
+    ``tally``, ``sentence`` and ``markdown`` (as the paper's README carries it)."""

@@ -73,6 +73,13 @@ def _files(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
 
 
+def test_every_readme_carries_the_scorecard_of_its_committed_results():
+    from ssdlab.report.scorecard import stale_readmes
+
+    stale = stale_readmes(REPRODUCTIONS)
+    assert not stale, f"stale scorecards in {stale}: python -m ssdlab.report.scorecard"
+
+
 def test_the_committed_site_is_what_report_builds_today(site):
     assert COMMITTED.is_dir(), f"docs/site is missing: {REBUILD}"
     old, new = _files(COMMITTED), _files(site)

@@ -480,14 +480,39 @@ mod _core {
     /// The paper's figures of the experiment whose outputs are in `out` (its `experiment.json`
     /// and `runs/`) next to ours, as JSON text: one object per `[[paper.figures]]` entry, in
     /// order, with the report's `metric`, `config` and `workload` texts, `paper`, `ours` (its
-    /// `value`, the `config` and `workload` it was found at, and `found`, or null), `source`
-    /// and `reason`. Nothing is run.
+    /// `value`, the `config` and `workload` it was found at, and `found`, or null),
+    /// `score` (`delta`, `sign_agrees`, `within`, or null), `kind`, `source`, `line`, `reason` and
+    /// `unmeasured`. Nothing is run.
     #[pyfunction]
     fn paper_comparison(py: Python<'_>, out: PathBuf) -> PyResult<String> {
         engine(py, || {
             let (e, results) = ssdlab::experiment::read_outputs(&out)?;
             let rows = ssdlab::experiment::report::comparisons(&e, &results);
             Ok(serde_json::to_string(&rows).unwrap_or_default())
+        })
+        .map_err(py_err)
+    }
+
+    /// The scorecard of a paper's experiments, whose outputs are in `folders` (each with its
+    /// label), as JSON text: `tally` (claims by kind; of the results, how many have the right
+    /// sign and how many are within ±25%), `sentence` (the tally in words) and `markdown` (the
+    /// tally and each experiment's table, as the paper's README carries it). Nothing is run.
+    #[pyfunction]
+    fn scorecard(py: Python<'_>, folders: Vec<(String, PathBuf)>) -> PyResult<String> {
+        use ssdlab::experiment::scorecard;
+        engine(py, || {
+            let sections = scorecard::read(&folders)?;
+            let all: Vec<_> = sections
+                .iter()
+                .flat_map(|(_, r)| r.iter().cloned())
+                .collect();
+            let tally = scorecard::Tally::of(&all);
+            Ok(serde_json::json!({
+                "tally": tally,
+                "sentence": tally.sentence(),
+                "markdown": scorecard::paper_markdown(&sections),
+            })
+            .to_string())
         })
         .map_err(py_err)
     }

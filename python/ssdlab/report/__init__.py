@@ -12,10 +12,12 @@ experiments in sub-folders (SPREAD's ``table1``, PR-SSD's ``channels``). The sit
     DIR/PAPER[/SUB]/configs.html    the resolved config of each of its configs
     DIR/plotly.min.js, style.css    written once; no network, no server (opens from the disk)
 
-The fidelity table has a row per ``[[paper.figures]]`` entry: the claim (its ``source``), the
-paper's value, ours (as the report computes it, :func:`ssdlab._core.paper_comparison`), the
-relative difference and the figure's ``reason``, with a link to the README's section on why
-ours differ. Nothing is simulated: the site is built from the files alone.
+The index opens with each paper's scorecard (:mod:`ssdlab.report.scorecard`): its claims
+counted, and a chart of every claim, ours as a share of the paper's effect. The fidelity table
+then has a row per ``[[paper.figures]]`` entry: the claim (its ``source``), its kind, the
+paper's value, ours (as the report computes it, :func:`ssdlab._core.paper_comparison`), Δ on
+the effect and the verdict, and the figure's ``reason``, with a link to the README's section on
+why ours differ. Nothing is simulated: the site is built from the files alone.
 
 Usage: ``ssdlab report --out DIR [--reproductions DIR]`` or ``python -m ssdlab.report``.
 """
@@ -66,25 +68,30 @@ def build_site(reproductions: str | os.PathLike[str], out: str | os.PathLike[str
     :class:`ssdlab.SsdlabError` for an experiment's files the engine cannot read."""
     import plotly.offline
 
-    from ssdlab.report import pages
+    from ssdlab.report import charts, pages, scorecard
 
     papers = _papers(Path(reproductions))
+    drawn: list = []
     site = Path(out)
     site.mkdir(parents=True, exist_ok=True)
     (site / "plotly.min.js").write_text(plotly.offline.get_plotlyjs(), encoding="utf-8")
     (site / "style.css").write_text(pages.STYLE, encoding="utf-8")
     fidelity: list[dict] = []
-    listing: list[tuple[str, str, str | None, list[tuple[str, str]], list[dict]]] = []
+    listing: list[pages.Listed] = []
     for paper in papers:
         why = _readme_page(site, paper)
         rows = [row for e in paper.experiments for row in _experiment_pages(site, paper, e, why)]
         readme = f"{paper.folder.name}/readme.html" if paper.readme is not None else None
         pages_of = [(_label(paper, e), e.page) for e in paper.experiments]
-        listing.append((paper.name, paper.title, readme, pages_of, rows))
+        card = scorecard.paper_scorecard(paper)
+        listing.append(pages.Listed(paper.name, paper.title, readme, pages_of, card))
+        if rows:
+            drawn.append(charts.scorecard(paper.name, rows))
         fidelity += rows
-    nav = [("Fidelity table", "#fidelity")] + [link for p in listing for link in p[3]]
-    body = pages.index_body(__version__, listing, fidelity)
-    _write(site / "index.html", pages.page("ssdlab: the papers reproduced", "", nav, body, False))
+    nav = [("Scorecard", "#scorecard"), ("Fidelity table", "#fidelity")]
+    nav += [link for p in listing for link in p.experiments]
+    body = pages.index_body(__version__, listing, drawn, fidelity)
+    _write(site / "index.html", pages.page("ssdlab: the papers reproduced", "", nav, body, bool(drawn)))
     return site / "index.html"
 
 
@@ -140,13 +147,16 @@ def _experiment_pages(
                 "paper_name": paper.name,
                 "page": e.page,
                 "source": f.spec["source"],
+                "line": f.row["line"],
+                "kind": f.row["kind"],
                 "metric": f.row["metric"],
                 "config": f.row["config"],
                 "workload": f.row["workload"],
                 "paper": f.spec["value"],
                 "ours": ours,
-                "relative": pages.relative(f.spec["value"], ours),
-                "reason": f.spec.get("reason"),
+                "score": f.row["score"],
+                "verdict": f.row["verdict"],
+                "reason": f.row["unmeasured"] or f.spec.get("reason"),
                 "readme_why": why,
                 "charts": f.charts,
             }

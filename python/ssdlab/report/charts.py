@@ -370,5 +370,68 @@ def _config(out: Outputs, name: str) -> dict:
 
 
 def _derived(figure: dict) -> bool:
-    """A figure no chart draws: a difference, a share of several metrics, a ratio of two."""
-    return bool(figure.get("minus") or figure.get("share_of") or figure.get("per"))
+    """A figure no chart draws: a difference, a share of several metrics, a ratio of two, a
+    comparison across workloads, a claim not measured."""
+    keys = ("minus", "share_of", "per", "over_workload", "unmeasured")
+    return any(figure.get(k) for k in keys)
+
+
+# A scorecard point's colour by verdict (the fidelity table's colours, deeper).
+_VERDICT_COLOURS = {
+    "within ±25%": "#2ca02c",
+    "right sign": "#ff7f0e",
+    "wrong sign": "#d62728",
+}
+# Ours' share of the paper's effect is drawn within this range; beyond it, at its edge.
+_SHARE_RANGE = (-1.5, 3.5)
+
+
+def scorecard(paper: str, rows: list[dict]) -> Chart:
+    """A paper's claims (its fidelity rows), paper against ours: for each claim, ours as a share
+    of the paper's effect (Δ + 1: 1 is the paper's, 0 no effect, below 0 the opposite sign),
+    the paper at 1, the ±25% band shaded. Inputs and calibrated values are hollow; a claim not
+    measured is a grey cross at the left edge."""
+    lo, hi = _SHARE_RANGE
+    labels = [f"{i + 1}. {r['source'][:70]}" for i, r in enumerate(rows)]
+    fig = go.Figure()
+    fig.add_vrect(x0=0.75, x1=1.25, fillcolor="#2ca02c", opacity=0.12, line_width=0)
+    fig.add_vline(x=0, line_color="#777", line_dash="dot")
+    fig.add_scatter(
+        x=[1.0] * len(rows),
+        y=labels,
+        mode="markers",
+        name="paper",
+        marker={"symbol": "diamond", "size": 10, "color": "black"},
+        hovertext=[f"paper: {r['paper']:.4g}" for r in rows],
+        hovertemplate="%{hovertext}<extra></extra>",
+    )
+    for verdict, colour in [*_VERDICT_COLOURS.items(), ("not measured", "#999")]:
+        chosen = [(i, r) for i, r in enumerate(rows) if r["verdict"] == verdict]
+        if not chosen:
+            continue
+        x = [lo if r["score"] is None else min(max(r["score"]["delta"] + 1, lo), hi) for _, r in chosen]
+        hover = [
+            f"{r['source']}<br>{r['kind']}: paper {r['paper']:.4g}, ours "
+            + ("—" if r["ours"] is None else f"{r['ours']:.4g}, Δ {r['score']['delta']:+.0%}")
+            for _, r in chosen
+        ]
+        fig.add_scatter(
+            x=x,
+            y=[labels[i] for i, _ in chosen],
+            mode="markers",
+            name=f"ours: {verdict}",
+            marker={
+                "symbol": ["x" if r["score"] is None else "circle" if r["kind"] == "result" else "circle-open" for _, r in chosen],
+                "size": 10,
+                "color": colour,
+                "line": {"width": 2},
+            },
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+        )
+    fig.update_xaxes(range=[lo - 0.1, hi + 0.1], title_text="ours as a share of the paper's effect (1: the paper's; 0: no effect)")
+    fig.update_yaxes(autorange="reversed", tickfont={"size": 10}, type="category")
+    _layout(fig, f"{paper}: every claim, paper against ours", height=120 + 22 * len(rows))
+    fig.update_layout(margin={"l": 420})
+    stem = "scorecard_" + "".join(c if c.isalnum() else "_" for c in paper.lower())
+    return _chart(stem, f"{paper} scorecard", fig)

@@ -11,14 +11,25 @@ import html
 import json
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 
-# Within this relative difference a figure counts as agreeing: its cell is coloured so, and
-# without a reason of its own it is not pointed at the README's discussion of differences.
-CLOSE = 0.10
+
+
+@dataclass
+class Listed:
+    """A paper on the index: its name and title, its README page (or None), its experiments'
+    (label, page), and its scorecard (:func:`ssdlab.report.scorecard.paper_scorecard`)."""
+
+    name: str
+    title: str
+    readme: str | None
+    experiments: list[tuple[str, str]]
+    scorecard: dict
+
 
 STYLE = """\
 body { font: 15px/1.45 system-ui, sans-serif; color: #222; margin: 0 auto; max-width: 1280px;
@@ -32,6 +43,7 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; vertical-align: top; }
 th { background: #f3f3f3; }
 td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.close { background: #e6f4e6; }
+td.wrong { background: #f8dcdc; }
 table.fidelity td { max-width: 26em; overflow-wrap: anywhere; }
 table.fidelity td.claim { min-width: 14em; }
 table.fidelity td.why { min-width: 14em; }
@@ -130,27 +142,35 @@ def num(x: float | None) -> str:
     return f"{x:.3e}"
 
 
-def relative(paper: float, ours: float | None) -> float | None:
-    """Ours relative to the paper's value, (ours − paper) / |paper|; none for a paper's 0."""
-    if ours is None or paper == 0:
-        return None
-    return (ours - paper) / abs(paper)
+# A verdict's cell colour: reproduced, the right sign only, the wrong sign, not measured.
+_VERDICT_CLASS = {
+    "within ±25%": "close",
+    "right sign": "far",
+    "wrong sign": "wrong",
+    "not measured": "wrong",
+}
+
+
+def delta_text(score: dict | None) -> str:
+    """Δ on the effect as the tables give it: ``+70%``, ``−18%``, or ``—``."""
+    if score is None:
+        return "—"
+    pct = round(score["delta"] * 100)
+    return "0%" if pct == 0 else f"{pct:+d}%".replace("-", "−")
 
 
 def fidelity_table(rows: list[dict], root: str) -> str:
     """The paper figures next to ours: one row each, from :func:`fidelity_rows`' dicts."""
     head = (
-        "<tr><th>paper</th><th>claim (paper's source)</th><th>metric · config · workload</th>"
-        "<th>paper</th><th>ours</th><th>relative difference</th><th>why ours differ</th>"
-        "<th>chart</th></tr>"
+        "<tr><th>paper</th><th>claim (paper's source)</th><th>kind</th>"
+        "<th>metric · config · workload</th><th>paper</th><th>ours</th><th>Δ effect</th>"
+        "<th>verdict</th><th>why ours differ</th><th>chart</th></tr>"
     )
     out = [f'<div class="scroll"><table class="fidelity">\n{head}']
     for r in rows:
-        diff = r["relative"]
-        kind = "" if diff is None else ("close" if abs(diff) <= CLOSE else "far")
-        diff_text = "—" if diff is None else f"{diff:+.1%}".replace("-", "−")
+        verdict = r["verdict"]
         why = inline(r["reason"]) if r["reason"] else ""
-        if r["readme_why"] and (r["reason"] or kind != "close"):
+        if r["readme_why"] and (r["reason"] or verdict != "within ±25%"):
             text, href = r["readme_why"]
             more = f'<a href="{root}{href}">README: {html.escape(text)}</a>'
             why = f"{why}<br>{more}" if why else more
@@ -159,29 +179,38 @@ def fidelity_table(rows: list[dict], root: str) -> str:
             for s in r["charts"]
         )
         what = " · ".join(html.escape(t) for t in (r["metric"], r["config"], r["workload"]) if t)
+        source = r["source"] + (f" (line {r['line']})" if r["line"] is not None else "")
         out.append(
             f'<tr><td><a href="{root}{r["page"]}">{html.escape(r["paper_name"])}</a></td>'
-            f'<td class="claim">{html.escape(r["source"])}</td><td><code>{what}</code></td>'
+            f'<td class="claim">{html.escape(source)}</td><td>{html.escape(r["kind"])}</td>'
+            f'<td><code>{what}</code></td>'
             f'<td class="num">{num(r["paper"])}</td><td class="num">{num(r["ours"])}</td>'
-            f'<td class="num {kind}">{diff_text}</td><td class="why">{why}</td><td>{charts}</td></tr>'
+            f'<td class="num">{delta_text(r["score"])}</td>'
+            f'<td class="{_VERDICT_CLASS[verdict]}">{html.escape(verdict)}</td>'
+            f'<td class="why">{why}</td><td>{charts}</td></tr>'
         )
     out.append("</table></div>")
     return "\n".join(out)
 
 
-def index_body(version: str, papers: list, fidelity: list[dict]) -> str:
-    """The index: a row per paper (``papers``: its name, title, README page or None, its
-    experiments' (label, page), its fidelity rows), then the fidelity table of all."""
+def index_body(version: str, papers: list[Listed], charts: list, fidelity: list[dict]) -> str:
+    """The index: a row per paper with its scorecard's tally, each paper's scorecard chart
+    (``charts``), then the fidelity table of all."""
     rows = []
-    for name, title, readme, experiments, figures in papers:
-        close = sum(r["relative"] is not None and abs(r["relative"]) <= CLOSE for r in figures)
-        links = "<br>".join(f'<a href="{p}">{html.escape(t)}</a>' for t, p in experiments)
-        readme_link = f'<a href="{readme}">README</a>' if readme else "—"
+    for p in papers:
+        t = p.scorecard["tally"]
+        links = "<br>".join(f'<a href="{page}">{html.escape(t)}</a>' for t, page in p.experiments)
+        readme_link = f'<a href="{p.readme}">README</a>' if p.readme else "—"
         rows.append(
-            f"<tr><td><b>{html.escape(name)}</b><br>{html.escape(title)}</td>"
-            f'<td>{readme_link}</td><td>{links}</td><td class="num">{len(figures)}</td>'
-            f'<td class="num">{close}</td></tr>'
+            f"<tr><td><b>{html.escape(p.name)}</b><br>{html.escape(p.title)}</td>"
+            f"<td>{readme_link}</td><td>{links}</td>"
+            + "".join(
+                f'<td class="num">{t[k]}</td>'
+                for k in ("claims", "results", "right_sign", "within", "unmeasured")
+            )
+            + "</tr>"
         )
+    drawn = "\n".join(f'<div class="chart">{c.html}</div>' for c in charts)
     return (
         "<h1>ssdlab: the papers reproduced</h1>\n"
         f"<p>ssdlab {html.escape(version)}. Each paper's experiments were run by "
@@ -189,15 +218,25 @@ def index_body(version: str, papers: list, fidelity: list[dict]) -> str:
         "report with every figure as an interactive chart, the paper's own values marked on "
         "the same axes as black diamonds, and the resolved config of every config. Rebuild "
         "with <code>ssdlab report --out DIR</code>.</p>\n"
-        "<table><tr><th>paper</th><th>discussion</th><th>experiments</th><th>paper figures</th>"
-        f"<th>within {CLOSE:.0%}</th></tr>\n" + "\n".join(rows) + "</table>\n"
-        '<h2 id="fidelity">Fidelity: the papers\' figures and ours</h2>\n'
-        '<p class="note">One row per figure of the papers that an experiment compares with '
-        "(<code>[[paper.figures]]</code>): the claim, the paper's value, ours (means over "
-        "seeds; a figure over all workloads takes the average, or the best workload for an "
-        '"up to"), ours relative to the paper\'s (green within '
-        f"{CLOSE:.0%}), why ours differ (the figure's <code>reason</code>, and the README's "
-        "discussion), and the charts it is marked on.</p>\n" + fidelity_table(fidelity, "")
+        '<h2 id="scorecard">Scorecard</h2>\n'
+        '<p class="note">Every claim of the papers that a reproduction lists '
+        "(<code>[[paper.figures]]</code>), scored on the effect: Δ = (ours − null) / (paper − "
+        "null) − 1, null being the value of no effect (1 for a ratio, 0 otherwise). Of the "
+        "results (inputs and calibrated values are listed, not counted): how many lie on the "
+        "paper's side of null, how many within ±25% of its effect, how many the grid does not "
+        "measure.</p>\n"
+        "<table><tr><th>paper</th><th>discussion</th><th>experiments</th><th>claims</th>"
+        "<th>results</th><th>right sign</th><th>within ±25%</th><th>not measured</th></tr>\n"
+        + "\n".join(rows)
+        + "</table>\n"
+        + drawn
+        + '\n<h2 id="fidelity">Fidelity: the papers\' figures and ours</h2>\n'
+        '<p class="note">One row per claim: the paper\'s value, ours (means over seeds; a '
+        "figure over all workloads takes the average, or the best workload for an \"up to\"), "
+        "Δ on the effect and the verdict (green within ±25%, amber the right sign only, red the "
+        "wrong sign or not measured), why ours differ (the figure's <code>reason</code>, and the "
+        "README's discussion), and the charts it is marked on.</p>\n"
+        + fidelity_table(fidelity, "")
     )
 
 

@@ -10,6 +10,7 @@ pub mod ablation;
 pub mod params;
 pub mod report;
 pub mod runner;
+pub mod scorecard;
 pub mod spec;
 
 use std::path::Path;

@@ -9,8 +9,10 @@ use serde::Serialize;
 use super::ablation::Ablation;
 use super::params::text;
 use super::runner::{metric, RunResult};
+use super::scorecard::{self, score, Score, Tally};
+
 use super::spec::{
-    param_of, series_text, Best, Chart, ChartKind, ConfigSpec, Experiment, PaperFigure,
+    param_of, series_text, Best, Chart, ChartKind, ClaimKind, ConfigSpec, Experiment, PaperFigure,
 };
 
 /// Mean of `metric` over the seeds of one (config, workload) cell; `config` is the config's name
@@ -69,12 +71,22 @@ pub struct Ours {
 /// (each divided by, or less, its own counterpart of `normalized_to` and `minus`); where it was
 /// found is then the config's name and the workload.
 pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<Ours> {
-    let of = |config: &ConfigSpec, reference: &str, w: &str| {
+    let on = |config: &ConfigSpec, reference: &str, w: &str| {
         let c = e.counterpart(reference, config)?;
         let v = figure_cell(results, f, &c.name(), w)?;
         match &f.normalized_to {
             Some(n) => {
                 let b = figure_cell(results, f, &e.counterpart(n, config)?.name(), w)?;
+                (b != 0.0).then(|| v / b)
+            }
+            None => Some(v),
+        }
+    };
+    let of = |config: &ConfigSpec, reference: &str, w: &str| {
+        let v = on(config, reference, w)?;
+        match &f.over_workload {
+            Some(other) => {
+                let b = on(config, reference, other)?;
                 (b != 0.0).then(|| v / b)
             }
             None => Some(v),
@@ -148,8 +160,17 @@ pub struct Comparison {
     pub workload: String,
     pub paper: f64,
     pub ours: Option<Ours>,
+    /// Ours scored against the paper's, on the effect; none where ours has no value.
+    pub score: Option<Score>,
+    /// The score in words (`scorecard::verdict`).
+    pub verdict: &'static str,
+    pub kind: ClaimKind,
     pub source: String,
+    /// The line of the paper's text that states the claim.
+    pub line: Option<u32>,
     pub reason: Option<String>,
+    /// Why the grid gives no value (the figure's `unmeasured`).
+    pub unmeasured: Option<String>,
 }
 
 /// The experiment's paper figures next to ours, in the order of `[[paper.figures]]`.
@@ -170,15 +191,22 @@ pub fn comparisons(e: &Experiment, results: &[RunResult]) -> Vec<Comparison> {
             if let Some(n) = &f.normalized_to {
                 metric = format!("{metric} / {n}");
             }
+            if let Some(w) = &f.over_workload {
+                metric = format!("{metric} / on {w}");
+            }
             let config = match &f.minus {
                 Some(m) => format!("{} − {m}", f.config),
                 None => f.config.clone(),
             };
-            let ours = ours(e, results, f);
+            let ours = match f.unmeasured {
+                Some(_) => None,
+                None => ours(e, results, f),
+            };
             let w = match &ours {
                 Some(o) => o.found.clone(),
                 None => f.workload.clone().unwrap_or_default(),
             };
+            let scored = ours.as_ref().map(|o| score(f.value, o.value, f.null()));
             let one = f.workload.is_some() && e.configs_called(&f.config).len() == 1;
             let workload = match (one, f.average, f.best) {
                 (true, _, _) => w,
@@ -192,9 +220,14 @@ pub fn comparisons(e: &Experiment, results: &[RunResult]) -> Vec<Comparison> {
                 config,
                 workload,
                 paper: f.value,
+                score: scored,
+                verdict: scorecard::verdict(scored),
                 ours,
+                kind: f.kind,
                 source: f.source.clone(),
+                line: f.line,
                 reason: f.reason.clone(),
+                unmeasured: f.unmeasured.clone(),
             }
         })
         .collect()
@@ -261,7 +294,7 @@ pub fn plot_name(metric: &str) -> String {
     metric.replace('.', "_")
 }
 
-fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     if x == 0.0 || (x.abs() >= 0.01 && x.abs() < 1e6) {
         format!("{x:.3}")
             .trim_end_matches('0')
@@ -803,41 +836,7 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
         integrity_section(&mut o, results);
     }
     if let Some(p) = &e.paper {
-        let _ = writeln!(
-            o,
-            "## The paper's figures and ours\n\nSource: {}.\n",
-            p.source
-        );
-        // The column of reasons only once some figure gives one: reports of experiments
-        // without any stay as they were.
-        let rows = comparisons(e, results);
-        let why = rows.iter().any(|r| r.reason.is_some());
-        let _ = writeln!(
-            o,
-            "| metric | config | workload | paper | ssdlab | paper's source |{}\n|---|---|---|---:|---:|---|{}",
-            if why { " why ours differ |" } else { "" },
-            if why { "---|" } else { "" },
-        );
-        for r in &rows {
-            let ours = r.ours.as_ref().map_or_else(|| "—".into(), |o| num(o.value));
-            let _ = write!(
-                o,
-                "| {} | {} | {} | {} | {ours} | {} |",
-                r.metric,
-                r.config,
-                r.workload,
-                num(r.paper),
-                r.source
-            );
-            if why {
-                // One line, and no cell boundary inside: a reason may span lines in its TOML.
-                let reason = r.reason.as_deref().unwrap_or_default();
-                let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
-                let _ = write!(o, " {} |", reason.replace('|', "\\|"));
-            }
-            o.push('\n');
-        }
-        o.push('\n');
+        paper_section(&mut o, p, &comparisons(e, results));
     }
     if let Some(a) = &e.ablation {
         ablation_section(&mut o, e, results, a);
@@ -959,6 +958,21 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
 /// "`pageFTL`", or "`baseline-4ch` for `PR-4ch`, …" when configs have baselines of their own;
 /// a baseline given by label is said once per label ("`normal` at the same parameters for
 /// `melded`").
+/// The paper's claims next to ours, scored (`scorecard.rs`), with their tally.
+fn paper_section(o: &mut String, p: &super::spec::Paper, rows: &[Comparison]) {
+    let _ = writeln!(
+        o,
+        "## The paper's figures and ours\n\nSource: {}{}. {}\n\n**{}**\n",
+        p.source,
+        p.text
+            .as_ref()
+            .map_or_else(String::new, |t| format!(" (lines of `{t}`)")),
+        scorecard::METHOD,
+        Tally::of(rows).sentence()
+    );
+    scorecard::table(o, rows);
+}
+
 fn baselines(e: &Experiment) -> String {
     let mut own: Vec<String> = Vec::new();
     for c in &e.configs {

@@ -294,6 +294,10 @@ pub enum ChartKind {
 pub struct Paper {
     /// The paper and section the figures come from.
     pub source: String,
+    /// The file of the paper's text the figures' `line`s are of (the project's seeds, e.g.
+    /// `spread.txt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     #[serde(default)]
     pub figures: Vec<PaperFigure>,
     /// Free text put at the end of the report: how to read the comparison.
@@ -307,19 +311,30 @@ pub struct Paper {
 /// if given, minus the same of `minus` if given. `config` may be a label: the best over the
 /// configs with it (every point of a sweep, "up to 45%"); `normalized_to` and `minus` may be
 /// labels: the config with that label at the point's parameters.
+///
+/// A figure is scored on the effect (`report.rs` `Score`): ours and the paper's distance from
+/// `null`, the value of no effect.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PaperFigure {
+    /// Empty only for an `unmeasured` claim that names none.
+    #[serde(default)]
     pub metric: String,
     /// The metric divided by this metric of the same config and workload (a time per
     /// invocation: `busy_ns` per `invocations`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per: Option<String>,
+    /// Empty only for an `unmeasured` claim that names none.
+    #[serde(default)]
     pub config: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub normalized_to: Option<String>,
+    /// The value on `workload` divided by the same on this workload ("pageFTL's RAF on USR
+    /// above PRJ's"): a comparison across workloads. Needs `workload`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_workload: Option<String>,
     /// The value is a difference: `config`'s minus this config's ("a gap of 17% between SP and
     /// PR": both normalized to the baseline, then subtracted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -336,13 +351,66 @@ pub struct PaperFigure {
     /// (the default: "IOPS up to 2.2×") or the lowest ("latency reduced by up to 56%").
     #[serde(default, skip_serializing_if = "Best::is_highest")]
     pub best: Best,
-    /// Where the number is in the paper (e.g. "Fig. 6(a)").
+    /// Where the number is in the paper, and what it claims (e.g. "§V.B, Fig. 6(a): IOPS up to
+    /// 2.2× over pageFTL").
     pub source: String,
+    /// The line of the paper's text (`[paper] text`) that states the number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// What the figure is to the reproduction: a result it reproduces, an input it was given,
+    /// or a value it was calibrated to. Only results are evidence of fidelity.
+    #[serde(default, skip_serializing_if = "ClaimKind::is_result")]
+    pub kind: ClaimKind,
+    /// The value of no effect: 1 for a ratio (`normalized_to`, `over_workload`), else 0 (a
+    /// difference, a share, a time, a count), unless given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null: Option<f64>,
+    /// Why the grid gives no value for this claim (a workload or mechanism it does not run): the
+    /// claim is kept, and counted, as not reproduced. `metric`, `config` and `workload` then
+    /// describe it and are not looked up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmeasured: Option<String>,
     /// Why ours differ from `value`, in a sentence or two (markdown), taken from the
     /// reproduction's README, which gives the longer argument: the report and the site's
     /// fidelity table print it beside the two numbers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+/// What a paper figure is to the reproduction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    /// An effect the paper measured and the reproduction simulates.
+    #[default]
+    Result,
+    /// A value the reproduction takes from the paper as a parameter (a latency of Table I): its
+    /// agreement checks the model, not the technique.
+    Input,
+    /// A value a workload or parameter was set to match (a codec's savings on generated content).
+    Calibrated,
+}
+
+impl ClaimKind {
+    pub(crate) fn is_result(&self) -> bool {
+        *self == ClaimKind::Result
+    }
+
+    pub fn text(self) -> &'static str {
+        match self {
+            ClaimKind::Result => "result",
+            ClaimKind::Input => "input",
+            ClaimKind::Calibrated => "calibrated",
+        }
+    }
+}
+
+impl PaperFigure {
+    /// The value of no effect (see `null`).
+    pub fn null(&self) -> f64 {
+        let ratio = self.normalized_to.is_some() || self.over_workload.is_some();
+        self.null.unwrap_or(if ratio { 1.0 } else { 0.0 })
+    }
 }
 
 /// The direction of an "up to" figure.
@@ -524,6 +592,18 @@ impl Experiment {
         if let Some(p) = &self.paper {
             for (i, f) in p.figures.iter().enumerate() {
                 let key = |k: &str| format!("paper.figures[{i}].{k}");
+                if let Some(why) = &f.unmeasured {
+                    if why.trim().is_empty() {
+                        return Err(Error::config(
+                            &key("unmeasured"),
+                            "must say why the grid gives no value",
+                        ));
+                    }
+                    continue;
+                }
+                if f.metric.is_empty() {
+                    return Err(Error::config(&key("metric"), "must name a metric"));
+                }
                 let points = self.configs_called(&f.config);
                 if points.is_empty() {
                     return Err(Error::config(
@@ -571,6 +651,20 @@ impl Experiment {
                         &key("best"),
                         "an average over all workloads has no best",
                     ));
+                }
+                if let Some(w) = &f.over_workload {
+                    if f.workload.is_none() {
+                        return Err(Error::config(
+                            &key("over_workload"),
+                            "compares `workload` with another: give `workload` too",
+                        ));
+                    }
+                    if !self.workloads.iter().any(|x| &x.label == w) {
+                        return Err(Error::config(
+                            &key("over_workload"),
+                            format!("no workload `{w}`"),
+                        ));
+                    }
                 }
                 if let Some(w) = &f.workload {
                     if !self.workloads.iter().any(|x| &x.label == w) {
