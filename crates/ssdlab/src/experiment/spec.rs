@@ -362,7 +362,7 @@ pub struct PaperFigure {
     #[serde(default, skip_serializing_if = "ClaimKind::is_result")]
     pub kind: ClaimKind,
     /// The value of no effect: 1 for a ratio (`normalized_to`, `over_workload`), else 0 (a
-    /// difference, a share, a time, a count), unless given.
+    /// difference, `minus`, even of ratios; a share, a time, a count), unless given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null: Option<f64>,
     /// Why the grid gives no value for this claim (a workload or mechanism it does not run): the
@@ -408,7 +408,9 @@ impl ClaimKind {
 impl PaperFigure {
     /// The value of no effect (see `null`).
     pub fn null(&self) -> f64 {
-        let ratio = self.normalized_to.is_some() || self.over_workload.is_some();
+        // (A difference of two ratios, `minus`, is a difference: no effect is 0.)
+        let ratio = self.minus.is_none()
+            && (self.normalized_to.is_some() || self.over_workload.is_some());
         self.null.unwrap_or(if ratio { 1.0 } else { 0.0 })
     }
 }

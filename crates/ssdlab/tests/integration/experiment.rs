@@ -148,14 +148,15 @@ fn a_grid_runs_every_cell_and_reruns_only_what_changed() {
     );
     // A reason goes beside its figure, on one line, and only figures with one say one.
     assert!(
-        report.contains("| paper's source | why ours differ |\n"),
+        report.contains("| verdict | why ours differ |\n"),
         "{report}"
     );
     assert!(
-        report.contains("| nowhere | Made up \\| on two lines. |\n"),
+        report.contains(" | Made up \\| on two lines. |\n"),
         "{report}"
     );
-    assert!(report.contains("| nowhere |  |\n"), "{report}");
+    assert!(report.contains("| nowhere | result | iops / greedy |"), "{report}");
+    assert!(report.contains(" |  |\n"), "{report}");
     // The plots read which metrics are drawn absolute from experiment.json.
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("experiment.json")).unwrap())
@@ -397,6 +398,22 @@ minus = "X"
 workload = "w2"
 value = 0.05
 source = "share"
+[[paper.figures]]
+metric = "lat"
+config = "X"
+workload = "w1"
+over_workload = "w2"
+value = 0.5
+kind = "input"
+line = 7
+source = "across"
+[[paper.figures]]
+metric = "lat"
+config = "X"
+workload = "w9"
+value = 2.0
+unmeasured = "w9 is not run"
+source = "elsewhere"
 "#;
 
 fn charted_results() -> Vec<experiment::RunResult> {
@@ -472,9 +489,17 @@ fn charts_averages_and_per_config_baselines_follow_the_papers_arithmetic() {
 
     let report = experiment::report::markdown(&e, &r, "test");
     for line in [
-        "| lat / base | X | average | 0.8 | 0.7 | avg |",
-        "| ops / base | X − Y | average | 0.1 | 0.025 | gap |",
-        "| parts.b share of (parts.a + parts.b) | Y − X | w2 | 0.05 | 0.5 | share |",
+        // Scored on the effect: a ratio from 1 (0.3 of a reduction for the paper's 0.2), a
+        // difference and a share from 0.
+        "| avg | result | lat / base | X | average | 0.8 | 0.7 | +50% | right sign |  |",
+        "| gap | result | ops / base | X − Y | average | 0.1 | 0.025 | −75% | right sign |  |",
+        "| share | result | parts.b share of (parts.a + parts.b) | Y − X | w2 | 0.05 | 0.5 | +900% \
+         | right sign |  |",
+        // X's 80 on w1 over its 120 on w2.
+        "| across (line 7) | input | lat / on w2 | X | w1 | 0.5 | 0.667 | −33% | right sign |  |",
+        "| elsewhere | result | lat | X | w9 | 2 | — | — | not measured | w9 is not run |",
+        "**5 claims (4 results, 1 input): of the 4 results, 3 have the paper's sign and 0 are \
+         within ±25% of its effect; 1 is not measured.**",
         "### Latency",
         "| workload | X | Y |",
         "| **average** | 0.7× | 0.8× |",
