@@ -371,14 +371,15 @@ def _config(out: Outputs, name: str) -> dict:
 
 def _derived(figure: dict) -> bool:
     """A figure no chart draws: a difference, a share of several metrics, a ratio of two, a
-    comparison across workloads, a claim not measured."""
-    keys = ("minus", "share_of", "per", "over_workload", "unmeasured")
+    comparison across workloads, a claim of order alone, a claim not measured."""
+    keys = ("minus", "share_of", "per", "over_workload", "unmeasured", "order")
     return any(figure.get(k) for k in keys)
 
 
 # A scorecard point's colour by verdict (the fidelity table's colours, deeper).
 _VERDICT_COLOURS = {
     "within ±25%": "#2ca02c",
+    "order holds": "#2ca02c",
     "right sign": "#ff7f0e",
     "wrong sign": "#d62728",
 }
@@ -389,7 +390,8 @@ _SHARE_RANGE = (-1.5, 3.5)
 def scorecard(paper: str, rows: list[dict]) -> Chart:
     """A paper's claims (its fidelity rows), paper against ours: for each claim, ours as a share
     of the paper's effect (Δ + 1: 1 is the paper's, 0 no effect, below 0 the opposite sign),
-    the paper at 1, the ±25% band shaded. Inputs and calibrated values are hollow; a claim not
+    the paper at 1, the ±25% band shaded. Inputs and calibrated values are hollow; a claim of
+    order alone (no value) is a triangle at 1 when the order holds, at −1 when not; a claim not
     measured is a grey cross at the left edge."""
     lo, hi = _SHARE_RANGE
     labels = [f"{i + 1}. {r['source'][:70]}" for i, r in enumerate(rows)]
@@ -402,17 +404,18 @@ def scorecard(paper: str, rows: list[dict]) -> Chart:
         mode="markers",
         name="paper",
         marker={"symbol": "diamond", "size": 10, "color": "black"},
-        hovertext=[f"paper: {r['paper']:.4g}" for r in rows],
+        hovertext=[f"paper: {r['paper_text']}" for r in rows],
         hovertemplate="%{hovertext}<extra></extra>",
     )
     for verdict, colour in [*_VERDICT_COLOURS.items(), ("not measured", "#999")]:
         chosen = [(i, r) for i, r in enumerate(rows) if r["verdict"] == verdict]
         if not chosen:
             continue
-        x = [lo if r["score"] is None else min(max(r["score"]["delta"] + 1, lo), hi) for _, r in chosen]
+        x = [_share(r, lo, hi) for _, r in chosen]
         hover = [
-            f"{r['source']}<br>{r['kind']}: paper {r['paper']:.4g}, ours "
-            + ("—" if r["ours"] is None else f"{r['ours']:.4g}, Δ {r['score']['delta']:+.0%}")
+            f"{r['source']}<br>{r['kind']}: paper {r['paper_text']}, ours "
+            + ("—" if r["ours"] is None else f"{r['ours']:.4g}")
+            + ("" if not r["score"] or r["score"]["delta"] is None else f", Δ {r['score']['delta']:+.0%}")
             for _, r in chosen
         ]
         fig.add_scatter(
@@ -421,7 +424,7 @@ def scorecard(paper: str, rows: list[dict]) -> Chart:
             mode="markers",
             name=f"ours: {verdict}",
             marker={
-                "symbol": ["x" if r["score"] is None else "circle" if r["kind"] == "result" else "circle-open" for _, r in chosen],
+                "symbol": [_symbol(r) for _, r in chosen],
                 "size": 10,
                 "color": colour,
                 "line": {"width": 2},
@@ -435,3 +438,20 @@ def scorecard(paper: str, rows: list[dict]) -> Chart:
     fig.update_layout(margin={"l": 420})
     stem = "scorecard_" + "".join(c if c.isalnum() else "_" for c in paper.lower())
     return _chart(stem, f"{paper} scorecard", fig)
+
+
+def _share(row: dict, lo: float, hi: float) -> float:
+    """Where a scorecard chart draws ours: its share of the paper's effect, within the range."""
+    score = row["score"]
+    if score is None:
+        return lo
+    if score["delta"] is None:  # a claim of order alone
+        return 1.0 if score["within"] else -1.0
+    return min(max(score["delta"] + 1, lo), hi)
+
+
+def _symbol(row: dict) -> str:
+    if row["score"] is None:
+        return "x"
+    shape = "triangle-right" if row["score"]["delta"] is None else "circle"
+    return shape if row["kind"] == "result" else f"{shape}-open"

@@ -145,6 +145,7 @@ def num(x: float | None) -> str:
 # A verdict's cell colour: reproduced, the right sign only, the wrong sign, not measured.
 _VERDICT_CLASS = {
     "within ±25%": "close",
+    "order holds": "close",
     "right sign": "far",
     "wrong sign": "wrong",
     "not measured": "wrong",
@@ -153,7 +154,7 @@ _VERDICT_CLASS = {
 
 def delta_text(score: dict | None) -> str:
     """Δ on the effect as the tables give it: ``+70%``, ``−18%``, or ``—``."""
-    if score is None:
+    if score is None or score["delta"] is None:
         return "—"
     pct = round(score["delta"] * 100)
     return "0%" if pct == 0 else f"{pct:+d}%".replace("-", "−")
@@ -184,7 +185,7 @@ def fidelity_table(rows: list[dict], root: str) -> str:
             f'<tr><td><a href="{root}{r["page"]}">{html.escape(r["paper_name"])}</a></td>'
             f'<td class="claim">{html.escape(source)}</td><td>{html.escape(r["kind"])}</td>'
             f'<td><code>{what}</code></td>'
-            f'<td class="num">{num(r["paper"])}</td><td class="num">{num(r["ours"])}</td>'
+            f'<td class="num">{html.escape(r["paper_text"])}</td><td class="num">{num(r["ours"])}</td>'
             f'<td class="num">{delta_text(r["score"])}</td>'
             f'<td class="{_VERDICT_CLASS[verdict]}">{html.escape(verdict)}</td>'
             f'<td class="why">{why}</td><td>{charts}</td></tr>'

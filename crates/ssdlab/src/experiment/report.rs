@@ -10,9 +10,9 @@ use super::ablation::Ablation;
 use super::params::text;
 use super::runner::{metric, RunResult};
 use super::scorecard::{self, score, Score, Tally};
-
 use super::spec::{
-    param_of, series_text, Best, Chart, ChartKind, ClaimKind, ConfigSpec, Experiment, PaperFigure,
+    param_of, series_text, Best, Chart, ChartKind, ClaimKind, ConfigSpec, Experiment, Order,
+    PaperFigure,
 };
 
 /// Mean of `metric` over the seeds of one (config, workload) cell; `config` is the config's name
@@ -103,7 +103,10 @@ pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<Ou
         .flat_map(|c| {
             e.workloads
                 .iter()
-                .filter(|w| f.workload.as_ref().is_none_or(|x| x == &w.label))
+                .filter(|w| match &f.workload {
+                    Some(x) => x == &w.label,
+                    None => f.workloads.is_empty() || f.workloads.contains(&w.label),
+                })
                 .filter_map(move |w| {
                     let value = at(c, &w.label)?;
                     let found = match several {
@@ -126,12 +129,16 @@ pub fn ours(e: &Experiment, results: &[RunResult], f: &PaperFigure) -> Option<Ou
         // Over the workloads that have the metric (a read error rate needs reads), saying how
         // many when some do not.
         let v: Vec<f64> = all.iter().map(|o| o.value).collect();
-        let found = match v.len() == e.workloads.len() {
-            true => "average".into(),
+        let (n, listed) = match f.workloads.len() {
+            0 => (e.workloads.len(), ""),
+            n => (n, " listed"),
+        };
+        let found = match v.len() == n {
+            true if listed.is_empty() => "average".into(),
+            true => format!("average of the {n} listed"),
             false => format!(
-                "average of the {} of {} workloads with it",
-                v.len(),
-                e.workloads.len()
+                "average of the {} of {n}{listed} workloads with it",
+                v.len()
             ),
         };
         let config = (!several).then(|| points[0].name());
@@ -158,7 +165,10 @@ pub struct Comparison {
     pub config: String,
     /// Its workload, or how ours was chosen over the workloads: `average`, `best (KV)`.
     pub workload: String,
-    pub paper: f64,
+    /// The paper's number; none for a claim of order alone.
+    pub paper: Option<f64>,
+    /// The paper's value as the tables give it: its number, or `> 1` for a claim of order.
+    pub paper_text: String,
     pub ours: Option<Ours>,
     /// Ours scored against the paper's, on the effect; none where ours has no value.
     pub score: Option<Score>,
@@ -206,9 +216,20 @@ pub fn comparisons(e: &Experiment, results: &[RunResult]) -> Vec<Comparison> {
                 Some(o) => o.found.clone(),
                 None => f.workload.clone().unwrap_or_default(),
             };
-            let scored = ours.as_ref().map(|o| score(f.value, o.value, f.null()));
+            let scored = ours.as_ref().map(|o| match (f.value, f.order) {
+                (Some(paper), _) => score(paper, o.value, f.null()),
+                (None, order) => {
+                    scorecard::score_order(order == Some(Order::Above), o.value, f.null())
+                }
+            });
+            let paper_text = match (f.value, f.order) {
+                (Some(v), _) => num(v),
+                (None, Some(Order::Above)) => format!("> {}", num(f.null())),
+                (None, _) => format!("< {}", num(f.null())),
+            };
             let one = f.workload.is_some() && e.configs_called(&f.config).len() == 1;
             let workload = match (one, f.average, f.best) {
+                _ if f.unmeasured.is_some() => f.workload.clone().unwrap_or_default(),
                 (true, _, _) => w,
                 (false, true, _) if w.is_empty() => "average".into(),
                 (false, true, _) => w,
@@ -220,6 +241,7 @@ pub fn comparisons(e: &Experiment, results: &[RunResult]) -> Vec<Comparison> {
                 config,
                 workload,
                 paper: f.value,
+                paper_text,
                 score: scored,
                 verdict: scorecard::verdict(scored),
                 ours,

@@ -26,12 +26,26 @@ pub const WITHIN: f64 = 0.25;
 pub struct Score {
     /// (ours − null) / (paper − null) − 1. Where the paper's value is `null` itself (a claim of
     /// no effect), the effect has no scale: Δ is then ours' distance from the paper's value
-    /// relative to that value (ours / paper − 1), or ours − paper where both are 0.
-    pub delta: f64,
+    /// relative to that value (ours / paper − 1), or ours − paper where both are 0. None for a
+    /// claim of order alone, which has no effect to compare.
+    pub delta: Option<f64>,
     /// Ours lies on the paper's side of `null` (for a claim of no effect: within ±25%).
     pub sign_agrees: bool,
-    /// |Δ| ≤ [`WITHIN`].
+    /// |Δ| ≤ [`WITHIN`]; for a claim of order alone, that the order holds (it claims no more).
     pub within: bool,
+}
+
+/// Score a claim of order alone: that ours lies above `null` (`above`), or below it.
+pub fn score_order(above: bool, ours: f64, null: f64) -> Score {
+    let holds = match above {
+        true => ours > null,
+        false => ours < null,
+    };
+    Score {
+        delta: None,
+        sign_agrees: holds,
+        within: holds,
+    }
 }
 
 /// Score `ours` against the paper's `paper`, `null` being the value of no effect.
@@ -44,14 +58,14 @@ pub fn score(paper: f64, ours: f64, null: f64) -> Score {
         };
         let within = delta.abs() <= WITHIN;
         return Score {
-            delta,
+            delta: Some(delta),
             sign_agrees: within,
             within,
         };
     }
     let delta = o / p - 1.0;
     Score {
-        delta,
+        delta: Some(delta),
         sign_agrees: o * p > 0.0,
         within: delta.abs() <= WITHIN,
     }
@@ -165,7 +179,10 @@ pub fn table(o: &mut String, rows: &[Comparison]) {
     let cell = |t: &str| (t.split_whitespace().collect::<Vec<_>>().join(" ")).replace('|', "\\|");
     for r in rows {
         let ours = r.ours.as_ref().map_or_else(|| "—".into(), |o| num(o.value));
-        let delta = r.score.map_or_else(|| "—".into(), |s| delta_text(s.delta));
+        let delta = r
+            .score
+            .and_then(|s| s.delta)
+            .map_or_else(|| "—".into(), delta_text);
         let source = match r.line {
             Some(l) => format!("{} (line {l})", r.source),
             None => r.source.clone(),
@@ -183,7 +200,7 @@ pub fn table(o: &mut String, rows: &[Comparison]) {
             cell(&r.metric),
             cell(&r.config),
             cell(&r.workload),
-            num(r.paper),
+            r.paper_text,
             r.verdict,
             cell(why),
         );
@@ -222,6 +239,7 @@ pub fn delta_text(delta: f64) -> String {
 pub fn verdict(score: Option<Score>) -> &'static str {
     match score {
         None => "not measured",
+        Some(s) if s.delta.is_none() && s.within => "order holds",
         Some(s) if s.within => "within ±25%",
         Some(s) if s.sign_agrees => "right sign",
         Some(_) => "wrong sign",
@@ -236,10 +254,10 @@ mod tests {
     fn a_ratio_is_scored_on_its_effect() {
         // SPREAD's KV: 3.04× against 2.2× is +70% on the effect, not +38% on the ratio.
         let s = score(2.2, 3.04, 1.0);
-        assert!((s.delta - 0.7).abs() < 1e-12 && s.sign_agrees && !s.within);
+        assert!((s.delta.unwrap() - 0.7).abs() < 1e-12 && s.sign_agrees && !s.within);
         // A gain against a loss: the wrong sign, however close the ratios.
         let s = score(0.95, 1.06, 1.0);
-        assert!(!s.sign_agrees && !s.within && s.delta < -1.0);
+        assert!(!s.sign_agrees && !s.within && s.delta.unwrap() < -1.0);
         assert!(score(0.82, 0.85, 1.0).within);
         assert!(!score(0.82, 0.915, 1.0).within); // PR's 0.915 keeps only 47% of the effect
     }
@@ -247,10 +265,20 @@ mod tests {
     #[test]
     fn a_plain_value_is_scored_against_zero_and_a_claim_of_no_effect_on_its_value() {
         let s = score(183.0, 99.0, 0.0);
-        assert!((s.delta + 84.0 / 183.0).abs() < 1e-12 && s.sign_agrees && !s.within);
+        assert!((s.delta.unwrap() + 84.0 / 183.0).abs() < 1e-12 && s.sign_agrees && !s.within);
         let s = score(1.0, 1.1, 1.0);
-        assert!((s.delta - 0.1).abs() < 1e-12 && s.within && s.sign_agrees);
+        assert!((s.delta.unwrap() - 0.1).abs() < 1e-12 && s.within && s.sign_agrees);
         assert!(!score(1.0, 1.3, 1.0).sign_agrees);
+    }
+
+    #[test]
+    fn a_claim_of_order_holds_or_has_the_wrong_sign() {
+        let s = score_order(true, 1.02, 1.0);
+        assert!(s.within && s.sign_agrees && s.delta.is_none());
+        assert_eq!(verdict(Some(s)), "order holds");
+        let s = score_order(true, 0.97, 1.0);
+        assert_eq!(verdict(Some(s)), "wrong sign");
+        assert!(score_order(false, 0.97, 1.0).within);
     }
 
     #[test]

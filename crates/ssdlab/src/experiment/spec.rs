@@ -343,10 +343,20 @@ pub struct PaperFigure {
     /// reads among all reads); `metric` is usually one of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub share_of: Vec<String>,
+    /// Without `workload`: the workloads the average or the best is over (default all): the
+    /// paper's own set where the grid runs more ("the six traces").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<String>,
     /// Without `workload`: the mean over all workloads ("18% on average") instead of the best.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub average: bool,
-    pub value: f64,
+    /// The paper's number; none for a claim of order alone (`order`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    /// For a claim the paper makes without a number ("pageFTL's RAF on USR is above PRJ's"):
+    /// that ours lies above or below `null`. Instead of `value`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<Order>,
     /// Which value over all workloads is the best, for a figure without `workload`: the highest
     /// (the default: "IOPS up to 2.2×") or the lowest ("latency reduced by up to 56%").
     #[serde(default, skip_serializing_if = "Best::is_highest")]
@@ -375,6 +385,14 @@ pub struct PaperFigure {
     /// fidelity table print it beside the two numbers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+/// A claim of order alone: the value lies above or below its `null`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    Above,
+    Below,
 }
 
 /// What a paper figure is to the reproduction.
@@ -409,8 +427,8 @@ impl PaperFigure {
     /// The value of no effect (see `null`).
     pub fn null(&self) -> f64 {
         // (A difference of two ratios, `minus`, is a difference: no effect is 0.)
-        let ratio = self.minus.is_none()
-            && (self.normalized_to.is_some() || self.over_workload.is_some());
+        let ratio =
+            self.minus.is_none() && (self.normalized_to.is_some() || self.over_workload.is_some());
         self.null.unwrap_or(if ratio { 1.0 } else { 0.0 })
     }
 }
@@ -594,6 +612,13 @@ impl Experiment {
         if let Some(p) = &self.paper {
             for (i, f) in p.figures.iter().enumerate() {
                 let key = |k: &str| format!("paper.figures[{i}].{k}");
+                if f.value.is_some() == f.order.is_some() {
+                    return Err(Error::config(
+                        &key("value"),
+                        "give the paper's `value`, or for a claim without a number its `order` \
+                         (\"above\" or \"below\" null), not both",
+                    ));
+                }
                 if let Some(why) = &f.unmeasured {
                     if why.trim().is_empty() {
                         return Err(Error::config(
@@ -653,6 +678,20 @@ impl Experiment {
                         &key("best"),
                         "an average over all workloads has no best",
                     ));
+                }
+                if f.workload.is_some() && !f.workloads.is_empty() {
+                    return Err(Error::config(
+                        &key("workloads"),
+                        "a figure is on one `workload` or over several `workloads`, not both",
+                    ));
+                }
+                for (j, w) in f.workloads.iter().enumerate() {
+                    if !self.workloads.iter().any(|x| &x.label == w) {
+                        return Err(Error::config(
+                            &key(&format!("workloads[{j}]")),
+                            format!("no workload `{w}`"),
+                        ));
+                    }
                 }
                 if let Some(w) = &f.over_workload {
                     if f.workload.is_none() {
