@@ -17,6 +17,7 @@ pub mod device;
 pub mod error;
 pub mod event_queue;
 pub mod experiment;
+pub mod firmware;
 pub mod flash;
 pub mod ftl;
 pub mod host_interface;

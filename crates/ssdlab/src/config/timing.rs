@@ -18,6 +18,11 @@ pub struct TimingConfig {
     pub ecc_decode_ns: u64,
     /// Controller firmware time per host command, charged once when the command arrives.
     pub firmware_ns: u64,
+    /// The controller's cores running the firmware (`firmware.rs`): each command holds one for
+    /// `firmware_ns`, so commands queue for them under load. 0 (the default): the firmware time
+    /// is latency only, as if every command had a core of its own.
+    #[serde(default, skip_serializing_if = "latency_only")]
+    pub firmware_cores: u32,
     #[serde(default)]
     pub slc: Option<SlcTiming>,
     #[serde(default)]
@@ -65,6 +70,12 @@ pub struct TlcTiming {
     /// melded-pages.txt §3.1.1: X + 7Y = 166 µs, against X + Y, X + 2Y, X + 4Y for one page).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tr_melded_ns: Option<u64>,
+}
+
+/// No firmware cores: the firmware time is latency only (and the key is left out of the
+/// resolved config, which then reads as before the key existed).
+fn latency_only(cores: &u32) -> bool {
+    *cores == 0
 }
 
 impl SlcTiming {
@@ -118,6 +129,13 @@ impl TimingConfig {
             "timing.channel_width_bytes",
             self.channel_width_bytes as u64,
         )?;
+        if self.firmware_cores > 0 && self.firmware_ns == 0 {
+            return Err(Error::config(
+                "timing.firmware_cores",
+                "cores serve the firmware's time per command, and timing.firmware_ns is 0: \
+                 give the firmware a time, or leave its cores out",
+            ));
+        }
         match &self.pcm {
             Some(pcm) => pcm.validate(),
             None => Ok(()),

@@ -101,7 +101,6 @@ pub fn timing(t: &TimingConfig, geometry: &Geometry) -> Timing {
         channel_rate_mts: t.channel_rate_mts,
         channel_width_bytes: t.channel_width_bytes,
         ecc_decode_ns: t.ecc_decode_ns,
-        firmware_ns: t.firmware_ns,
         slc,
         mlc,
         tlc,

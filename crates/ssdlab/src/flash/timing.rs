@@ -23,7 +23,6 @@ pub struct TimingParams {
     pub channel_rate_mts: f64,
     pub channel_width_bytes: u32,
     pub ecc_decode_ns: u64,
-    pub firmware_ns: u64,
     /// Each cell mode's times, where the device gives them.
     pub slc: Option<ModeTiming>,
     pub mlc: Option<ModeTiming>,
@@ -40,7 +39,6 @@ pub struct Timing {
     /// Bytes the channel moves per microsecond (rate in MT/s × bus width).
     bytes_per_us: f64,
     pub ecc_decode_ns: u64,
-    pub firmware_ns: u64,
     /// Timing of each region's cell mode (filled by [`Timing::for_device`]).
     regions: Vec<ModeTiming>,
     /// Bus time of 0..=codewords-per-page codewords, the sizes commands move (filled by
@@ -65,7 +63,6 @@ impl Timing {
             modes: [t.slc, t.mlc, t.tlc],
             bytes_per_us: t.channel_rate_mts * t.channel_width_bytes as f64,
             ecc_decode_ns: t.ecc_decode_ns,
-            firmware_ns: t.firmware_ns,
             regions: Vec::new(),
             codeword_bytes: None,
             codeword_transfer_ns: Vec::new(),

@@ -14,12 +14,14 @@ use crate::trace::Op;
 use super::event::{Event, MAX_EVENT_ID};
 use super::page_groups::PageGroups;
 use super::{Flow, RunOptions, Simulation};
+use crate::firmware::Firmware;
 use crate::host_interface::HostInterface;
 
-/// The host front's own state: the host interface, the flows and the requests they have in
-/// flight, and the request log.
+/// The host front's own state: the host interface, the firmware's cores, the flows and the
+/// requests they have in flight, and the request log.
 pub(super) struct Host {
     pub(super) interface: HostInterface,
+    pub(super) firmware: Firmware,
     pub(super) flows: Vec<Flow>,
     /// In-flight host requests; a request's key is its id (operations carry it as `owner`).
     pub(super) requests: Slab<Request>,
@@ -45,6 +47,7 @@ impl Host {
         });
         Host {
             interface: HostInterface::new(&config.host_interface),
+            firmware: Firmware::new(config.timing.firmware_cores, config.timing.firmware_ns),
             flows,
             requests: Slab::new(),
             commands_in_flight: 0,
@@ -300,8 +303,8 @@ impl Simulation {
             measured,
         };
         let id = self.host.requests.insert(req) as u32;
-        let ready = self.host.interface.submit(self.dev.now, r.op, r.size_bytes)
-            + self.dev.timing.firmware_ns;
+        let in_device = self.host.interface.submit(self.dev.now, r.op, r.size_bytes);
+        let ready = self.host.firmware.serve(in_device);
         if ready == self.dev.now {
             self.on_command_ready(id);
         } else if id > MAX_EVENT_ID {

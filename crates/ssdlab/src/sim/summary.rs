@@ -140,6 +140,18 @@ impl Simulation {
         if let Some(window) = self.window_json() {
             s["statistics"] = window;
         }
+        if self.host.firmware.has_cores() {
+            let f = &self.host.firmware;
+            let span = (self.dev.now - self.measured_from_ns()).max(1) as f64;
+            let capacity = span * f.cores() as f64;
+            s["firmware"] = json!({
+                "cores": f.cores(),
+                "commands": f.stats.commands,
+                "busy_ns": f.stats.busy_ns,
+                "utilization": (f.stats.busy_ns as f64 / capacity * 1e6).round() / 1e6,
+                "mean_wait_ns": ratio(f.stats.wait_ns, f.stats.commands),
+            });
+        }
         if let Some(c) = &self.data_cache {
             s["data_cache"] = c.summary();
         }

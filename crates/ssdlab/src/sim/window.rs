@@ -91,6 +91,7 @@ impl Simulation {
         // counted only as its die starts it, once timed (`read.rs`); in these, the measured
         // part's reads would sense more than their commands' pages (option-space seed 19316).
         self.dev.counters_run = self.dev.counters_run.wrapping_add(1);
+        self.host.firmware.stats = Default::default();
         if let Some(c) = &mut self.data_cache {
             c.stats = Default::default();
         }

@@ -234,3 +234,45 @@ fn an_slc_mode_region_on_tlc_dies_has_its_own_timing_and_page_count() {
     assert_eq!(g.regions[1].pages_per_block, 48);
     assert_eq!(g.regions[1].blocks_per_plane, 48);
 }
+
+/// The firmware's cores (`timing.firmware_cores`): two reads arriving together on two dies of
+/// two channels each take `FW` of firmware; on one core the second waits for the first's.
+#[test]
+fn firmware_cores_queue_commands_and_none_add_latency_only() {
+    let reads = || vec![req(0, 0, 1, Op::Read), req(0, 4, 1, Op::Read)];
+    let alone = FW + TR_LSB + KIB4 + ECC;
+    for (cores, second) in [("0", alone), ("2", alone), ("1", alone + FW)] {
+        let sets = [FILL_1PCT, &format!("timing.firmware_cores={cores}")];
+        let (log, s) = run(small(&sets), reads());
+        assert_eq!(
+            (latency_of(&log, 0), latency_of(&log, 4)),
+            (alone, second),
+            "{cores} cores"
+        );
+        // Reported with cores: each command's core time, and the second's wait on one core.
+        match cores {
+            "0" => assert!(s.get("firmware").is_none()),
+            _ => {
+                let f = &s["firmware"];
+                assert_eq!(
+                    (f["commands"].as_u64(), f["busy_ns"].as_u64()),
+                    (Some(2), Some(2 * FW))
+                );
+                let wait = if cores == "1" { FW as f64 / 2.0 } else { 0.0 };
+                assert_eq!(f["mean_wait_ns"].as_f64(), Some(wait), "{f}");
+            }
+        }
+    }
+    // Cores with no firmware time to serve are refused, naming the key.
+    let e = ssdlab::config::Config::resolve(
+        "default",
+        None,
+        &[
+            "timing.firmware_cores=2".into(),
+            "timing.firmware_ns=0".into(),
+        ],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("timing.firmware_cores"), "{e}");
+}

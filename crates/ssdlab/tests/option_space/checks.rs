@@ -607,6 +607,30 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         );
     }
 
+    // The firmware's cores: reported exactly while the device has them; a core serves one
+    // command at a time, and the measured part's commands arrived in it.
+    let fw = s.get("firmware");
+    v.expect(
+        "the firmware's cores are reported exactly while there are some",
+        true,
+        fw.is_some() == (config.timing.firmware_cores > 0),
+        || {
+            format!(
+                "timing.firmware_cores = {}, firmware = {fw:?}",
+                config.timing.firmware_cores
+            )
+        },
+    );
+    if let Some(fw) = fw {
+        v.expect(
+            "the firmware's cores are never over-busy and serve each measured request once",
+            true,
+            fw["utilization"].as_f64().is_some_and(|u| u <= 1.0)
+                && n(s, "firmware.commands") == n(s, "requests.count"),
+            || format!("firmware = {fw}, requests = {}", s["requests"]),
+        );
+    }
+
     // Idle-time GC: reported exactly while on; its jobs are GC invocations, started at its
     // idle checks (at most one a pool each), and its copies GC copies (a job the warm-up
     // started copies after the statistics window's boundary: no bound by the jobs counted).

@@ -49,10 +49,12 @@ pub const HELD: [(&str, &str); 8] = [
 ];
 
 /// Keys drawn though no preset sets them or a prefix of `HELD` holds them: PCM's timing and
-/// energy forms (each has its own validation), oblivious placement's runs, and the melded
-/// read's, the host streams', the proportional read's and idle GC's parameters. Each must be
+/// energy forms (each has its own validation), the firmware's cores, oblivious placement's
+/// runs, and the melded read's, the host streams', the proportional read's and idle GC's
+/// parameters. Each must be
 /// drawn with two values or more.
-pub const ALSO_DRAWN: [&str; 13] = [
+pub const ALSO_DRAWN: [&str; 14] = [
+    "timing.firmware_cores",
     "timing.pcm.set",
     "timing.pcm.read_ns",
     "timing.pcm.write_ns",

@@ -76,6 +76,8 @@ const FIFO_SALT: u64 = 0x6669_666f_5f76_6963;
 const PROPORTIONAL_SALT: u64 = 0x7072_6f70_5f72_6561;
 /// Idle-time GC (docs/extending.md's third example), likewise.
 const IDLE_GC_SALT: u64 = 0x6964_6c65_5f67_635f;
+/// The firmware's cores, likewise.
+const FIRMWARE_SALT: u64 = 0x6669_726d_5f63_6f72;
 
 /// A need of PCM's (docs/config.md, `[geometry.pcm]`) that a PCM draw leaves unmet on purpose:
 /// the validation must refuse it, naming a key.
@@ -919,6 +921,17 @@ pub fn draw(seed: u64) -> Draw {
     // span up to a week: a millisecond's checks would be most of a run's events), under a
     // threshold above the foreground GC's; now and then at the foreground GC's own threshold,
     // which rounds to its block count (refused), or with a check every 0 ns (refused).
+    // The firmware's cores (`firmware.rs`), from their own stream: one to four, each command
+    // holding one for a time per command; now and then cores without a time (refused).
+    let fw = &mut Pcg64Mcg::seed_from_u64(seed ^ FIRMWARE_SALT);
+    if chance(fw, 0.2) {
+        s.set("timing.firmware_cores", pick(fw, &[1u32, 2, 4]));
+        let ns = match fw.gen_range(0..30) {
+            0 => 0,
+            _ => pick(fw, &[1_000u64, 5_000, 20_000]),
+        };
+        s.set("timing.firmware_ns", int(ns));
+    }
     let idle = &mut Pcg64Mcg::seed_from_u64(seed ^ IDLE_GC_SALT);
     if chance(idle, 0.2) {
         let (interval, above) = match idle.gen_range(0..50) {
