@@ -481,8 +481,8 @@ mod _core {
     /// and `runs/`) next to ours, as JSON text: one object per `[[paper.figures]]` entry, in
     /// order, with the report's `metric`, `config` and `workload` texts, `paper`, `ours` (its
     /// `value`, the `config` and `workload` it was found at, and `found`, or null),
-    /// `score` (`delta`, `sign_agrees`, `within`, or null), `kind`, `source`, `line`, `reason` and
-    /// `unmeasured`. Nothing is run.
+    /// `score` (`delta`, `sign_agrees`, `within`, or null) with `verdict` and `delta_text`,
+    /// `kind`, `source`, `line`, `reason` and `unmeasured`. Nothing is run.
     #[pyfunction]
     fn paper_comparison(py: Python<'_>, out: PathBuf) -> PyResult<String> {
         engine(py, || {
@@ -502,11 +502,7 @@ mod _core {
         use ssdlab::experiment::scorecard;
         engine(py, || {
             let sections = scorecard::read(&folders)?;
-            let all: Vec<_> = sections
-                .iter()
-                .flat_map(|(_, r)| r.iter().cloned())
-                .collect();
-            let tally = scorecard::Tally::of(&all);
+            let tally = scorecard::Tally::over(&sections);
             Ok(serde_json::json!({
                 "tally": tally,
                 "sentence": tally.sentence(),

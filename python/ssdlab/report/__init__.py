@@ -157,6 +157,7 @@ def _experiment_pages(
                 "ours": ours,
                 "score": f.row["score"],
                 "verdict": f.row["verdict"],
+                "delta_text": f.row["delta_text"],
                 "reason": f.row["unmeasured"] or f.spec.get("reason"),
                 "readme_why": why,
                 "charts": f.charts,

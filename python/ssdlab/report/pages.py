@@ -152,14 +152,6 @@ _VERDICT_CLASS = {
 }
 
 
-def delta_text(score: dict | None) -> str:
-    """Δ on the effect as the tables give it: ``+70%``, ``−18%``, or ``—``."""
-    if score is None or score["delta"] is None:
-        return "—"
-    pct = round(score["delta"] * 100)
-    return "0%" if pct == 0 else f"{pct:+d}%".replace("-", "−")
-
-
 def fidelity_table(rows: list[dict], root: str) -> str:
     """The paper figures next to ours: one row each, from :func:`fidelity_rows`' dicts."""
     head = (
@@ -186,7 +178,7 @@ def fidelity_table(rows: list[dict], root: str) -> str:
             f'<td class="claim">{html.escape(source)}</td><td>{html.escape(r["kind"])}</td>'
             f'<td><code>{what}</code></td>'
             f'<td class="num">{html.escape(r["paper_text"])}</td><td class="num">{num(r["ours"])}</td>'
-            f'<td class="num">{delta_text(r["score"])}</td>'
+            f'<td class="num">{r["delta_text"]}</td>'
             f'<td class="{_VERDICT_CLASS[verdict]}">{html.escape(verdict)}</td>'
             f'<td class="why">{why}</td><td>{charts}</td></tr>'
         )

@@ -172,8 +172,9 @@ pub struct Comparison {
     pub ours: Option<Ours>,
     /// Ours scored against the paper's, on the effect; none where ours has no value.
     pub score: Option<Score>,
-    /// The score in words (`scorecard::verdict`).
+    /// The score in words (`scorecard::verdict`), and Δ as the tables give it (`+70%`, `—`).
     pub verdict: &'static str,
+    pub delta_text: String,
     pub kind: ClaimKind,
     pub source: String,
     /// The line of the paper's text that states the claim.
@@ -216,16 +217,18 @@ pub fn comparisons(e: &Experiment, results: &[RunResult]) -> Vec<Comparison> {
                 Some(o) => o.found.clone(),
                 None => f.workload.clone().unwrap_or_default(),
             };
-            let scored = ours.as_ref().map(|o| match (f.value, f.order) {
-                (Some(paper), _) => score(paper, o.value, f.null()),
+            // (Validation gives a figure its value or its order.)
+            let null = f.null();
+            let (paper_text, scored) = match (f.value, f.order) {
+                (Some(v), _) => (num(v), ours.as_ref().map(|o| score(v, o.value, null))),
                 (None, order) => {
-                    scorecard::score_order(order == Some(Order::Above), o.value, f.null())
+                    let above = order == Some(Order::Above);
+                    let text = format!("{} {}", if above { ">" } else { "<" }, num(null));
+                    (
+                        text,
+                        (ours.as_ref()).map(|o| scorecard::score_order(above, o.value, null)),
+                    )
                 }
-            });
-            let paper_text = match (f.value, f.order) {
-                (Some(v), _) => num(v),
-                (None, Some(Order::Above)) => format!("> {}", num(f.null())),
-                (None, _) => format!("< {}", num(f.null())),
             };
             let one = f.workload.is_some() && e.configs_called(&f.config).len() == 1;
             let workload = match (one, f.average, f.best) {
@@ -244,6 +247,9 @@ pub fn comparisons(e: &Experiment, results: &[RunResult]) -> Vec<Comparison> {
                 paper_text,
                 score: scored,
                 verdict: scorecard::verdict(scored),
+                delta_text: scored
+                    .and_then(|s| s.delta)
+                    .map_or_else(|| "—".into(), scorecard::delta_text),
                 ours,
                 kind: f.kind,
                 source: f.source.clone(),
@@ -977,9 +983,6 @@ pub fn markdown(e: &Experiment, results: &[RunResult], command: &str) -> String 
     o
 }
 
-/// "`pageFTL`", or "`baseline-4ch` for `PR-4ch`, …" when configs have baselines of their own;
-/// a baseline given by label is said once per label ("`normal` at the same parameters for
-/// `melded`").
 /// The paper's claims next to ours, scored (`scorecard.rs`), with their tally.
 fn paper_section(o: &mut String, p: &super::spec::Paper, rows: &[Comparison]) {
     let _ = writeln!(
@@ -995,6 +998,9 @@ fn paper_section(o: &mut String, p: &super::spec::Paper, rows: &[Comparison]) {
     scorecard::table(o, rows);
 }
 
+/// "`pageFTL`", or "`baseline-4ch` for `PR-4ch`, …" when configs have baselines of their own;
+/// a baseline given by label is said once per label ("`normal` at the same parameters for
+/// `melded`").
 fn baselines(e: &Experiment) -> String {
     let mut own: Vec<String> = Vec::new();
     for c in &e.configs {

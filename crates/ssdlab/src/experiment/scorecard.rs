@@ -86,6 +86,15 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// The tally of a paper's experiments (`sections`: each one's label and claims).
+    pub fn over(sections: &[(String, Vec<Comparison>)]) -> Tally {
+        let all: Vec<Comparison> = sections
+            .iter()
+            .flat_map(|(_, r)| r.iter().cloned())
+            .collect();
+        Tally::of(&all)
+    }
+
     pub fn of(rows: &[Comparison]) -> Tally {
         let mut t = Tally {
             claims: rows.len(),
@@ -179,10 +188,6 @@ pub fn table(o: &mut String, rows: &[Comparison]) {
     let cell = |t: &str| (t.split_whitespace().collect::<Vec<_>>().join(" ")).replace('|', "\\|");
     for r in rows {
         let ours = r.ours.as_ref().map_or_else(|| "—".into(), |o| num(o.value));
-        let delta = r
-            .score
-            .and_then(|s| s.delta)
-            .map_or_else(|| "—".into(), delta_text);
         let source = match r.line {
             Some(l) => format!("{} (line {l})", r.source),
             None => r.source.clone(),
@@ -194,13 +199,14 @@ pub fn table(o: &mut String, rows: &[Comparison]) {
             .unwrap_or_default();
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {} | {} | {} | {ours} | {delta} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {ours} | {} | {} | {} |",
             cell(&source),
             r.kind.text(),
             cell(&r.metric),
             cell(&r.config),
             cell(&r.workload),
             r.paper_text,
+            r.delta_text,
             r.verdict,
             cell(why),
         );
@@ -211,11 +217,7 @@ pub fn table(o: &mut String, rows: &[Comparison]) {
 /// A paper's scorecard in markdown, for its README: the tally over all its experiments
 /// (`sections`: each experiment's label and claims), then each experiment's table.
 pub fn paper_markdown(sections: &[(String, Vec<Comparison>)]) -> String {
-    let all: Vec<Comparison> = sections
-        .iter()
-        .flat_map(|(_, r)| r.iter().cloned())
-        .collect();
-    let mut o = format!("**{}**\n\n{METHOD}\n\n", Tally::of(&all).sentence());
+    let mut o = format!("**{}**\n\n{METHOD}\n\n", Tally::over(sections).sentence());
     for (label, rows) in sections {
         if sections.len() > 1 {
             let _ = writeln!(o, "**{label}**: {}\n", Tally::of(rows).sentence());
