@@ -30,7 +30,24 @@ pub enum Level1GcConfig {
         /// "migration" axis of Fig. 1: 0 to 20%).
         #[serde(default = "default_budget_share")]
         budget_share: f64,
+        /// What one invocation moves (`ftl/level1.rs`).
+        #[serde(default)]
+        granularity: Level1Granularity,
     },
+}
+
+/// What one level-1 invocation moves into PCM: §2's words and §3's differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level1Granularity {
+    /// §2: "the valid pages in a set of hot blocks in NAND flash devices migrate to PCM
+    /// devices": the flash block whose valid units the host read most, whole, and then erased.
+    #[default]
+    Block,
+    /// §3: "top 20% of highest read count pages are migrated to PCM": the units (ROSA's 4 KB
+    /// pages) the host read most, wherever they are on the flash, a block's worth an invocation,
+    /// each in place of a PCM unit read less (their blocks are not erased: GC reclaims them).
+    Unit,
 }
 
 fn default_free_threshold() -> f64 {
@@ -57,6 +74,7 @@ impl Level1GcConfig {
             free_threshold,
             interval_ns,
             budget_share,
+            ..
         } = *self
         else {
             return Ok(());

@@ -55,7 +55,7 @@ pub(crate) use given::Given;
 pub use host::{HostConfig, ReplayMode};
 pub use host_interface::{HostInterfaceConfig, HostProtocol};
 pub use host_streams::HostStreamsConfig;
-pub use level1_gc::Level1GcConfig;
+pub use level1_gc::{Level1GcConfig, Level1Granularity};
 pub use mapping_cache::{MappingCacheConfig, MappingCacheSizes};
 pub use overrides::apply_override;
 pub use partial_program::PartialProgramConfig;
@@ -64,7 +64,7 @@ pub use placement::{MigrationConfig, PlacementConfig, LEVEL_STREAMS};
 pub use precondition::{FillPattern, PreconditionConfig};
 pub use presets::{preset_names, preset_source};
 pub use read_policy::{
-    ReadPolicyConfig, DEFAULT_READ_AHEAD_STREAMS, MAX_READ_AHEAD_KIB, MAX_READ_AHEAD_STREAMS,
+    Meld, ReadPolicyConfig, DEFAULT_READ_AHEAD_STREAMS, MAX_READ_AHEAD_KIB, MAX_READ_AHEAD_STREAMS,
 };
 pub use reduction::ReductionConfig;
 pub use reliability::{PowerLawConfig, RberConfig, ReliabilityConfig};

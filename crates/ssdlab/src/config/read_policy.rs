@@ -53,9 +53,13 @@ pub enum ReadPolicyConfig {
         fixed_current_share: f64,
     },
     /// Melded pages (melded-pages.txt §2, §2.4): when queued reads want every page of a
-    /// wordline, the wordline is sensed in one command (`timing.<mode>.tr_melded_ns`) and all
-    /// its pages move; any other read is shaped by `pages`.
+    /// wordline (or, with `meld = "always"`, whenever one is read), the wordline is sensed in
+    /// one command (`timing.<mode>.tr_melded_ns`) and all its pages move; any other read is
+    /// shaped by `pages`.
     Melded {
+        /// When a wordline is melded.
+        #[serde(default)]
+        meld: Meld,
         /// The policy of the reads that are not melded (§2.4: small reads lose with melding).
         #[serde(default = "default_melded_pages")]
         pages: Box<ReadPolicyConfig>,
@@ -71,6 +75,21 @@ pub enum ReadPolicyConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         read_ahead_streams: Option<u32>,
     },
+}
+
+/// When a melded read policy senses a whole wordline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Meld {
+    /// When every page of it is wanted, by queued reads or a stream read ahead (§2.4:
+    /// "reading an entire melded-page when only a part of it is used to fulfill a read request
+    /// has a negative impact on the read performance").
+    #[default]
+    AllWanted,
+    /// Every read of a page of a multi-page wordline, wanted or not (the abstract: "melded-pages
+    /// are read in their entirety"; §2: "when a read request arrives, the entire melded-page is
+    /// read in one command cycle"): the pages no read wants cross the bus and are dropped.
+    Always,
 }
 
 /// Ours (the paper is silent): 2 MiB, two stripes of the widest page the paper sweeps (64

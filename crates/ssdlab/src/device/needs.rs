@@ -14,10 +14,10 @@
 use crate::config::checks::{closed_fraction, fraction, positive};
 use crate::config::{
     share_of_blocks, AllocationConfig, Config, DataCacheConfig, GcVictimConfig, HostStreamsConfig,
-    IdleGcConfig, Level1GcConfig, MappingCacheConfig, MigrationConfig, PartialProgramConfig,
-    PlacementConfig, ReadPolicyConfig, ReductionConfig, ReplayMode, SchedulerConfig, SplitConfig,
-    SuspensionConfig, WriteAck, DEFAULT_READ_AHEAD_STREAMS, MAX_READ_AHEAD_KIB,
-    MAX_READ_AHEAD_STREAMS,
+    IdleGcConfig, Level1GcConfig, Level1Granularity, MappingCacheConfig, MigrationConfig,
+    PartialProgramConfig, PlacementConfig, ReadPolicyConfig, ReductionConfig, ReplayMode,
+    SchedulerConfig, SplitConfig, SuspensionConfig, WriteAck, DEFAULT_READ_AHEAD_STREAMS,
+    MAX_READ_AHEAD_KIB, MAX_READ_AHEAD_STREAMS,
 };
 use crate::error::Error;
 use crate::flash::{Geometry, StripeOrder};
@@ -131,6 +131,7 @@ impl Needs for ReadPolicyConfig {
             pages,
             read_ahead_kib,
             read_ahead_streams,
+            ..
         } = self
         {
             read_ahead_needs(*read_ahead_kib, *read_ahead_streams, page_bytes)?;
@@ -594,6 +595,7 @@ impl Needs for Level1GcConfig {
         let Level1GcConfig::ReadIntensity {
             free_threshold,
             budget_share,
+            granularity,
             ..
         } = *self
         else {
@@ -605,17 +607,23 @@ impl Needs for Level1GcConfig {
                 "moves read-hot data into PCM, and the device has none (geometry.pcm)",
             ));
         }
-        // An invocation moves a whole block's valid units: a budget below a block's worth
-        // could never move one.
+        // A block-granular invocation moves a whole block's valid units: a budget below a
+        // block's worth could never move one. (Unit by unit, a unit's worth moves one.)
         let g = d.geometry;
         let budget = (budget_share * g.physical_units() as f64).floor() as u64;
-        let block = g.regions[0].pages_per_block as u64 * g.units_per_page as u64;
-        if budget < block {
+        let (least, what) = match granularity {
+            Level1Granularity::Block => (
+                g.regions[0].pages_per_block as u64 * g.units_per_page as u64,
+                "of a flash block, which level 1 moves at a time",
+            ),
+            Level1Granularity::Unit => (1, "level 1 moves at least"),
+        };
+        if budget < least {
             return Err(Error::config(
                 "ftl.level1_gc.budget_share",
                 format!(
-                    "{budget_share} of the raw capacity is {budget} units, less than the {block} \
-                     of a flash block, which level 1 moves at a time: it would never move any"
+                    "{budget_share} of the raw capacity is {budget} units, less than the {least} \
+                     {what}: it would never move any"
                 ),
             ));
         }

@@ -218,8 +218,13 @@ pub fn table(o: &mut String, rows: &[Comparison]) {
 /// (`sections`: each experiment's label and claims), then each experiment's table.
 pub fn paper_markdown(sections: &[(String, Vec<Comparison>)]) -> String {
     let mut o = format!("**{}**\n\n{METHOD}\n\n", Tally::over(sections).sentence());
-    for (label, rows) in sections {
-        if sections.len() > 1 {
+    // (An experiment that lists no claim, a sensitivity, gets no table.)
+    let listed: Vec<_> = sections
+        .iter()
+        .filter(|(_, rows)| !rows.is_empty())
+        .collect();
+    for (label, rows) in &listed {
+        if listed.len() > 1 {
             let _ = writeln!(o, "**{label}**: {}\n", Tally::of(rows).sentence());
         }
         table(&mut o, rows);

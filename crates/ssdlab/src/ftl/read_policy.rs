@@ -5,7 +5,7 @@
 //! the codewords every requester of the page wants (see `sim/read.rs`), when the die starts the
 //! command.
 
-use crate::config::{ReadPolicyConfig, DEFAULT_READ_AHEAD_STREAMS};
+use crate::config::{Meld, ReadPolicyConfig, DEFAULT_READ_AHEAD_STREAMS};
 
 /// What the read path knows about one page read.
 #[derive(Clone, Copy, Debug)]
@@ -83,6 +83,9 @@ pub struct ReadAheadWindow {
 /// than the wordline holds would sense the whole wordline for part of it (§2.4: "reading an
 /// entire melded-page when only a part of it is used ... has a negative impact").
 pub struct MeldedRead {
+    /// Every read of a multi-page wordline melds (`meld = "always"`), not only those that want
+    /// all its pages.
+    pub always: bool,
     pub pages: Box<dyn ReadPolicy>,
     /// A stream read in order wants the pages ahead of it too (§2.2), if set.
     pub read_ahead: Option<ReadAheadWindow>,
@@ -93,7 +96,7 @@ impl ReadPolicy for MeldedRead {
         self.pages.plan(r)
     }
     fn melds(&self, wanted: u32, pages: u32) -> bool {
-        pages > 1 && wanted == pages
+        pages > 1 && (self.always || wanted == pages)
     }
     fn read_ahead(&self) -> Option<ReadAheadWindow> {
         self.read_ahead
@@ -248,10 +251,12 @@ pub fn build(config: &ReadPolicyConfig, codeword_bytes: u32) -> Box<dyn ReadPoli
             fixed_current_share: *fixed_current_share,
         }),
         ReadPolicyConfig::Melded {
+            meld,
             pages,
             read_ahead_kib,
             read_ahead_streams,
         } => Box::new(MeldedRead {
+            always: *meld == Meld::Always,
             pages: build(pages, codeword_bytes),
             read_ahead: (*read_ahead_kib > 0).then(|| ReadAheadWindow {
                 kib: *read_ahead_kib,

@@ -164,10 +164,26 @@ impl Simulation {
 
     /// Start a job of `owner` cleaning `victim` of `pool`, its copies going to `to`.
     pub(super) fn start_gc_job(&mut self, pool: usize, victim: u32, owner: Owner, to: CopiesTo) {
+        self.start_gc_move(pool, victim, owner, to, None);
+    }
+
+    /// Start a job of `owner` moving the units `only` (in address order; None: every valid
+    /// unit) out of `victim` of `pool`, its copies going to `to`. Only a job that moves every
+    /// unit of a full block erases it.
+    pub(super) fn start_gc_move(
+        &mut self,
+        pool: usize,
+        victim: u32,
+        owner: Owner,
+        to: CopiesTo,
+        only: Option<Vec<u32>>,
+    ) {
         self.dev.ftl.verify_block(victim);
         let erases = self.dev.ftl.pools[pool].erases()
-            && self.dev.ftl.blocks[victim as usize].state == BlockState::Full;
+            && self.dev.ftl.blocks[victim as usize].state == BlockState::Full
+            && only.is_none();
         self.gc.jobs[pool].erases = erases;
+        self.gc.jobs[pool].only = only;
         self.dev.ftl.blocks[victim as usize].state = BlockState::Victim;
         self.count_job(owner);
         let job = &mut self.gc.jobs[pool];
@@ -236,7 +252,7 @@ impl Simulation {
                     .ftl
                     .prefetch_mappings(g.page_id(victim, next + L2P_LOOKAHEAD_PAGES));
             }
-            let slots = self.dev.ftl.valid_slots(page);
+            let slots = self.job_slots(pool, page);
             if slots != 0 {
                 // Only the valid units' codewords are wanted (spread.txt §IV: GC reads with the
                 // block's valid page bitmap), which a subpage or DMA read can exploit.
@@ -247,6 +263,18 @@ impl Simulation {
         }
     }
 
+    /// The slots of `page` job `job` moves: its valid ones, of the units the job moves.
+    fn job_slots(&self, job: usize, page: u32) -> u64 {
+        let slots = self.dev.ftl.valid_slots(page);
+        let Some(only) = &self.gc.jobs[job].only else {
+            return slots;
+        };
+        let g = &self.dev.ftl.geometry;
+        (self.dev.ftl.units_in_slots(page, slots))
+            .filter(|(_, lpn)| only.binary_search(lpn).is_ok())
+            .fold(0, |mask, (slot, _)| mask | 1 << g.slot_in_page(slot))
+    }
+
     /// A victim page's data is in controller memory: queue its still-valid units for copying.
     pub(super) fn on_gc_read_done(&mut self, job: usize) {
         let Some((_, page)) = self.gc.jobs[job].decoding.pop_front() else {
@@ -254,7 +282,7 @@ impl Simulation {
         };
         let g = &self.dev.ftl.geometry;
         let region = g.region_of(g.block_of_page(page));
-        let slots = self.dev.ftl.valid_slots(page);
+        let slots = self.job_slots(job, page);
         let evicts = self.dev.policies.migration.target(region).is_some();
         let to = match (self.gc.jobs[job].copies_to, evicts) {
             (CopiesTo::Region(r), _) => CopyTo::Region(r),

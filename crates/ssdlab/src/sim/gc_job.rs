@@ -81,6 +81,9 @@ pub(super) struct GcJob {
     /// Whether the victim is erased once empty (a full flash block: PCM is never erased, and
     /// a block still being written, which level 1 may empty, goes on being written).
     pub erases: bool,
+    /// The units the job moves, in address order (level 1 moving units, not blocks); None:
+    /// every unit the victim holds valid.
+    pub only: Option<Vec<u32>>,
     /// Valid units read out of the victim and waiting to be programmed, by destination region
     /// and write-buffer lane (`region · lanes + lane`).
     pub copies: Vec<Vec<UnitCopy>>,
@@ -104,6 +107,7 @@ impl GcJob {
             blocked_on: None,
             erase_issued: false,
             erases: true,
+            only: None,
             copies: vec![Vec::new(); lists],
         }
     }

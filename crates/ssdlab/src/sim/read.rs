@@ -582,16 +582,18 @@ impl OpShaper for ReadShaper<'_> {
             ops[i].array_ns = sense_ns;
             ops[i].transfer_ns = if again { 0 } else { page_transfer_ns };
         }
-        // The wordline's pages no queued read wants are sensed for a stream's reads ahead: they
-        // cross the bus with the rest and wait in controller memory.
-        let ahead: Vec<u32> = match self.reads.ahead.is_some() {
-            true => (self.wordline_pages(&ops[0]))
-                .filter(|p| ops.iter().all(|op| op.target != *p))
-                .collect(),
-            false => Vec::new(),
+        // The wordline's pages no queued read wants cross the bus with the rest (the page buffer
+        // holds them all, §2.4): sensed for a stream's reads ahead, they wait in controller
+        // memory; else (`meld = "always"`) they are dropped.
+        let unwanted: Vec<u32> = (self.wordline_pages(&ops[0]))
+            .filter(|p| ops.iter().all(|op| op.target != *p))
+            .collect();
+        ops[0].transfer_ns += page_transfer_ns * unwanted.len() as u64;
+        let (ahead, dropped) = match self.reads.ahead.is_some() {
+            true => (unwanted, 0),
+            false => (Vec::new(), unwanted.len() as u64),
         };
         if !ahead.is_empty() {
-            ops[0].transfer_ns += page_transfer_ns * ahead.len() as u64;
             let block = self.ftl.geometry.block_of_page(ops[0].target);
             let erase_count = self.ftl.blocks[block as usize].erase_count;
             let a = (self.reads.ahead.as_mut()).unwrap_or_else(|| unreachable!("pages ahead"));
@@ -606,6 +608,7 @@ impl OpShaper for ReadShaper<'_> {
             return;
         }
         self.device.read_ahead_pages += ahead.len() as u64;
+        self.device.melded_dropped_pages += dropped;
         let read = self.wordline_pages(&ops[0]).count() as u64;
         let bytes = page_bytes * read;
         self.device.melded_reads += 1;

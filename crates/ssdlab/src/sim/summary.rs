@@ -187,6 +187,9 @@ impl Simulation {
             if self.reads.commands.reads_ahead() {
                 s["melded_reads"]["ahead_pages"] = json!(d.read_ahead_pages);
                 s["melded_reads"]["ahead_hits"] = json!(d.read_ahead_hits);
+            } else if self.reads.policy.melds(1, 2) {
+                // (Wordlines melded for part of their pages: the rest crossed the bus unwanted.)
+                s["melded_reads"]["dropped_pages"] = json!(d.melded_dropped_pages);
             }
         }
         // A medium beside the flash (ROSA's PCM) has its own section: its dies' commands, and

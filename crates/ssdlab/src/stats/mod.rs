@@ -218,6 +218,8 @@ pub struct DeviceStats {
     /// read ahead (in controller memory, or with the melded read sensing it).
     pub read_ahead_pages: u64,
     pub read_ahead_hits: u64,
+    /// Pages melded reads moved that no read wanted, dropped (`meld = "always"`).
+    pub melded_dropped_pages: u64,
     pub energy: Energy,
     pub reduction: ReductionStats,
     pub reliability: ReliabilityStats,

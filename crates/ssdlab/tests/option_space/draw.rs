@@ -78,6 +78,10 @@ const PROPORTIONAL_SALT: u64 = 0x7072_6f70_5f72_6561;
 const IDLE_GC_SALT: u64 = 0x6964_6c65_5f67_635f;
 /// The firmware's cores, likewise.
 const FIRMWARE_SALT: u64 = 0x6669_726d_5f63_6f72;
+/// When a melded read melds, likewise.
+const MELD_SALT: u64 = 0x6d65_6c64_5f77_6865;
+/// What level 1 moves, a block or units at a time, likewise.
+const LEVEL1_SALT: u64 = 0x6c65_7665_6c31_5f67;
 
 /// A need of PCM's (docs/config.md, `[geometry.pcm]`) that a PCM draw leaves unmet on purpose:
 /// the validation must refuse it, naming a key.
@@ -833,6 +837,9 @@ pub fn draw(seed: u64) -> Draw {
             if chance(m, 0.2) {
                 melded.push(("read_ahead_streams", int(pick(m, &[1u64, 2, 8]))));
             }
+            // When to meld, from a stream of its own (so the draws above stay as they were).
+            let when = &mut Pcg64Mcg::seed_from_u64(seed ^ MELD_SALT);
+            melded.push(("meld", pick(when, &["all_wanted", "always"]).into()));
             table(&melded)
         }
         false => page_policy,
@@ -913,6 +920,14 @@ pub fn draw(seed: u64) -> Draw {
                 ("free_threshold", Value::Float(free.min(0.95))),
                 ("interval_ns", int(interval)),
                 ("budget_share", Value::Float(budget)),
+                (
+                    "granularity",
+                    pick(
+                        &mut Pcg64Mcg::seed_from_u64(seed ^ LEVEL1_SALT),
+                        &["block", "unit"],
+                    )
+                    .into(),
+                ),
             ]),
             None => table(&[("policy", "none".into())]),
         },

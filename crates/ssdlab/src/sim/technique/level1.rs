@@ -1,8 +1,8 @@
 //! ROSA's level-1 GC in the event loop (Cho et al., rosa-pcm-hybrid.txt §2; the choice of what
-//! moves is `ftl/level1.rs`). An invocation first moves the cold PCM blocks' units out to
-//! flash (GC jobs on their PCM pools that copy to the flash and erase nothing: PCM takes a page
-//! back as its unit leaves), then the hot flash block's units into PCM (a GC job on its pool
-//! that copies to PCM and erases it). It starts when a flash pool's free blocks fall under
+//! moves is `ftl/level1.rs`, a block or units at a time). An invocation first moves the cold PCM
+//! units out to flash (GC jobs on their PCM pools that copy to the flash and erase nothing: PCM
+//! takes a page back as its unit leaves), then the hot flash units into PCM (a GC job on each
+//! hot block's pool that copies to PCM, and erases a whole block it emptied). It starts when a flash pool's free blocks fall under
 //! `free_threshold` (§2: "when block usage reach at a threshold"), when none has run for
 //! `interval_ns` while the host is busy (§2: "if a L1 GC is not triggered for a certain time
 //! interval, it is autonomously triggered", even with no write at all), and back to back from
@@ -15,17 +15,19 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use crate::config::{share_of_blocks, Config, Level1GcConfig};
-use crate::flash::{BlockId, PlaneId};
-use crate::ftl::level1::Level1Plan;
+use crate::flash::PlaneId;
+use crate::ftl::level1::{self, Level1Choice, Level1Move, Level1Plan};
 use crate::ftl::Ftl;
 use crate::sim::event::Event;
-use crate::sim::gc_job::{CopiesTo, Owner};
+use crate::sim::gc_job::{CopiesTo, GcJob, Owner};
 use crate::sim::Simulation;
 use crate::stats::DeviceStats;
 
 use super::{Technique, TechniqueId};
 
 pub(in crate::sim) struct Level1 {
+    /// What an invocation moves (`ftl.level1_gc.granularity`).
+    choice: Box<dyn Level1Choice>,
     /// Under this many free blocks a flash pool asks for level 1.
     free_threshold_blocks: u32,
     interval_ns: u64,
@@ -37,7 +39,7 @@ pub(in crate::sim) struct Level1 {
     /// The invocation running, if any.
     running: Option<Invocation>,
     /// Per PCM plane, the room level 1's evictions made there and its promotions have not
-    /// used: the only PCM room it takes (`Ftl::level1_plan`).
+    /// used: the only PCM room it takes (`Level1Choice::plan`).
     made_room: HashMap<PlaneId, u64>,
     /// When the last invocation started (or the run began).
     last_started_ns: u64,
@@ -79,12 +81,36 @@ struct Level1Stats {
 
 struct Invocation {
     started_ns: u64,
-    plan: Level1Plan,
-    /// Cold PCM blocks not yet started, and eviction jobs running.
-    cold_left: Vec<BlockId>,
+    /// The hot units each PCM plane takes: taken from `made_room` as the hot jobs start.
+    pcm_need: Vec<(PlaneId, u64)>,
+    /// Cold PCM moves not yet started, and eviction jobs running.
+    cold_left: Vec<Level1Move>,
     evicting: u32,
-    /// The hot block's job has started.
-    promoting: bool,
+    /// Once the evictions are over, hot flash moves not yet started, and the pools of the hot
+    /// jobs running.
+    hot_left: Vec<Level1Move>,
+    promoting: Vec<usize>,
+    /// Whether the hot moves have taken their PCM room.
+    promoted: bool,
+}
+
+impl Invocation {
+    fn new(started_ns: u64, plan: Level1Plan) -> Invocation {
+        Invocation {
+            started_ns,
+            pcm_need: plan.pcm_need,
+            cold_left: plan.cold,
+            evicting: 0,
+            hot_left: plan.hot,
+            promoting: Vec::new(),
+            promoted: false,
+        }
+    }
+
+    /// Whether the evictions are over: the hot moves' turn.
+    fn evicted(&self) -> bool {
+        self.cold_left.is_empty() && self.evicting == 0
+    }
 }
 
 impl Technique for Level1 {
@@ -93,6 +119,7 @@ impl Technique for Level1 {
             free_threshold,
             interval_ns,
             budget_share,
+            granularity,
         } = config.ftl.level1_gc
         else {
             return None;
@@ -106,6 +133,7 @@ impl Technique for Level1 {
             .position(|r| r.medium.rewrites_in_place())?;
         let raw_units = g.physical_units();
         Some(Level1 {
+            choice: level1::build(granularity),
             free_threshold_blocks: share_of_blocks(free_threshold, flash.blocks_per_plane),
             interval_ns,
             budget_units: (budget_share * raw_units as f64).floor() as u64,
@@ -286,9 +314,8 @@ impl Simulation {
             .map_or(0, |r| r.dies.index);
         let stripe = self.dev.policies.gc.stripe(pcm);
         let made_room = |plane| l1.made_room.get(&plane).copied().unwrap_or(0);
-        let Some(plan) =
-            (self.dev.ftl).level1_plan(l1.budget_units, |lpn| stripe.plane(lpn as u64), made_room)
-        else {
+        let to = |lpn: u32| stripe.plane(lpn as u64);
+        let Some(plan) = (l1.choice).plan(&self.dev.ftl, l1.budget_units, &to, &made_room) else {
             if let Some(l1) = &mut self.techniques.level1 {
                 l1.forced = false;
             }
@@ -299,78 +326,64 @@ impl Simulation {
         let l1 = self.techniques.level1.as_mut().expect("checked");
         l1.stats.invocations += 1;
         l1.last_started_ns = now;
-        l1.running = Some(Invocation {
-            started_ns: now,
-            cold_left: plan.cold.clone(),
-            plan,
-            evicting: 0,
-            promoting: false,
-        });
+        l1.running = Some(Invocation::new(now, plan));
         self.advance_level1();
         true
     }
 
-    /// Move the invocation on: start the cold blocks' jobs on pools that are free, then, once
-    /// they are all done, the hot block's.
+    /// Move the invocation on: start the cold moves' jobs on pools that are free, then, once
+    /// they are all done, the hot moves' (each on its pool once it is free, if it may still be
+    /// made); once every hot job is over, or none could be made, the invocation ends. One job
+    /// at a time, the state read afresh for each: a job may end as it starts (nothing of its
+    /// block left to move) and move the invocation on itself, or start a conventional GC on a
+    /// pool a later move waits for.
     pub(in crate::sim) fn advance_level1(&mut self) {
-        let Some(l1) = &mut self.techniques.level1 else {
-            return;
-        };
-        let Some(inv) = &mut l1.running else { return };
-        let (pcm, flash) = (l1.pcm_region, l1.flash_region);
-        let mut i = 0;
-        let mut starts = Vec::new();
-        while i < inv.cold_left.len() {
-            let pool = self.dev.ftl.pool_of_block(inv.cold_left[i]);
-            if self.gc.jobs[pool].running || starts.iter().any(|&(p, _)| p == pool) {
-                i += 1;
-                continue;
-            }
-            starts.push((pool, inv.cold_left.swap_remove(i)));
-        }
-        inv.evicting += starts.len() as u32;
-        for &(_, block) in &starts {
-            let plane = self.dev.ftl.geometry.plane_of_block(block);
-            *l1.made_room.entry(plane).or_default() += self.dev.ftl.units_in_place(block);
-        }
-        let promote = inv.cold_left.is_empty() && inv.evicting == 0 && !inv.promoting;
-        let hot = inv.plan.hot;
-        for (pool, block) in starts {
-            self.start_gc_job(
-                pool,
-                block,
-                Owner::Technique(TechniqueId::Level1),
-                CopiesTo::Region(flash),
-            );
-        }
-        if promote {
-            let pool = self.dev.ftl.pool_of_block(hot);
-            if self.gc.jobs[pool].running {
-                // The hot block's pool is cleaning: its job's end starts this one.
+        loop {
+            let Some(l1) = &mut self.techniques.level1 else {
                 return;
-            }
-            let settled = (self.techniques.level1.as_ref())
-                .and_then(|l| l.running.as_ref())
-                .is_some_and(|inv| self.dev.ftl.level1_hot_settled(&inv.plan));
-            if !settled {
-                // Cleaned, or written to, while the cold blocks moved: the invocation ends with
-                // the room it made, and the next one chooses again.
-                self.finish_level1();
-                return;
-            }
-            if let Some(l1) = self.techniques.level1.as_mut() {
-                let inv = l1.running.as_mut().expect("running");
-                inv.promoting = true;
-                for &(plane, units) in &inv.plan.pcm_need {
-                    let room = l1.made_room.entry(plane).or_default();
-                    *room = room.saturating_sub(units);
+            };
+            let Some(inv) = &mut l1.running else { return };
+            let (ftl, jobs) = (&self.dev.ftl, &self.gc.jobs);
+            let (pool, m, to) = if !inv.evicted() {
+                let Some((pool, m)) = take_on_free_pool(ftl, jobs, &mut inv.cold_left) else {
+                    return;
+                };
+                inv.evicting += 1;
+                let plane = ftl.geometry.plane_of_block(m.block);
+                *l1.made_room.entry(plane).or_default() += ftl.units_leaving(&m);
+                (pool, m, CopiesTo::Region(l1.flash_region))
+            } else {
+                let hot = loop {
+                    match take_on_free_pool(ftl, jobs, &mut inv.hot_left) {
+                        // Cleaned, or written to, while the cold units moved: not made.
+                        Some((_, m)) if !ftl.level1_move_settled(&m) => continue,
+                        taken => break taken,
+                    }
+                };
+                let Some((pool, m)) = hot else {
+                    if inv.hot_left.is_empty() && inv.promoting.is_empty() {
+                        // Nothing left to make: the invocation ends with the room it made, and
+                        // the next one chooses again.
+                        self.finish_level1();
+                    }
+                    return;
+                };
+                if !inv.promoted {
+                    inv.promoted = true;
+                    for &(plane, units) in &inv.pcm_need {
+                        let room = l1.made_room.entry(plane).or_default();
+                        *room = room.saturating_sub(units);
+                    }
                 }
-            }
-            self.start_gc_job(
+                inv.promoting.push(pool);
+                (pool, m, CopiesTo::Region(l1.pcm_region))
+            };
+            self.start_gc_move(
                 pool,
-                hot,
+                m.block,
                 Owner::Technique(TechniqueId::Level1),
-                CopiesTo::Region(pcm),
+                to,
+                m.units,
             );
         }
     }
@@ -390,25 +403,40 @@ impl Simulation {
     }
 
     /// A GC job ended on `pool`: if it was one of level 1's, the invocation goes on (and, once
-    /// the hot block's job is over, ends; forced ones follow each other).
+    /// its hot jobs are over, ends; forced ones follow each other).
     fn level1_job_ended(&mut self, pool: usize, level1: bool) {
         let Some(l1) = &mut self.techniques.level1 else {
             return;
         };
         let Some(inv) = &mut l1.running else { return };
         if !level1 {
-            // A conventional job freed the hot block's pool.
-            if !inv.promoting && inv.evicting == 0 && inv.cold_left.is_empty() {
+            // A conventional job may have freed a pool a move waits for.
+            if !inv.cold_left.is_empty() || (inv.evicted() && !inv.hot_left.is_empty()) {
                 self.advance_level1();
             }
             return;
         }
-        let hot_pool = self.dev.ftl.pool_of_block(inv.plan.hot);
-        if inv.promoting && pool == hot_pool {
-            self.finish_level1();
-            return;
+        match inv.promoting.iter().position(|&p| p == pool) {
+            Some(i) => {
+                inv.promoting.swap_remove(i);
+                if inv.hot_left.is_empty() && inv.promoting.is_empty() {
+                    return self.finish_level1();
+                }
+            }
+            None => inv.evicting -= 1,
         }
-        inv.evicting -= 1;
         self.advance_level1();
     }
+}
+
+/// The first of `moves` whose pool no job is cleaning, taken out with its pool (the others
+/// wait for their pools' jobs to end).
+fn take_on_free_pool(
+    ftl: &Ftl,
+    jobs: &[GcJob],
+    moves: &mut Vec<Level1Move>,
+) -> Option<(usize, Level1Move)> {
+    let i = (moves.iter()).position(|m| !jobs[ftl.pool_of_block(m.block)].running)?;
+    let m = moves.swap_remove(i);
+    Some((ftl.pool_of_block(m.block), m))
 }
