@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::checks::closed_fraction;
+use super::generator::{validate_size, SizeDist};
 use crate::error::Error;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +37,12 @@ pub struct PreconditionConfig {
     /// config echo at 0, so that runs without it read as before it existed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub write_request_kib: u64,
+    /// Or the sizes of those host writes, a distribution as a generator's `write_size` (a
+    /// workload's own mix): each size drawn covers as many units, written one after another,
+    /// so a size's share of the units is its share of the bytes. The fill and the overwrites
+    /// draw from one seeded stream, the trace footprint from another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_size: Option<SizeDist>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -50,6 +57,7 @@ impl Default for PreconditionConfig {
             overwrite_fraction: 0.0,
             trace_footprint: true,
             write_request_kib: 0,
+            write_size: None,
         }
     }
 }
@@ -58,6 +66,16 @@ impl PreconditionConfig {
     /// The fill is a share of the capacity; overwrites may go round it any number of times.
     pub(super) fn validate(&self) -> Result<(), Error> {
         closed_fraction("precondition.fill_fraction", self.fill_fraction)?;
+        if let Some(d) = &self.write_size {
+            if self.write_request_kib > 0 {
+                return Err(Error::config(
+                    "precondition.write_size",
+                    "is set with precondition.write_request_kib: the writes preconditioning \
+                     stands for have one size or a distribution of them, not both",
+                ));
+            }
+            validate_size(d, "precondition.write_size", u64::MAX)?;
+        }
         if !(self.overwrite_fraction.is_finite() && self.overwrite_fraction >= 0.0) {
             return Err(Error::config(
                 "precondition.overwrite_fraction",

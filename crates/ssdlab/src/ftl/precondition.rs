@@ -28,6 +28,7 @@ use super::shape::UnitShape;
 use crate::config::{FillPattern, PreconditionConfig};
 use crate::error::Error;
 use crate::flash::{PageId, Scheduler};
+use crate::workload::SizeSampler;
 
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct PreconditionReport {
@@ -41,8 +42,8 @@ pub struct Preconditioner<'a> {
     cfg: &'a PreconditionConfig,
     /// The policies of the timed run (`policies.rs`).
     pub policies: &'a mut Policies,
-    /// The host write size the split decision is told (`precondition.write_request_kib`).
-    split_request_bytes: u64,
+    /// The host write each unit stands for, which the split decision is told.
+    requests: WriteRequests,
     pub sched: &'a Scheduler,
     streams: usize,
     page_units: PageUnits,
@@ -55,6 +56,56 @@ pub struct Preconditioner<'a> {
     /// Pages sealed by a write (reused).
     sealed: Vec<Sealed>,
     pub report: PreconditionReport,
+}
+
+/// Salts of the streams preconditioning's write sizes are drawn from.
+const RUN_SIZES_SALT: u64 = 0x7072_655f_7369_7a65;
+const FOOTPRINT_SIZES_SALT: u64 = 0x666f_6f74_5f73_697a;
+
+/// The host writes preconditioning's units stand for: one size (`write_request_kib`, a mapping
+/// unit if 0), or sizes drawn from `write_size`, each covering as many units, written one after
+/// another.
+struct WriteRequests {
+    bytes: u64,
+    unit_bytes: u64,
+    sizes: Option<(SizeSampler, Pcg64Mcg)>,
+    /// Units of the drawn write still to come.
+    left: u64,
+}
+
+impl WriteRequests {
+    fn new(cfg: &PreconditionConfig, unit_bytes: u64) -> WriteRequests {
+        WriteRequests {
+            bytes: match cfg.write_request_kib {
+                0 => unit_bytes,
+                kib => kib * 1024,
+            },
+            unit_bytes,
+            sizes: (cfg.write_size.as_ref())
+                .map(|d| (SizeSampler::new(d), Pcg64Mcg::seed_from_u64(0))),
+            left: 0,
+        }
+    }
+
+    /// Draw sizes from a stream seeded with `seed`, a write afresh.
+    fn draw_from(&mut self, seed: u64) {
+        if let Some((_, rng)) = &mut self.sizes {
+            *rng = Pcg64Mcg::seed_from_u64(seed);
+            self.left = 0;
+        }
+    }
+
+    /// The size of the write the next unit belongs to.
+    fn next_unit(&mut self) -> u64 {
+        if let Some((sampler, rng)) = &mut self.sizes {
+            if self.left == 0 {
+                self.bytes = sampler.sample(rng);
+                self.left = self.bytes.div_ceil(self.unit_bytes);
+            }
+            self.left -= 1;
+        }
+        self.bytes
+    }
 }
 
 /// `l2p` marks left by `Preconditioner::mark_footprint` until `resolve_footprint` resolves
@@ -74,10 +125,7 @@ impl<'a> Preconditioner<'a> {
             && !ftl.counts_updates();
         let page_units = PageUnits::new(ftl.keeps_shapes());
         let streams = ftl.buffer_streams();
-        let split_request_bytes = match cfg.write_request_kib {
-            0 => ftl.geometry.unit_bytes as u64,
-            kib => kib * 1024,
-        };
+        let requests = WriteRequests::new(cfg, ftl.geometry.unit_bytes as u64);
         Preconditioner {
             cfg,
             stored_as_written,
@@ -85,7 +133,7 @@ impl<'a> Preconditioner<'a> {
             ftl,
             policies,
             streams,
-            split_request_bytes,
+            requests,
             sched,
             page_units,
             sealed: Vec::new(),
@@ -100,6 +148,7 @@ impl<'a> Preconditioner<'a> {
         let n = self.ftl.host_units as u64;
         let fill = ((cfg.fill_fraction * n as f64).round() as u64).min(n);
         let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e_6421);
+        self.requests.draw_from(seed ^ RUN_SIZES_SALT);
         // The filled units are perm(0..fill): sequential, or a seeded pseudo-random permutation.
         let perm = match cfg.pattern {
             FillPattern::Sequential => None,
@@ -168,8 +217,12 @@ impl<'a> Preconditioner<'a> {
         &mut self,
         first: u64,
         last: u64,
+        seed: u64,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<(), Error> {
+        // (A stream of its own: a device loaded from a snapshot writes the same footprint as
+        // one preconditioned afresh.)
+        self.requests.draw_from(seed ^ FOOTPRINT_SIZES_SALT);
         for lpn in first..=last {
             if (lpn - first).is_multiple_of(PROGRESS_UNITS) {
                 progress(lpn - first, last - first + 1);
@@ -209,13 +262,14 @@ impl<'a> Preconditioner<'a> {
             return Ok(());
         };
         // The split decision sees the write size preconditioning stands for (§4.3.1).
+        let request_bytes = self.requests.next_unit();
         let Route { dest, shape, .. } = self.ftl.route(
             lpn,
             updates,
             shape,
             self.policies.placement.as_mut(),
             self.policies.split.as_deref_mut(),
-            self.split_request_bytes,
+            request_bytes,
             self.streams,
         );
         let keys = self.ftl.buffer.keys(

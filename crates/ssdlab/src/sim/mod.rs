@@ -151,7 +151,7 @@ impl Simulation {
         // same), after the snapshot: the devices of one preconditioning under many traces share
         // it.
         if config.precondition.trace_footprint {
-            precondition_footprint(&mut pre, &mut flows, progress)?;
+            precondition_footprint(&mut pre, &mut flows, config.seed, progress)?;
         }
         let precondition = pre.report;
         if techniques.level1.is_some() {
@@ -483,6 +483,7 @@ fn precondition(
 fn precondition_footprint(
     pre: &mut Preconditioner,
     flows: &mut [Flow],
+    seed: u64,
     progress: &mut dyn FnMut(Phase, u64, u64),
 ) -> Result<(), Error> {
     let unit_bytes = pre.ftl.geometry.unit_bytes as u64;
@@ -500,7 +501,7 @@ fn precondition_footprint(
     // units of requests that follow one another would share physical pages, and those requests
     // would share read commands: on a random-read workload two reads in three did.
     if lo <= hi {
-        pre.resolve_footprint(lo, hi, &mut |done, total| {
+        pre.resolve_footprint(lo, hi, seed, &mut |done, total| {
             progress(Phase::Footprint, done, total)
         })?;
     }

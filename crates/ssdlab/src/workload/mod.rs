@@ -15,6 +15,7 @@ mod updates;
 use crate::trace::TraceRequest;
 
 pub use generator::GeneratorSource;
+pub(crate) use size::SizeSampler;
 
 /// A replayable sequence of requests in arrival order.
 pub trait RequestSource: Send {

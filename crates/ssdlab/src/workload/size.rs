@@ -6,7 +6,7 @@ use rand_distr::{Distribution, Geometric, WeightedIndex};
 use crate::config::SizeDist;
 
 /// Draws sizes from a [`SizeDist`].
-pub(super) enum SizeSampler {
+pub(crate) enum SizeSampler {
     Fixed(u64),
     Choice(Vec<u64>, WeightedIndex<f64>),
     Uniform {
@@ -27,7 +27,7 @@ pub(super) enum SizeSampler {
 
 impl SizeSampler {
     /// A sampler for a validated distribution.
-    pub(super) fn new(d: &SizeDist) -> SizeSampler {
+    pub(crate) fn new(d: &SizeDist) -> SizeSampler {
         let weights = |w: &[f64]| {
             WeightedIndex::new(w.iter().copied())
                 .unwrap_or_else(|_| unreachable!("weights checked by validation"))
@@ -83,7 +83,7 @@ impl SizeSampler {
         }
     }
 
-    pub(super) fn sample(&self, rng: &mut impl Rng) -> u64 {
+    pub(crate) fn sample(&self, rng: &mut impl Rng) -> u64 {
         match self {
             SizeSampler::Fixed(b) => *b,
             SizeSampler::Choice(bytes, w) => bytes[w.sample(rng)],

@@ -142,6 +142,19 @@ fn impossible_values_name_the_key_and_reason() {
             "[0, 1]",
         ),
         (
+            &[
+                "precondition.write_request_kib=16",
+                "precondition.write_size={kind=\"fixed\", bytes=4096}",
+            ],
+            "precondition.write_size",
+            "not both",
+        ),
+        (
+            &["precondition.write_size={kind=\"fixed\", bytes=0}"],
+            "precondition.write_size.bytes",
+            "positive",
+        ),
+        (
             &["geometry.blocks_per_plane=4000000000"],
             "geometry",
             "exceed the 2^31",

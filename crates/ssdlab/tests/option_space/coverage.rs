@@ -191,6 +191,11 @@ pub fn preset_tables() -> Vec<toml::Table> {
         .collect()
 }
 
+/// The components of a mixture of write sizes (`precondition.write_size`, a generator's
+/// grammar): each is a distribution of the same grammar, every kind of which is drawn at the
+/// top level; a mixture within a mixture would ask for every kind one level deeper, for ever.
+const NESTED_SIZES: &str = "precondition.write_size.components";
+
 /// The enum keys of the presets and of `drawn` (tables that resolve as far as
 /// deserialisation), with their variants: booleans as `false` and `true`.
 pub fn enum_keys(drawn: &[toml::Table]) -> BTreeMap<String, Vec<String>> {
@@ -202,7 +207,10 @@ pub fn enum_keys(drawn: &[toml::Table]) -> BTreeMap<String, Vec<String>> {
         let mut l = Vec::new();
         leaves(&Value::Table(t.clone()), "", &mut l);
         for (path, v) in l {
-            if path.starts_with(WORKLOAD) || keys.contains_key(&path) {
+            if path.starts_with(WORKLOAD)
+                || path.starts_with(NESTED_SIZES)
+                || keys.contains_key(&path)
+            {
                 continue;
             }
             let found = match v {

@@ -78,6 +78,8 @@ const PROPORTIONAL_SALT: u64 = 0x7072_6f70_5f72_6561;
 const IDLE_GC_SALT: u64 = 0x6964_6c65_5f67_635f;
 /// The firmware's cores, likewise.
 const FIRMWARE_SALT: u64 = 0x6669_726d_5f63_6f72;
+/// Preconditioning's mix of write sizes, likewise.
+const WRITE_SIZES_SALT: u64 = 0x7772_6974_655f_737a;
 /// When a melded read melds, likewise.
 const MELD_SALT: u64 = 0x6d65_6c64_5f77_6865;
 /// What level 1 moves, a block or units at a time, likewise.
@@ -1054,10 +1056,59 @@ pub fn draw(seed: u64) -> Draw {
     s.set("precondition.overwrite_fraction", Value::Float(overwrite));
     s.set("precondition.pattern", pick(r, &["sequential", "random"]));
     s.set("precondition.trace_footprint", chance(r, 0.85));
-    s.set(
-        "precondition.write_request_kib",
-        int(pick(r, &[0u64, 0, 4, 16, 64])),
-    );
+    let request_kib = pick(r, &[0u64, 0, 4, 16, 64]);
+    s.set("precondition.write_request_kib", int(request_kib));
+    // Or a mix of write sizes, from a stream of its own (with a single size too now and then:
+    // refused).
+    let sizes = &mut Pcg64Mcg::seed_from_u64(seed ^ WRITE_SIZES_SALT);
+    if chance(sizes, 0.15) && (request_kib == 0 || chance(sizes, 0.1)) {
+        let fixed = |bytes: u64| table(&[("kind", "fixed".into()), ("bytes", int(bytes))]);
+        let geometric = table(&[
+            ("kind", "geometric".into()),
+            ("mean_bytes", Value::Float(65536.0)),
+            ("step_bytes", int(4096)),
+            ("max_bytes", int(1 << 20)),
+        ]);
+        let dist = match sizes.gen_range(0..6) {
+            0 => fixed(pick(sizes, &[4096u64, 16384, 131072])),
+            1 => table(&[
+                ("kind", "choice".into()),
+                ("bytes", vec![int(4096), int(16384), int(262144)].into()),
+                (
+                    "weights",
+                    vec![Value::Float(6.0), Value::Float(3.0), Value::Float(1.0)].into(),
+                ),
+            ]),
+            2 => table(&[
+                ("kind", "uniform".into()),
+                ("min_bytes", int(4096)),
+                ("max_bytes", int(131072)),
+                ("step_bytes", int(4096)),
+            ]),
+            3 => table(&[
+                ("kind", "histogram".into()),
+                (
+                    "bin_edges_bytes",
+                    vec![int(4096), int(32768), int(262144)].into(),
+                ),
+                ("weights", vec![Value::Float(3.0), Value::Float(1.0)].into()),
+                ("step_bytes", int(4096)),
+            ]),
+            4 => geometric,
+            _ => table(&[
+                ("kind", "mixture".into()),
+                (
+                    "components",
+                    vec![
+                        table(&[("weight", Value::Float(0.6)), ("size", fixed(4096))]),
+                        table(&[("weight", Value::Float(0.4)), ("size", geometric)]),
+                    ]
+                    .into(),
+                ),
+            ]),
+        };
+        s.set("precondition.write_size", dist);
+    }
 
     // The host and its link.
     let closed = match partial_on {

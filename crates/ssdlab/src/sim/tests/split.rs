@@ -212,18 +212,26 @@ fn gc_moves_one_part_and_leaves_the_others() {
 #[test]
 fn preconditioning_splits_by_the_write_size_it_stands_for() {
     let random = "{source=\"synthetic\", mix=[{fraction=1.0, compressibility=0.0}]}";
-    let split_units = |request_kib: u64| {
+    let split_units = |request_kib: u64, sizes: Option<&str>| {
         let mut c = pr_split(random);
         c.ftl.split = toml::from_str("policy = \"decision\"\nwidth = 4").unwrap();
         c.precondition.fill_fraction = 0.25;
         c.precondition.write_request_kib = request_kib;
+        c.precondition.write_size = sizes.map(|t| toml::from_str(t).unwrap());
+        c.validate().unwrap();
         let sim = Simulation::new(c, vec![], RunOptions::default()).unwrap();
         (0..sim.dev.ftl.logical_units)
             .filter(|&l| !sim.dev.ftl.split_parts(l).is_empty())
             .count()
     };
     // Four channels × 4 KiB: a 16 KiB write is split, a 64 KiB one is not.
-    assert!(split_units(0) > 1000, "{}", split_units(0));
-    assert_eq!(split_units(16), split_units(0));
-    assert_eq!(split_units(64), 0);
+    let all = split_units(0, None);
+    assert!(all > 1000, "{all}");
+    assert_eq!(split_units(16, None), all);
+    assert_eq!(split_units(64, None), 0);
+    // A workload's own mix: four 16 KiB writes to each 64 KiB one write half the units, so
+    // about half are split.
+    let mix = "kind = \"choice\"\nbytes = [16384, 65536]\nweights = [4, 1]";
+    let half = split_units(0, Some(mix)) as f64 / all as f64;
+    assert!((half - 0.5).abs() < 0.05, "{half}");
 }
