@@ -13,7 +13,9 @@ shortest sense time plus one mapping unit over the channel (88 µs + 4,096 B at 
 PCM that waited in a queue long enough is missed, so the script also prints how many reads lie
 just under the bound (within 60 µs of it), where such reads would be. It also gives the share
 of measured requests (reads and writes) over 1 ms, which waited behind background programs, and
-the mean of the others.
+the mean of the others; and the share of measured reads all of whose units the warm-up read:
+level 1 at the boundary moves into PCM only units read so far, so these are the reads it can
+make PCM's (units PCM held from the start and kept serve others).
 
 Usage, from the repository root (trace paths in the runs are relative to it)::
 
@@ -92,6 +94,20 @@ def measure(run_file: Path) -> dict:
     pcm = reads[reads["latency_ns"] < floor]
     rest = reads[reads["latency_ns"] >= floor]
     near = reads[(reads["latency_ns"] >= floor - WINDOW_NS) & (reads["latency_ns"] < floor)]
+    # The measured reads all of whose units the warm-up read: those level 1 at the boundary can
+    # make PCM's (it moves into PCM only units read so far), and how many units the warm-up read
+    # (PCM has 44,544 pages on rosa/device.toml).
+    unit = config["ftl"]["mapping_unit_kib"] * 1024
+
+    def spans(df):
+        return [range(o // unit, (o + n - 1) // unit + 1)
+                for o, n in zip(df["offset_bytes"].to_numpy(), df["size_bytes"].to_numpy())]
+
+    warm = log.iloc[: summary["statistics"]["warmup_requests"]]
+    seen: set[int] = set()
+    for span in spans(warm[warm["op"] == "read"]):
+        seen.update(span)
+    foreseen = sum(all(u in seen for u in span) for span in spans(reads))
     # Requests (reads and writes) that waited behind background work: over 1 ms, five times a
     # flash read's floor; and the mean of the others.
     slow = measured[measured["latency_ns"] > 1_000_000]
@@ -110,6 +126,8 @@ def measure(run_file: Path) -> dict:
         "near_floor": len(near),
         "floor_us": floor / 1000,
         "by_size": by_size,
+        "warm_units": len(seen),
+        "foreseen": foreseen / len(reads),
         "slow_share": len(slow) / len(measured),
         "slow_mean_ms": slow["latency_ns"].mean() / 1e6 if len(slow) else float("nan"),
         "quick_mean_us": quick["latency_ns"].mean() / 1000,
@@ -125,15 +143,16 @@ def main(argv: list[str] | None = None) -> int:
     print("| run | measured reads | served wholly from PCM | share | their mean (µs) | others' "
           "mean (µs) | reads within 60 µs under the bound | PCM's share of read units | "
           "share wholly from PCM by read size (KiB) | requests over 1 ms | their mean (ms) | "
-          "the other requests' mean (µs) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+          "the other requests' mean (µs) | units the warm-up read | measured reads wholly on them |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
     for f in a.runs:
         m = measure(f)
         sizes = ", ".join(f"{k}: {v:.3f}" for k, v in sorted(m["by_size"].items()))
         print(f"| {m['run']} | {m['reads']} | {m['pcm_wholly']} | {m['share']:.3f} | "
               f"{m['mean_pcm_us']:.1f} | {m['mean_rest_us']:.1f} | {m['near_floor']} | "
               f"{m['pcm_unit_share']:.3f} | {sizes} | {m['slow_share']:.4f} | "
-              f"{m['slow_mean_ms']:.1f} | {m['quick_mean_us']:.1f} |")
+              f"{m['slow_mean_ms']:.1f} | {m['quick_mean_us']:.1f} | {m['warm_units']} | "
+              f"{m['foreseen']:.3f} |")
     return 0
 
 
