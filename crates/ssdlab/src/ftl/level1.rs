@@ -117,56 +117,14 @@ impl Level1Choice for HottestBlock {
         pcm_plane: &dyn Fn(u32) -> PlaneId,
         made_room: &dyn Fn(PlaneId) -> u64,
     ) -> Option<Level1Plan> {
-        ftl.hottest_block(budget_units, pcm_plane, made_room)
-    }
-}
-
-impl Level1Choice for HottestUnits {
-    fn plan(
-        &self,
-        ftl: &Ftl,
-        budget_units: u64,
-        pcm_plane: &dyn Fn(u32) -> PlaneId,
-        made_room: &dyn Fn(PlaneId) -> u64,
-    ) -> Option<Level1Plan> {
-        ftl.hottest_units(budget_units, pcm_plane, made_room)
-    }
-}
-
-impl Ftl {
-    /// Per PCM plane, its free units.
-    fn pcm_free_units(&self) -> HashMap<PlaneId, u64> {
-        let g = &self.geometry;
-        let mut free = HashMap::new();
-        for p in &self.pools {
-            let r = &g.regions[p.region];
-            if r.medium.rewrites_in_place() && r.dies.plane_ids().contains(&p.plane) {
-                // (Space is in bytes when units are shaped: PCM holds each unit as written.)
-                let bytes_or_units = p.total_space - p.valid_space;
-                *free.entry(p.plane).or_default() += match self.keeps_shapes() {
-                    true => bytes_or_units / g.unit_bytes as u64,
-                    false => bytes_or_units,
-                };
-            }
-        }
-        free
-    }
-
-    /// [`HottestBlock`]'s plan.
-    fn hottest_block(
-        &self,
-        budget_units: u64,
-        pcm_plane: &dyn Fn(u32) -> PlaneId,
-        made_room: &dyn Fn(PlaneId) -> u64,
-    ) -> Option<Level1Plan> {
-        let g = &self.geometry;
+        let g = &ftl.geometry;
         let mut hot: Option<(u64, BlockId)> = None;
         // Per PCM plane: its free units and its blocks, (reads, block).
-        let mut pcm: HashMap<PlaneId, (u64, Vec<(u64, BlockId)>)> = (self.pcm_free_units())
+        let mut pcm: HashMap<PlaneId, (u64, Vec<(u64, BlockId)>)> = (ftl.pcm_free_units())
             .into_iter()
             .map(|(plane, free)| (plane, (free, Vec::new())))
             .collect();
-        for p in &self.pools {
+        for p in &ftl.pools {
             let r = &g.regions[p.region];
             if !r.dies.plane_ids().contains(&p.plane) {
                 continue;
@@ -174,25 +132,25 @@ impl Ftl {
             let in_place = r.medium.rewrites_in_place();
             for i in r.first_block..r.first_block + r.blocks_per_plane {
                 let b = g.block_id(p.plane, i);
-                let info = &self.blocks[b as usize];
+                let info = &ftl.blocks[b as usize];
                 // Blocks being cleaned stay, and blocks with programs in flight; a block still
                 // being written may give up its units (it is not erased then: a read-only
                 // stretch leaves the last blocks written open for ever). A PCM block counts as
                 // programmed whole.
                 let settled = match info.state {
                     BlockState::Full | BlockState::Open => {
-                        self.programmed[b as usize] >= info.write_ptr
+                        ftl.programmed[b as usize] >= info.write_ptr
                     }
                     BlockState::Free | BlockState::Victim => false,
                 };
-                if !settled || self.valid_space[b as usize] == 0 {
+                if !settled || ftl.valid_space[b as usize] == 0 {
                     continue;
                 }
-                let reads = self.block_reads(b);
+                let reads = ftl.block_reads(b);
                 match in_place {
                     true => pcm.entry(p.plane).or_default().1.push((reads, b)),
                     false if reads > 0 => {
-                        if hot.is_none_or(|(most, _)| reads > most) && self.split_parts_fit(b) {
+                        if hot.is_none_or(|(most, _)| reads > most) && ftl.split_parts_fit(b) {
                             hot = Some((reads, b));
                         }
                     }
@@ -207,8 +165,8 @@ impl Ftl {
         let mut need: HashMap<PlaneId, u64> = HashMap::new();
         for i in 0..g.regions[g.region_of(hot)].pages_per_block {
             let page = g.page_id(hot, i);
-            for (slot, lpn) in self.units_in_slots(page, self.valid_slots(page)) {
-                if self.shape(lpn, slot).kind != UnitKind::Split {
+            for (slot, lpn) in ftl.units_in_slots(page, ftl.valid_slots(page)) {
+                if ftl.shape(lpn, slot).kind != UnitKind::Split {
                     *need.entry(pcm_plane(lpn)).or_default() += 1;
                 }
             }
@@ -218,7 +176,7 @@ impl Ftl {
             return None;
         }
         let mut plan = Level1Plan {
-            hot: vec![Level1Move::whole(self, hot)],
+            hot: vec![Level1Move::whole(ftl, hot)],
             hot_units,
             cold: Vec::new(),
             pcm_need: Vec::new(),
@@ -238,8 +196,8 @@ impl Ftl {
                 if reads >= hot_reads {
                     return None;
                 }
-                room += self.units_in_place(b);
-                plan.cold.push(Level1Move::whole(self, b));
+                room += ftl.units_in_place(b);
+                plan.cold.push(Level1Move::whole(ftl, b));
             }
             if room < wanted {
                 return None;
@@ -248,38 +206,41 @@ impl Ftl {
         plan.pcm_need = planes;
         Some(plan)
     }
+}
 
-    /// [`HottestUnits`]'s plan: the flash units read most, most first (ties: the lower
-    /// address), each taken while its PCM plane has room level 1 made or a unit read less than
-    /// it to give up (that plane's least read first), up to a flash block's worth and the
-    /// budget. Only units whose programs are done move, on blocks not being cleaned, and no
-    /// split unit (its parts stay on their channels, `Ftl::copy_destination`).
-    fn hottest_units(
+impl Level1Choice for HottestUnits {
+    /// The flash units read most, most first (ties: the lower address), each taken while its
+    /// PCM plane has room level 1 made or a unit read less than it to give up (that plane's
+    /// least read first), up to a flash block's worth and the budget. Only units whose programs
+    /// are done move, on blocks not being cleaned, and no split unit (its parts stay on their
+    /// channels, `Ftl::copy_destination`).
+    fn plan(
         &self,
+        ftl: &Ftl,
         budget_units: u64,
         pcm_plane: &dyn Fn(u32) -> PlaneId,
         made_room: &dyn Fn(PlaneId) -> u64,
     ) -> Option<Level1Plan> {
-        let g = &self.geometry;
+        let g = &ftl.geometry;
         let flash = &g.regions[0];
         let batch = budget_units.min(flash.pages_per_block as u64 * g.units_per_page as u64);
         // Keys that sort as wanted: flash units by reads down, PCM units by reads up, then by
         // address.
         let key = |reads: u32, lpn: u32| (reads as u64) << 32 | lpn as u64;
         let (mut hot, mut pcm): (Vec<u64>, HashMap<PlaneId, Vec<u64>>) = Default::default();
-        for lpn in 0..self.logical_units {
-            let Location::Flash(slot) = self.lookup(lpn) else {
+        for lpn in 0..ftl.logical_units {
+            let Location::Flash(slot) = ftl.lookup(lpn) else {
                 continue;
             };
             let block = g.block_of_slot(slot);
-            let state = self.blocks[block as usize].state;
+            let state = ftl.blocks[block as usize].state;
             if !matches!(state, BlockState::Full | BlockState::Open)
-                || !self.unit_programmed(lpn, slot)
-                || self.shape(lpn, slot).kind == UnitKind::Split
+                || !ftl.unit_programmed(lpn, slot)
+                || ftl.shape(lpn, slot).kind == UnitKind::Split
             {
                 continue;
             }
-            let reads = self.reads_of(lpn);
+            let reads = ftl.reads_of(lpn);
             match g.regions[g.region_of(block)].medium.rewrites_in_place() {
                 true => {
                     let plane = g.plane_of_block(block);
@@ -293,11 +254,11 @@ impl Ftl {
         for units in pcm.values_mut() {
             units.sort_unstable();
         }
-        let free = self.pcm_free_units();
+        let free = ftl.pcm_free_units();
         let mut room: HashMap<PlaneId, u64> = (free.iter())
             .map(|(&plane, &f)| (plane, f.min(made_room(plane))))
             .collect();
-        let block_of = |lpn: u32| match self.lookup(lpn) {
+        let block_of = |lpn: u32| match ftl.lookup(lpn) {
             Location::Flash(slot) => g.block_of_slot(slot),
             _ => unreachable!("a unit chosen is stored"),
         };
@@ -339,7 +300,7 @@ impl Ftl {
             (of.into_iter())
                 .map(|(block, mut units)| {
                     units.sort_unstable();
-                    Level1Move::of(self, block, units)
+                    Level1Move::of(ftl, block, units)
                 })
                 .collect()
         };
@@ -353,14 +314,35 @@ impl Ftl {
 }
 
 impl Ftl {
+    /// Per PCM plane, its free units.
+    fn pcm_free_units(&self) -> HashMap<PlaneId, u64> {
+        let g = &self.geometry;
+        let mut free = HashMap::new();
+        for p in &self.pools {
+            let r = &g.regions[p.region];
+            if r.medium.rewrites_in_place() && r.dies.plane_ids().contains(&p.plane) {
+                // (Space is in bytes when units are shaped: PCM holds each unit as written.)
+                let bytes_or_units = p.total_space - p.valid_space;
+                *free.entry(p.plane).or_default() += match self.keeps_shapes() {
+                    true => bytes_or_units / g.unit_bytes as u64,
+                    false => bytes_or_units,
+                };
+            }
+        }
+        free
+    }
+
     /// How many units `m` takes out of its block now: those of its units still valid there.
     pub fn units_leaving(&self, m: &Level1Move) -> u64 {
         let Some(units) = &m.units else {
             return self.units_in_place(m.block);
         };
         let g = &self.geometry;
-        let here = |&lpn: &u32| matches!(self.lookup(lpn), Location::Flash(slot) if g.block_of_slot(slot) == m.block);
-        units.iter().filter(|lpn| here(lpn)).count() as u64
+        let here = |lpn: u32| match self.lookup(lpn) {
+            Location::Flash(slot) => g.block_of_slot(slot) == m.block,
+            _ => false,
+        };
+        units.iter().filter(|&&lpn| here(lpn)).count() as u64
     }
 
     /// Whether `m`, a hot block's move, may still be made as chosen: the block not cleaned
