@@ -8,8 +8,8 @@
 //! nothing; a new technique brings its checks by implementing [`Needs`] and joining
 //! [`with_needs`]. (The parameters of a technique that is off are accepted unused, as a grid of
 //! runs keeps them while it switches the technique: `wear_leveling.threshold_erases` without wear
-//! levelling, the preconditioning's `pattern`, `overwrite_fraction` and `write_request_kib`
-//! without a fill or a split decision.)
+//! levelling, the preconditioning's `pattern`, `overwrite_fraction`, `write_request_kib` and
+//! `write_size` without a fill or a split decision.)
 
 use crate::config::checks::{closed_fraction, fraction, positive};
 use crate::config::{
