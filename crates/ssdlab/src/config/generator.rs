@@ -151,7 +151,7 @@ pub enum AddressDist {
 
 /// How random writes choose between new data and data written earlier in the run, counted in
 /// units of `alignment_bytes` (see `updates.rs`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Updates {
     /// Share of random writes that start on a unit written earlier in the run.
@@ -160,6 +160,15 @@ pub struct Updates {
     /// level, "updated ≥ 2"); the other updates start on a unit written once. At most
     /// `update_fraction`.
     pub hot_fraction: f64,
+    /// Share of random reads that start on a unit written earlier in the run, drawn as an
+    /// update's is (default 0: reads start where the address distribution puts them). Where a
+    /// workload's reads follow its writes, the data a cache holds serves them.
+    #[serde(default)]
+    pub read_written_fraction: f64,
+    /// Share of random reads that start on a unit written at least twice before; the other reads
+    /// of written data start on a unit written once. At most `read_written_fraction`.
+    #[serde(default)]
+    pub read_hot_fraction: f64,
 }
 
 /// How a generated request's stream id is chosen (ids are 1 to 65,535; 0 means none).
@@ -688,6 +697,21 @@ pub(crate) fn validate_updates(
             ),
         ));
     }
+    fraction(
+        &format!("{key}.read_written_fraction"),
+        u.read_written_fraction,
+    )?;
+    fraction(&format!("{key}.read_hot_fraction"), u.read_hot_fraction)?;
+    if u.read_hot_fraction > u.read_written_fraction {
+        return Err(Error::config(
+            &format!("{key}.read_hot_fraction"),
+            format!(
+                "a read of hot data is a read of written data: must be at most \
+                 read_written_fraction = {} (got {})",
+                u.read_written_fraction, u.read_hot_fraction
+            ),
+        ));
+    }
     if sequential_run_bytes != 0 {
         return Err(Error::config(
             key,
@@ -811,6 +835,7 @@ mod tests {
             &Updates {
                 update_fraction: 0.074,
                 hot_fraction: 0.085,
+                ..Default::default()
             },
             "flows[0].generator.updates",
             0,
@@ -824,6 +849,22 @@ mod tests {
             &Updates {
                 update_fraction: 0.5,
                 hot_fraction: 0.1,
+                read_written_fraction: 0.2,
+                read_hot_fraction: 0.3,
+            },
+            "g.updates",
+            0,
+            ("ws", 1 << 30),
+            4096,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("g.updates.read_hot_fraction"), "{e}");
+        let e = validate_updates(
+            &Updates {
+                update_fraction: 0.5,
+                hot_fraction: 0.1,
+                ..Default::default()
             },
             "g.updates",
             1 << 20,
@@ -840,6 +881,7 @@ mod tests {
         let u = Updates {
             update_fraction: 0.5,
             hot_fraction: 0.1,
+            ..Default::default()
         };
         let ws = |bytes| ("flows[0].generator.working_set_bytes", bytes);
         validate_updates(&u, "g.updates", 0, ws(4096 << 32), 4096).expect("2^32 units fit");

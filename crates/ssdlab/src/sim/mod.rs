@@ -16,6 +16,7 @@ mod flow_checks;
 mod gc;
 mod gc_job;
 mod host;
+mod hot_tally;
 mod mapping;
 mod page_groups;
 mod read;

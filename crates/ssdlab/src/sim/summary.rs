@@ -9,7 +9,7 @@ use crate::stats::{round3, spread, FlowStats};
 use super::Simulation;
 
 /// `num / den` to three places, or null without a denominator.
-fn ratio(num: u64, den: u64) -> Value {
+pub(super) fn ratio(num: u64, den: u64) -> Value {
     if den == 0 {
         Value::Null
     } else {
@@ -164,13 +164,9 @@ impl Simulation {
         if self.dev.policies.split.is_some() {
             s["split"] = d.reduction.split_json();
         }
-        if self.writes.hot_stream.is_some() {
+        if let Some(hot) = &self.writes.hot {
             // IPU's Result(3/3): the share of host writes held in the SLC-mode Hot blocks.
-            s["placement"] = json!({
-                "host_units": d.placed_units,
-                "hot_units": d.hot_units,
-                "hot_write_share": ratio(d.hot_units, d.placed_units),
-            });
+            s["placement"] = hot.summary();
         }
         if self.reads.errors.is_some() {
             s["reliability"] = d.reliability.to_json();

@@ -98,6 +98,9 @@ impl Simulation {
         if let Some(m) = &mut self.mapping {
             m.reset_stats();
         }
+        if let Some(h) = &mut self.writes.hot {
+            h.reset_stats();
+        }
         for t in self.techniques.iter_mut() {
             t.reset_stats();
         }

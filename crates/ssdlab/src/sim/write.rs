@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 
 use slab::Slab;
 
+use super::hot_tally::HotTally;
 use crate::config::PartialWrite;
 use crate::flash::{FlashOp, OpKind, OpSource};
 use crate::ftl::admission::{Admitted, Route, Sealed};
@@ -43,8 +44,9 @@ pub(super) struct Writes {
     pub(super) stalled_pages: Vec<VecDeque<SealedPage>>,
     /// Write (and trim) requests waiting for buffer room, in arrival order.
     pub(super) waiters: VecDeque<WaitingWrite>,
-    /// The placement's stream of the hottest data, if it has one (`Placement::hot_stream`).
-    pub(super) hot_stream: Option<usize>,
+    /// Where host writes went by heat, when the placement has a stream of the hottest data
+    /// (`Placement::hot_stream`).
+    pub(super) hot: Option<HotTally>,
     /// The placement's streams.
     pub(super) streams: usize,
     /// Scratch buffers reused across events (the event loop allocates nothing per request).
@@ -60,7 +62,8 @@ impl Writes {
             programs: Slab::new(),
             stalled_pages: (0..ftl.pools.len()).map(|_| VecDeque::new()).collect(),
             waiters: VecDeque::new(),
-            hot_stream: policies.placement.hot_stream(),
+            hot: (policies.placement.hot_stream())
+                .map(|s| HotTally::new(s, policies.placement.streams(), ftl.logical_units.into())),
             streams: policies.streams,
             scratch_sealed: Vec::new(),
             scratch_split_pages: Vec::new(),
@@ -226,9 +229,8 @@ impl Simulation {
             _ => 0,
         };
         let stream_key = self.stream_key(dest.region, slot, dest.stream);
-        if let Some(hot) = self.writes.hot_stream {
-            self.dev.stats.placed_units += 1;
-            self.dev.stats.hot_units += u64::from(dest.stream == hot);
+        if let Some(hot) = &mut self.writes.hot {
+            hot.placed(lpn, dest.stream);
         }
         // (The mapping is looked up only when pages take partial programs.)
         // (A split unit's parts go to pages of their own channels, never beside its old copy.)

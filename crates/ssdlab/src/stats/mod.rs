@@ -196,10 +196,6 @@ pub struct DeviceStats {
     pub rewrites_in_place: u64,
     /// Units rewritten by MGA's subpage merging to gather their logical page into one page.
     pub merged_units: u64,
-    /// Host unit writes placed, and those placed in the hottest stream (when the placement
-    /// separates data by heat: IPU's Hot blocks).
-    pub placed_units: u64,
-    pub hot_units: u64,
     pub gc_invocations: u64,
     pub wl_invocations: u64,
     pub gc_copied_units: u64,

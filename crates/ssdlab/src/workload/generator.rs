@@ -1,8 +1,8 @@
 //! The generator: a [`RequestSource`] that draws each request from a [`GeneratorConfig`].
 //!
 //! Per request, in this order: read or write (`read_fraction`); its size; its start — at random
-//! (the address distribution, or for writes with `updates` the written data it rewrites) when
-//! the request is random or its kind's sequential run is used up, else where the previous
+//! (the address distribution, or with `updates` the written data a write rewrites or a read asks)
+//! when the request is random or its kind's sequential run is used up, else where the previous
 //! request of its kind ended; its arrival gap. One seeded PCG stream drives everything, so a
 //! generator is a pure function of its config and seed.
 
@@ -130,7 +130,10 @@ impl GeneratorSource {
                     size,
                     place,
                 ),
-                _ => place(self.address.sample(&mut self.rng) * self.slot_bytes),
+                (Some(updates), true) => updates
+                    .read_start(&mut self.rng, place)
+                    .unwrap_or_else(|| place(self.address.sample(&mut self.rng) * self.slot_bytes)),
+                (None, _) => place(self.address.sample(&mut self.rng) * self.slot_bytes),
             }
         } else {
             seq.cursor
@@ -438,6 +441,7 @@ mod tests {
             updates: Some(Updates {
                 update_fraction: 0.6,
                 hot_fraction: 0.2,
+                ..Default::default()
             }),
             ..base()
         };
@@ -465,6 +469,53 @@ mod tests {
         g.rewind();
         let again: Vec<_> = std::iter::from_fn(|| g.next_request()).collect();
         assert_eq!(first, again);
+    }
+
+    #[test]
+    fn reads_follow_writes_in_their_shares_and_not_without_the_key() {
+        use crate::config::Updates;
+        // Single-unit requests on a working set far larger than what is written: a read that
+        // the address distribution places almost never finds written data.
+        let shares = |read_written_fraction, read_hot_fraction| {
+            let c = GeneratorConfig {
+                read_fraction: 0.5,
+                size: Some(SizeDist::Fixed { bytes: 4096 }),
+                updates: Some(Updates {
+                    update_fraction: 0.6,
+                    hot_fraction: 0.3,
+                    read_written_fraction,
+                    read_hot_fraction,
+                }),
+                ..base()
+            };
+            let mut written = std::collections::HashMap::<u64, u32>::new();
+            let (mut reads, mut on_written, mut on_hot) = (0.0, 0.0, 0.0);
+            for r in all(c) {
+                let n = written.entry(r.offset_bytes).or_default();
+                match r.op {
+                    Op::Write => *n += 1,
+                    _ => {
+                        reads += 1.0;
+                        on_written += f64::from(u8::from(*n >= 1));
+                        on_hot += f64::from(u8::from(*n >= 2));
+                    }
+                }
+            }
+            (on_written / reads, on_hot / reads)
+        };
+        // About 25,000 reads: binomial sd at most 0.0032; 5 sd. (The pools are empty only for
+        // the first few reads.)
+        let (w, h) = shares(0.4, 0.1);
+        assert!(
+            (w - 0.4).abs() < 0.016 && (h - 0.1).abs() < 0.016,
+            "{w} {h}"
+        );
+        let (w, h) = shares(1.0, 1.0);
+        assert!(w > 0.999 && h > 0.99, "{w} {h}");
+        // Without the key the reads go where the address distribution puts them: 2^18 slots,
+        // at most 25,000 written.
+        let (w, _) = shares(0.0, 0.0);
+        assert!(w < 0.15, "{w}");
     }
 
     #[test]

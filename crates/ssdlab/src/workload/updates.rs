@@ -119,6 +119,8 @@ impl WriteCounts {
 pub(super) struct UpdateState {
     update_fraction: f64,
     hot_fraction: f64,
+    read_written_fraction: f64,
+    read_hot_fraction: f64,
     unit_bytes: u64,
     /// Whole units in the working set: a request on them fits it.
     whole_units: u64,
@@ -138,6 +140,8 @@ impl UpdateState {
         UpdateState {
             update_fraction: u.update_fraction,
             hot_fraction: u.hot_fraction,
+            read_written_fraction: u.read_written_fraction,
+            read_hot_fraction: u.read_hot_fraction,
             unit_bytes,
             whole_units: working_set_bytes / unit_bytes,
             writes: WriteCounts::new(working_set_bytes.div_ceil(unit_bytes)),
@@ -189,6 +193,33 @@ impl UpdateState {
         self.writes
             .never_written_run(units.start, units.end - units.start, self.whole_units)
             .map_or(start, |unit| place(unit * self.unit_bytes))
+    }
+
+    /// The start of a random read that goes to written data (`read_written_fraction`), or
+    /// `None` for one the address distribution places. Reads of written data pick their unit as
+    /// updates do: hot reads among units written at least twice, the others among units written
+    /// once, each taking the other pool while its own is empty. Without such reads no draw is
+    /// made, so a generator's stream is as before the key existed.
+    pub(super) fn read_start<R: Rng>(
+        &mut self,
+        rng: &mut R,
+        place: impl Fn(u64) -> u64,
+    ) -> Option<u64> {
+        if self.read_written_fraction == 0.0 {
+            return None;
+        }
+        let x: f64 = rng.gen();
+        let pools: &[Pool] = if x < self.read_hot_fraction {
+            &[Pool::Updated, Pool::Once]
+        } else if x < self.read_written_fraction {
+            &[Pool::Once, Pool::Updated]
+        } else {
+            &[]
+        };
+        pools
+            .iter()
+            .find_map(|&pool| self.pick(pool, rng))
+            .map(|unit| place(u64::from(unit) * self.unit_bytes))
     }
 
     /// A unit drawn uniformly from `pool`, or `None` if it is empty.
@@ -270,6 +301,7 @@ mod tests {
             Updates {
                 update_fraction: 0.5,
                 hot_fraction: 0.1,
+                ..Default::default()
             },
             100_000,
             1,
@@ -281,6 +313,7 @@ mod tests {
             Updates {
                 update_fraction: 0.0,
                 hot_fraction: 0.0,
+                ..Default::default()
             },
             50_000,
             1,
@@ -298,6 +331,7 @@ mod tests {
             Updates {
                 update_fraction: 0.8,
                 hot_fraction: 0.1,
+                ..Default::default()
             },
             100_000,
             1,
@@ -312,6 +346,7 @@ mod tests {
         let u = Updates {
             update_fraction: 0.0,
             hot_fraction: 0.0,
+            ..Default::default()
         };
         let mut s = UpdateState::new(&u, 4096, slots * 4096);
         // Every unit written but one in a thousand: a draw finds room one time in a thousand.

@@ -105,8 +105,23 @@ fn every_scheme_is_verify_clean_in_a_gc_active_steady_state() {
             in_place = s["flash_ops"]["program"]["in_place_update"]
                 .as_u64()
                 .unwrap();
-            let share = s["placement"]["hot_write_share"].as_f64().unwrap();
+            let p = &s["placement"];
+            let share = p["hot_write_share"].as_f64().unwrap();
             assert!(share > 0.0 && share < 1.0, "{share}");
+            // The tally by level adds up, and its unit-level history is the workload's: of
+            // the units ts0 had written twice before, GC had demoted some below Hot by their
+            // next write (the degrading GC keeps a unit one level down), and preconditioning's
+            // overwrites sent some first writes of the run to Hot.
+            let n = |k: &str| p[k].as_u64().unwrap();
+            let by_level: Vec<u64> = serde_json::from_value(p["units_by_stream"].clone()).unwrap();
+            assert_eq!(by_level.iter().sum::<u64>(), n("host_units"));
+            assert_eq!(by_level[2], n("hot_units"));
+            let (run_hot, placed_hot) = (n("run_hot_units"), n("run_hot_units_placed_hot"));
+            assert!(
+                placed_hot > 0 && placed_hot < run_hot,
+                "{placed_hot} of {run_hot}"
+            );
+            assert!(n("hot_units") > placed_hot, "{p}");
         }
         let decode = s["reliability"]["ecc_decode_ns"]["mean"].as_f64().unwrap();
         assert!((500.0..=96_800.0).contains(&decode), "{label}: {decode}");

@@ -243,12 +243,7 @@ fn generator(seed: u64, span: u64, d: &Device) -> Value {
         _ => "{kind=\"closed\", queue_depth=8}",
     };
     g.insert("arrival".into(), parse(arrival));
-    if r.gen_bool(0.4) {
-        g.insert(
-            "updates".into(),
-            parse("{update_fraction=0.6, hot_fraction=0.3}"),
-        );
-    }
+    let updates = r.gen_bool(0.4);
     g.insert("seed".into(), int(r.gen_range(0..1_000_000)));
     // Stream ids (drawn last: the draws above are those of earlier versions): one per extent
     // of a few pages, of many, or of the whole working set.
@@ -259,8 +254,25 @@ fn generator(seed: u64, span: u64, d: &Device) -> Value {
             parse(&format!("{{kind=\"per_extent\", extent_bytes={extent}}}")),
         );
     }
+    if updates {
+        // Reads of written data from a stream of their own (the key came later): none, some,
+        // or all of them, half of those on data written at least twice.
+        let reads = &mut Pcg64Mcg::seed_from_u64(seed ^ READS_FOLLOW_SALT);
+        let written = [0.0, 0.3, 1.0][reads.gen_range(0..3)];
+        g.insert(
+            "updates".into(),
+            parse(&format!(
+                "{{update_fraction=0.6, hot_fraction=0.3, read_written_fraction={written:?}, \
+                 read_hot_fraction={:?}}}",
+                written / 2.0
+            )),
+        );
+    }
     Value::Table(g)
 }
+
+/// The stream of the generators' reads of written data.
+const READS_FOLLOW_SALT: u64 = 0x7265_6164_5f77_7274;
 
 /// Half the time, a `stream` column for a written trace: each request's id from its address's
 /// extent of a few pages or of many (ids from 1), a tenth of them untagged (0). From a stream of
