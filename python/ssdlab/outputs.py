@@ -21,7 +21,16 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["AVG", "Effects", "Lines", "Outputs", "chart_configs", "config_name", "counterpart", "group_name"]
+__all__ = [
+    "AVG",
+    "Effects",
+    "Lines",
+    "Outputs",
+    "chart_configs",
+    "config_name",
+    "counterpart",
+    "group_name",
+]
 
 
 def config_name(config: dict) -> str:

@@ -89,7 +89,8 @@ def test_each_bar_metric_gets_a_contribution_chart(tmp_path):
     )
     svg = (out / "plots" / "lat.svg").read_text()
     # A panel per workload, a row per technique, the effects written beside the bars.
-    for text in ("w1", "w2", "alone: X alone ÷ none", "in the set: the full set ÷", "0.80×", "0.40×"):
+    texts = ("w1", "w2", "alone: X alone ÷ none", "in the set: the full set ÷", "0.80×", "0.40×")
+    for text in texts:
         assert f">{text}" in svg, text
     # Not the bars per config of an experiment without an [ablation].
     assert "a+b+c" not in svg

@@ -3,8 +3,9 @@
 The charts are the plots :mod:`ssdlab.plots` draws with matplotlib, from the same numbers
 (:class:`ssdlab.outputs.Outputs`), under the same stems (``plots/STEM.png`` is chart ``STEM``):
 a bar chart per metric of ``bar_metrics`` (with an ``[ablation]``, each technique's contribution
-to the metric instead), each ``[[charts]]`` entry, a read-latency CDF per workload. A paper figure is marked on a chart, a black diamond at the paper's value, where the
-chart draws the same quantity: the same metric of the config and workload (or AVG group) where
+to the metric instead), each ``[[charts]]`` entry, a read-latency CDF per workload. A paper
+figure is marked on a chart, a black diamond at the paper's value, where the chart draws the
+same quantity: the same metric of the config and workload (or AVG group) where
 ours was found, divided by the same config (a bar's baseline, a line chart's
 ``normalized_to``). Differences (``minus``), shares (``share_of``) and ratios of two metrics
 (``per``) are drawn by no chart; the fidelity table gives them.
