@@ -5,7 +5,8 @@ read, its configs expanded and named), ``results.csv`` (one row per run) and ``r
 (each run's summary, with its resolved config). :class:`Outputs` reads them and gives the
 numbers the figures draw, the same for the matplotlib plots (:mod:`ssdlab.plots`) and the
 interactive site (:mod:`ssdlab.report`): means over seeds, divided by each config's baseline
-(``_Values``), the configs and workloads a chart draws, and a ``lines`` chart's lines.
+(``_Values``), the configs and workloads a chart draws, a ``lines`` chart's lines, and an
+``[ablation]``'s effects (each technique alone and in the full set, the report's numbers).
 
 A baseline or ``normalized_to`` that is a label (not a config's name) stands for the config with
 that label at each config's parameters; a workload's ``where`` leaves out the configs that do
@@ -20,7 +21,16 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["AVG", "Lines", "Outputs", "chart_configs", "config_name", "counterpart", "group_name"]
+__all__ = [
+    "AVG",
+    "Effects",
+    "Lines",
+    "Outputs",
+    "chart_configs",
+    "config_name",
+    "counterpart",
+    "group_name",
+]
 
 
 def config_name(config: dict) -> str:
@@ -86,6 +96,37 @@ class Lines:
     names: list[str]
 
 
+@dataclass
+class Effects:
+    """An ``[ablation]``'s effects on one metric (:meth:`Outputs.ablation`), means over seeds,
+    as report.md's ``## Ablation`` tables have them: per workload ``total``, the full set
+    against ``none``; per (technique, workload) ``alone``, the technique alone against
+    ``none``, and ``in_set``, the full set against the full set without it (the reciprocal of
+    the report's "left out"). Ratios, or differences for an absolute metric (``absolute``);
+    NaN where a divisor is 0. :meth:`interaction` is the report's interaction column."""
+
+    metric: str
+    absolute: bool
+    techniques: list[str]
+    workloads: list[str]
+    total: dict[str, float]
+    alone: dict[tuple[str, str], float]
+    in_set: dict[tuple[str, str], float]
+
+    @property
+    def neutral(self) -> float:
+        """The value of no effect: 1 for a ratio, 0 for a difference."""
+        return 0.0 if self.absolute else 1.0
+
+    def interaction(self, technique: str, workload: str) -> float:
+        """The technique's effect in the set against its effect alone (÷, or − for an absolute
+        metric): 1 (0) where it does in the set what it does alone."""
+        a, s = self.alone[(technique, workload)], self.in_set[(technique, workload)]
+        if self.absolute:
+            return s - a
+        return s / a if a else math.nan
+
+
 class Outputs:
     """An experiment's numbers: ``spec`` (experiment.json), ``configs`` (names) and
     ``workloads`` (labels) in order, ``groups`` (the workloads, and AVG with several),
@@ -130,6 +171,34 @@ class Outputs:
             name = path.stem[: -len(f"--{r['workload']}--seed{r['seed']}")]
             runs.setdefault((name, r["workload"]), r)
         return runs
+
+    def ablation(self, metric: str) -> Effects | None:
+        """The ``[ablation]``'s effects on ``metric``, or None for an experiment without one. Its
+        configs are labelled by the techniques they turn on (``none``, ``compression``,
+        ``compression+partial``, …: docs/experiments.md, "Ablation"); a config that ran on a
+        workload but whose summaries lack the metric (a technique's counter, while it is off)
+        counts 0 there, as in the report."""
+        ablation = self.spec.get("ablation")
+        if ablation is None:
+            return None
+        names = [t["name"] for t in ablation["techniques"]]
+        label = lambda on: "+".join(on) or "none"  # noqa: E731
+        absolute = metric in self.values.absolute
+        every = label(names)
+
+        def effect(x: str, y: str, w: str) -> float:
+            a, b = self.values.counted(x, w, metric), self.values.counted(y, w, metric)
+            if absolute:
+                return a - b
+            return a / b if b else math.nan
+
+        total, alone, in_set = {}, {}, {}
+        for w in self.workloads:
+            total[w] = effect(every, "none", w)
+            for t in names:
+                alone[(t, w)] = effect(t, "none", w)
+                in_set[(t, w)] = effect(every, label([n for n in names if n != t]), w)
+        return Effects(metric, absolute, names, list(self.workloads), total, alone, in_set)
 
     def lines(self, chart: dict) -> Lines:
         """A ``lines`` chart's points: one metric against the parameter ``x``. With ``x`` a
@@ -249,6 +318,14 @@ class _Values:
             return float(self.means.loc[(workload, config), metric])
         except KeyError:
             return math.nan
+
+    def counted(self, config: str, workload: str, metric: str) -> float:
+        """:meth:`mean`, or 0 where the config ran on the workload and its summaries lack the
+        metric (the report's ablation tables count a technique's absent counters so)."""
+        v = self.mean(config, workload, metric)
+        if math.isnan(v) and (workload, config) in self.means.index:
+            return 0.0
+        return v
 
     def base(self, config: str, metric: str) -> str | None:
         """The config ``config``'s values of ``metric`` are divided by, if any."""

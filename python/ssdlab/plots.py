@@ -10,7 +10,9 @@ the engine wrote there (``experiment.json``, ``results.csv``, ``runs/*.json``) a
   own ``baseline``, else the experiment's) when it has one (like SPREAD's Fig. 6 and PR-SSD's
   figures), except the experiment's ``absolute_metrics``, drawn as they are (like SPREAD's RAF,
   Fig. 6(c)); with more than one workload a last group, AVG, is the mean over the workloads, as
-  the papers draw it;
+  the papers draw it. In an experiment with an ``[ablation]`` the metric's chart is instead each
+  technique's contribution (:func:`_ablation`): a panel per workload, a pair of horizontal bars
+  per technique, its effect alone and in the full set, from a line at no effect;
 - per chart of the experiment's ``charts`` (a paper's own layout), ``plots/NAME``: ``bars`` (one
   metric, the chart's configs, AVG group), ``stacked`` (a breakdown: each part's share of the
   parts' sum, one stacked bar per config; PR-SSD Fig. 19) or ``average`` (several metrics
@@ -28,6 +30,7 @@ Run it again by hand with ``python -m ssdlab.plots DIR``.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -67,6 +70,10 @@ def plot_experiment(out_dir: str | os.PathLike[str]) -> list[Path]:
         plt.close(fig)
 
     for metric in out.bar_metrics():
+        effects = out.ablation(metric)
+        if effects is not None:
+            save(_ablation(plt, effects), _name(metric))
+            continue
         save(_bars(plt, values, metric, configs, out.groups, metric), _name(metric))
     for chart in spec.get("charts", []):
         kind = chart.get("kind", "bars")
@@ -145,6 +152,134 @@ def _bars(plt, values, metric: str, configs: list[str], groups: list, title: str
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title(title, fontsize="medium")
     fig.tight_layout()
+    return fig
+
+
+def ablation_text(v: float, absolute: bool) -> str:
+    """An effect as the chart writes it beside its bar: ``0.87×``, or ``+1.24`` for a
+    difference (``+1,795`` for a count)."""
+    if v != v:  # NaN: a ratio to 0
+        return "—"
+    if not absolute:
+        return f"{v:.2f}×"
+    shown = f"{v:+,.0f}" if abs(v) >= 100 else f"{v:+.2f}"
+    # No sign on a difference that rounds to nothing (-0.00).
+    return shown[1:] if shown.strip("+-0.,") == "" else shown
+
+
+def ablation_axis(effects) -> tuple[str, tuple[float, float]]:
+    """The x axis every panel shares: ``log`` for ratios, ``linear`` for differences, and its
+    range, symmetric about no effect with room for the bars' labels."""
+    drawn = [
+        v
+        for v in [*effects.total.values(), *effects.alone.values(), *effects.in_set.values()]
+        if v == v and (effects.absolute or v > 0)
+    ]
+    if effects.absolute:
+        reach = max([abs(v) for v in drawn] + [1e-9])
+        return "linear", (-1.45 * reach, 1.45 * reach)
+    reach = max([abs(math.log(v)) for v in drawn] + [math.log(1.1)])
+    return "log", (math.exp(-1.5 * reach), math.exp(1.5 * reach))
+
+
+def ablation_ticks(lo: float, hi: float) -> list[float]:
+    """The ticks of a log axis of ratios from ``lo`` to ``hi``: 1, 2 and 5 of each decade, or
+    only the decades when the axis spans more than three."""
+    subs = (1, 2, 5) if math.log10(hi / lo) <= 3 else (1,)
+    return [10.0**e * m for e in range(-4, 5) for m in subs if lo <= 10.0**e * m <= hi]
+
+
+# The ablation chart's bars, their colours (matplotlib's and plotly's grey, blue, orange).
+ABLATION_COLOURS = {"total": "#7f7f7f", "alone": "#1f77b4", "in_set": "#ff7f0e"}
+
+
+def ablation_legend(absolute: bool) -> dict[str, str]:
+    """What each of the ablation chart's bars is: the full set against none, a technique X
+    alone against none, the full set against it without X (÷, or − for an absolute metric)."""
+    by = "−" if absolute else "÷"
+    return {
+        "total": f"all: the full set {by} none",
+        "alone": f"alone: X alone {by} none",
+        "in_set": f"in the set: the full set {by} the full set without X",
+    }
+
+
+def ablation_title(metric: str) -> str:
+    return f"{metric}: each technique's effect, alone and in the full set"
+
+
+def _ablation(plt, effects):
+    """Each technique's contribution to one metric: a panel per workload (two a row), a row per
+    technique with two bars from the line at no effect (1×, or 0 for an absolute metric): X
+    alone against none, and the full set against the full set without X; their gap is the
+    interaction. A first row gives the full set against none. Ratios on a log axis, differences
+    on a linear one, the same range in every panel."""
+    workloads, techniques, neutral = effects.workloads, effects.techniques, effects.neutral
+    cols = min(len(workloads), 2)
+    rows = -(-len(workloads) // cols)
+    fig, axes = plt.subplots(
+        rows,
+        cols,
+        figsize=(3.4 * cols + 1.3, 0.3 * (len(techniques) + 1) * rows + 0.55 * rows + 1.3),
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+    )
+    scale, limits = ablation_axis(effects)
+    labels = ["all"] + techniques
+    height = 0.38
+    for k, ax in enumerate(axes.flat):
+        if k >= len(workloads):
+            ax.set_visible(False)
+            continue
+        w = workloads[k]
+        bars = [(0.0, effects.total[w], "total")]
+        for i, t in enumerate(techniques, 1):
+            bars += [(i - 0.2, effects.alone[(t, w)], "alone")]
+            bars += [(i + 0.2, effects.in_set[(t, w)], "in_set")]
+        for y, v, kind in bars:
+            drawable = v == v and (effects.absolute or v > 0)
+            size = height if kind != "total" else 2 * height
+            if drawable:
+                ax.barh(y, v - neutral, left=neutral, height=size, color=ABLATION_COLOURS[kind])
+            at = v if drawable else neutral
+            right = not drawable or v >= neutral
+            ax.annotate(
+                ablation_text(v, effects.absolute),
+                (at, y),
+                xytext=(2 if right else -2, 0),
+                textcoords="offset points",
+                va="center",
+                ha="left" if right else "right",
+                fontsize=6,
+            )
+        ax.axvline(neutral, color="black", linewidth=0.6)
+        ax.set_xscale(scale)
+        ax.set_xlim(*limits)
+        ax.set_title(w, fontsize="small")
+        ax.tick_params(labelsize="x-small")
+    ax0 = axes[0][0]
+    ax0.set_yticks(range(len(labels)), labels)
+    ax0.set_ylim(len(labels) - 0.5, -0.5)
+    if scale == "log":
+        ticks = ablation_ticks(*limits)
+        for ax in axes.flat:
+            ax.minorticks_off()
+            ax.set_xticks(ticks, [f"{t:g}×" for t in ticks])
+    how = "difference" if effects.absolute else "ratio"
+    for ax in axes[-1]:
+        ax.set_xlabel(f"{effects.metric}: {how}", fontsize="small")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in ABLATION_COLOURS.values()]
+    fig.legend(
+        handles,
+        list(ablation_legend(effects.absolute).values()),
+        loc="lower center",
+        ncol=3,
+        fontsize="x-small",
+        frameon=False,
+    )
+    fig.suptitle(ablation_title(effects.metric), fontsize="medium")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
 

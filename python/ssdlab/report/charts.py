@@ -2,9 +2,10 @@
 
 The charts are the plots :mod:`ssdlab.plots` draws with matplotlib, from the same numbers
 (:class:`ssdlab.outputs.Outputs`), under the same stems (``plots/STEM.png`` is chart ``STEM``):
-a bar chart per metric of ``bar_metrics``, each ``[[charts]]`` entry, a read-latency CDF per
-workload. A paper figure is marked on a chart, a black diamond at the paper's value, where the
-chart draws the same quantity: the same metric of the config and workload (or AVG group) where
+a bar chart per metric of ``bar_metrics`` (with an ``[ablation]``, each technique's contribution
+to the metric instead), each ``[[charts]]`` entry, a read-latency CDF per workload. A paper
+figure is marked on a chart, a black diamond at the paper's value, where the chart draws the
+same quantity: the same metric of the config and workload (or AVG group) where
 ours was found, divided by the same config (a bar's baseline, a line chart's
 ``normalized_to``). Differences (``minus``), shares (``share_of``) and ratios of two metrics
 (``per``) are drawn by no chart; the fidelity table gives them.
@@ -19,7 +20,24 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from ssdlab.outputs import AVG, Outputs, chart_configs, config_name, counterpart, group_name, text
+from ssdlab.outputs import (
+    AVG,
+    Effects,
+    Outputs,
+    chart_configs,
+    config_name,
+    counterpart,
+    group_name,
+    text,
+)
+from ssdlab.plots import (
+    ABLATION_COLOURS,
+    ablation_axis,
+    ablation_legend,
+    ablation_text,
+    ablation_ticks,
+    ablation_title,
+)
 
 # plotly.js's own colours, which are matplotlib's too: a config has the colour of its PNG.
 _COLOURS = [
@@ -63,6 +81,10 @@ def charts(out: Outputs, figures: list[PaperFigure]) -> list[Chart]:
     drawn = []
     for metric in out.bar_metrics():
         stem = metric.replace(".", "_")
+        effects = out.ablation(metric)
+        if effects is not None:
+            drawn.append(_chart(stem, metric, _ablation(effects)))
+            continue
         marks = _bar_marks(out, figures, metric, out.configs, stem)
         fig = _bars(values, metric, out.configs, out.groups, metric, marks)
         drawn.append(_chart(stem, metric, fig))
@@ -147,6 +169,83 @@ def _bars(values, metric, configs, groups, title, marks) -> go.Figure:
     fig.update_xaxes(tickvals=list(range(len(groups))), ticktext=names)
     fig.update_yaxes(title_text=values.label(configs, metric).replace("\n", "<br>"))
     return _layout(fig, title)
+
+
+def _ablation(effects: Effects) -> go.Figure:
+    """Each technique's contribution to one metric, as :func:`ssdlab.plots._ablation` draws it:
+    a panel per workload (two a row), per technique a bar alone and one in the full set from
+    the line at no effect, the full set against none first; the hover adds the interaction."""
+    workloads, techniques, neutral = effects.workloads, effects.techniques, effects.neutral
+    cols = min(len(workloads), 2)
+    rows = -(-len(workloads) // cols)
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        shared_xaxes=True,
+        shared_yaxes=True,
+        subplot_titles=workloads,
+        horizontal_spacing=0.06,
+        vertical_spacing=0.22 / rows,
+    )
+    legend = ablation_legend(effects.absolute)
+    labels = ["all"] + techniques
+    by = "−" if effects.absolute else "÷"
+    for k, w in enumerate(workloads):
+        row, col = k // cols + 1, k % cols + 1
+        bars = {
+            "total": [(0.0, "all", effects.total[w], "")],
+            "alone": [],
+            "in_set": [],
+        }
+        for i, t in enumerate(techniques, 1):
+            inter = ablation_text(effects.interaction(t, w), effects.absolute)
+            note = f"<br>interaction (in the set {by} alone): {inter}"
+            bars["alone"].append((i - 0.2, t, effects.alone[(t, w)], note))
+            bars["in_set"].append((i + 0.2, t, effects.in_set[(t, w)], note))
+        for kind, points in bars.items():
+            shown = [p for p in points if p[2] == p[2] and (effects.absolute or p[2] > 0)]
+            fig.add_bar(
+                y=[p[0] for p in shown],
+                x=[p[2] - neutral for p in shown],
+                base=neutral,
+                orientation="h",
+                width=0.76 if kind == "total" else 0.38,
+                name=legend[kind],
+                legendgroup=kind,
+                showlegend=k == 0,
+                marker_color=ABLATION_COLOURS[kind],
+                text=[ablation_text(p[2], effects.absolute) for p in shown],
+                textposition="outside",
+                textfont={"size": 10},
+                cliponaxis=False,
+                customdata=[[p[1], ablation_text(p[2], effects.absolute), p[3]] for p in shown],
+                hovertemplate=f"{w}<br>%{{customdata[0]}}, {legend[kind]}: "
+                "%{customdata[1]}%{customdata[2]}<extra></extra>",
+                row=row,
+                col=col,
+            )
+    scale, (lo, hi) = ablation_axis(effects)
+    if scale == "log":
+        ticks = ablation_ticks(lo, hi)
+        fig.update_xaxes(
+            type="log",
+            range=[math.log10(lo), math.log10(hi)],
+            tickvals=ticks,
+            ticktext=[f"{t:g}×" for t in ticks],
+        )
+    else:
+        fig.update_xaxes(range=[lo, hi])
+    fig.add_vline(x=neutral, line_width=0.8, line_color="black")
+    fig.update_yaxes(
+        tickvals=list(range(len(labels))),
+        ticktext=labels,
+        range=[len(labels) - 0.5, -0.5],
+    )
+    how = "difference" if effects.absolute else "ratio"
+    fig.update_xaxes(title_text=f"{effects.metric}: {how}", row=rows)
+    _layout(fig, ablation_title(effects.metric), height=140 + rows * (32 * len(labels) + 40))
+    fig.update_layout(legend={"orientation": "h", "y": -0.06 - 0.1 / rows, "x": 0})
+    return fig
 
 
 def _stacked(values, metrics, configs, groups, title) -> go.Figure:

@@ -33,6 +33,8 @@ pub struct Experiment {
     /// The metrics that get a bar chart of their own (`plots/METRIC.png`, shown under the
     /// metric's table in the report), each one of `metrics`; absent: every metric; `[]`: none
     /// (a grid of many configs, whose bars no one can tell apart). Tables keep every metric.
+    /// With an `[ablation]` the Python plots draw each technique's contribution there instead
+    /// (docs/experiments.md, "Ablation").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bar_metrics: Option<Vec<String>>,
     /// The configs, after the `[ablation]`'s (if any) once the experiment is prepared.
