@@ -734,7 +734,8 @@ fn pr_ssd_runs_share_the_aged_device_and_span_it(e: &Experiment, dir: &Path) {
     }
 }
 
-/// The IPU experiment names the slides' schemes (Baseline, MGA, IPU) and six traces exactly, over
+/// The IPU experiment names the slides' schemes (Baseline, MGA, IPU, and MGA without its merging
+/// to tell MGA's two parts apart) and six traces exactly, over
 /// the named `ipu-*` workloads, plus the committed MSR Cambridge excerpts replayed as they are;
 /// each scheme is its mechanisms' keys on one scaled, aged device whose SLC-mode region takes
 /// partial programs (docs/reproductions/ipu).
@@ -745,7 +746,7 @@ fn the_ipu_experiment_names_the_slides_schemes_and_workloads() {
     let labels = |v: Vec<&str>| v.join(" ");
     assert_eq!(
         labels(e.configs.iter().map(|c| c.label.as_str()).collect()),
-        "Baseline MGA IPU"
+        "Baseline MGA MGA-no-merge IPU"
     );
     assert_eq!(e.baseline.as_deref(), Some("Baseline"));
     let traces = ["ts0", "wdev0", "lun1", "usr0", "lun2", "ads"];
@@ -824,6 +825,7 @@ fn the_ipu_experiment_names_the_slides_schemes_and_workloads() {
     let schemes = [
         ("Baseline", "cache", "evict", "greedy", "none"),
         ("MGA", "cache", "evict", "greedy", "share"),
+        ("MGA-no-merge", "cache", "evict", "greedy", "share"),
         ("IPU", "levels", "degrade", "isr", "intra_page_update"),
     ];
     let filled = {
@@ -853,6 +855,13 @@ fn the_ipu_experiment_names_the_slides_schemes_and_workloads() {
             *partial,
             "{at}"
         );
+        // MGA merges a logical page spread past two pages (techniques.md §3.3's assumption);
+        // MGA-no-merge is the same sharing without it.
+        let merge = ftl["partial_program"]["merge_threshold_pages"]
+            .as_u64()
+            .unwrap_or(0);
+        let expected_merge = if run.config_label == "MGA" { 2 } else { 0 };
+        assert_eq!(merge, expected_merge, "{at}");
         // The slides' 5% SLC-mode blocks, with NOP 4, on the scaled device.
         let regions = &c["geometry"]["regions"];
         assert_eq!(c["geometry"]["blocks_per_plane"], 400, "{at}");

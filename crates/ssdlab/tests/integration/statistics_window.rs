@@ -582,6 +582,7 @@ const NOT_COUNTERS: &[&str] = &[
     "utilization",
     "compression.saving",
     "placement.hot_write_share",
+    "placement.run_hot_share",
     "reliability.read_error_rate",
     "reliability.ecc_decode_ns",
     "reliability.internal.read_error_rate",
