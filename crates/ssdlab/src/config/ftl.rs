@@ -81,6 +81,31 @@ pub struct FtlConfig {
     /// Absent from a config echo while the whole table is in DRAM, likewise.
     #[serde(default, skip_serializing_if = "MappingCacheConfig::is_all")]
     pub mapping_cache: MappingCacheConfig,
+    /// How the mapping table's entries are kept (`ftl/two_level.rs`). Absent from a config echo
+    /// at its default, likewise.
+    #[serde(default, skip_serializing_if = "MappingGranularity::is_unit")]
+    pub mapping_granularity: MappingGranularity,
+}
+
+/// The entries of the mapping table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MappingGranularity {
+    /// One entry per mapping unit (a subpage-level table when units are smaller than pages).
+    #[default]
+    Unit,
+    /// MGA's two-level table (Feng et al., DATE 2017; techniques.md §3.3 part 1): one entry per
+    /// logical page (a page's worth of units), pointing to the physical page that holds its
+    /// units in order, and subpage entries only for the logical pages whose units lie
+    /// elsewhere. The units are located as before; what changes is the table's DRAM, which the
+    /// summary's `mapping_table` gives.
+    TwoLevel,
+}
+
+impl MappingGranularity {
+    pub fn is_unit(&self) -> bool {
+        *self == MappingGranularity::Unit
+    }
 }
 
 fn default_mapping_unit_kib() -> u32 {
@@ -119,6 +144,16 @@ impl FtlConfig {
             true,
         )?;
         fraction("ftl.gc_threshold", self.gc_threshold, true)?;
+        if !self.mapping_granularity.is_unit() && !self.mapping_cache.is_all() {
+            // (A limit of the model, not of the device: the CMT and its translation pages are
+            // kept per unit.)
+            return Err(Error::config(
+                "ftl.mapping_granularity",
+                "a two-level table is measured in DRAM only: the table on flash \
+                 (`ftl.mapping_cache = \"demand\"`) and its cached entries are kept one per \
+                 unit; use `ftl.mapping_cache = \"all\"`",
+            ));
+        }
         self.host_streams.validate()?;
         self.level1_gc.validate()?;
         self.idle_gc.validate()

@@ -28,6 +28,7 @@ pub mod shape;
 pub mod split;
 pub mod split_map;
 pub(crate) mod table;
+pub mod two_level;
 pub mod verify;
 pub mod write_buffer;
 

@@ -164,6 +164,14 @@ impl Simulation {
         if self.dev.policies.split.is_some() {
             s["split"] = d.reduction.split_json();
         }
+        if !self.dev.config.ftl.mapping_granularity.is_unit() {
+            // MGA's two-level table, measured on the mapping as the run left it.
+            s["mapping_table"] = self
+                .dev
+                .ftl
+                .two_level_table(self.dev.ftl.host_units)
+                .to_json();
+        }
         if let Some(hot) = &self.writes.hot {
             // IPU's Result(3/3): the share of host writes held in the SLC-mode Hot blocks.
             s["placement"] = hot.summary();

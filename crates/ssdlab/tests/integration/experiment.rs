@@ -862,6 +862,14 @@ fn the_ipu_experiment_names_the_slides_schemes_and_workloads() {
             .unwrap_or(0);
         let expected_merge = if run.config_label == "MGA" { 2 } else { 0 };
         assert_eq!(merge, expected_merge, "{at}");
+        // MGA's two-level mapping table (L181), under both of its configs; the default (one
+        // entry per unit) is left out of a resolved config.
+        let two_level = run.config_label.starts_with("MGA");
+        assert_eq!(
+            ftl["mapping_granularity"].as_str().unwrap_or("unit"),
+            if two_level { "two_level" } else { "unit" },
+            "{at}"
+        );
         // The slides' 5% SLC-mode blocks, with NOP 4, on the scaled device.
         let regions = &c["geometry"]["regions"];
         assert_eq!(c["geometry"]["blocks_per_plane"], 400, "{at}");

@@ -365,6 +365,21 @@ pub fn check(config: &Config, f: &Facts, s: &Value) -> Verdict {
         );
     }
 
+    // MGA's two-level table: its logical pages are page-mapped or carry subpage entries, and
+    // it needs at least a page-level table's bytes (a page entry is that and a flag).
+    let two_level = !config.ftl.mapping_granularity.is_unit();
+    let t = &s["mapping_table"];
+    v.expect(
+        "two-level table adds up",
+        two_level,
+        maybe(s, "mapping_table.page_mapped_pages")
+            + maybe(s, "mapping_table.subpage_mapped_pages")
+            == maybe(s, "mapping_table.logical_pages")
+            && maybe(s, "mapping_table.logical_pages") > 0
+            && maybe(s, "mapping_table.bytes") >= maybe(s, "mapping_table.page_table_bytes"),
+        || format!("mapping_table = {t}"),
+    );
+
     // Migration: a write must reach the region it moves data from, and data written beyond
     // that region's room must have left it.
     if let MigrationConfig::Evict {

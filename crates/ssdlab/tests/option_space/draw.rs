@@ -84,6 +84,8 @@ const WRITE_SIZES_SALT: u64 = 0x7772_6974_655f_737a;
 const MELD_SALT: u64 = 0x6d65_6c64_5f77_6865;
 /// What level 1 moves, a block or units at a time, likewise.
 const LEVEL1_SALT: u64 = 0x6c65_7665_6c31_5f67;
+/// The stream of MGA's two-level table.
+const TWO_LEVEL_SALT: u64 = 0x7477_6f5f_6c65_766c;
 
 /// A need of PCM's (docs/config.md, `[geometry.pcm]`) that a PCM draw leaves unmet on purpose:
 /// the validation must refuse it, naming a key.
@@ -1258,6 +1260,15 @@ pub fn draw(seed: u64) -> Draw {
         s.set("ftl.mapping_cache", table(&t));
     } else if chance(r, 0.1) {
         s.set("ftl.mapping_cache", table(&[("policy", "all".into())]));
+    }
+    // MGA's two-level table, from its own stream (the key came later); with the table on flash
+    // it is refused.
+    let two = &mut Pcg64Mcg::seed_from_u64(seed ^ TWO_LEVEL_SALT);
+    if chance(two, 0.2) {
+        s.set(
+            "ftl.mapping_granularity",
+            pick(two, &["two_level", "two_level", "unit"]),
+        );
     }
     // The DRAM data cache, in MQSim's modes, with its timing drawn about MQSim's.
     if chance(r, 0.3) {
